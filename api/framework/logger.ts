@@ -1,0 +1,18 @@
+/** The process logger: structured JSON, or pretty lines for a terminal during development. */
+import pino, { type Logger } from 'pino';
+import pretty from 'pino-pretty';
+
+export type { Logger };
+
+export interface LoggerOptions {
+  level: string;
+  format?: 'pretty' | 'json';
+}
+
+export function createLogger({ level, format }: LoggerOptions): Logger {
+  const usePretty = (format ?? (process.stdout.isTTY ? 'pretty' : 'json')) === 'pretty';
+  const options = { level, base: undefined, redact: ['req.headers["x-api-key"]', 'apiKey', 'key', 'privateKey'] };
+  return usePretty
+    ? pino(options, pretty({ colorize: process.stdout.isTTY, translateTime: 'HH:MM:ss.l', ignore: 'pid,hostname' }))
+    : pino(options);
+}

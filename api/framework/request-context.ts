@@ -1,0 +1,43 @@
+/**
+ * Outermost middleware: gives every request an id, renders every failure as
+ * `{code, message, documentation}`, and writes one structured log line per request
+ * (request id, method, path, status, latency, key id — never the key itself).
+ */
+import { randomUUID } from 'node:crypto';
+import type { Middleware } from 'koa';
+import { ApiError, errorBody } from './errors';
+import type { Logger } from './logger';
+import type { ApiState } from './state';
+
+const REQUEST_ID = /^[A-Za-z0-9._-]{8,64}$/;
+
+export function requestContext(options: { logger: Logger; baseUrl: string }): Middleware<ApiState> {
+  const { logger, baseUrl } = options;
+  return async (ctx, next) => {
+    const started = process.hrtime.bigint();
+    const offered = ctx.get('x-request-id');
+    const requestId = REQUEST_ID.test(offered) ? offered : randomUUID();
+    ctx.state.requestId = requestId;
+    ctx.set('x-request-id', requestId);
+    try {
+      await next();
+      if (ctx.status === 404 && ctx.body === undefined) {
+        throw new ApiError('NOT_FOUND', `No route for ${ctx.method} ${ctx.path}`);
+      }
+    } catch (error) {
+      const apiError =
+        error instanceof ApiError ? error : new ApiError('INTERNAL_ERROR', `Internal error (request id ${requestId})`, { cause: error });
+      if (apiError.code === 'INTERNAL_ERROR') {
+        logger.error({ requestId, err: error }, 'request failed');
+      }
+      ctx.status = apiError.status;
+      ctx.set(apiError.headers);
+      ctx.body = errorBody(baseUrl, apiError.code, apiError.message);
+    }
+    const latencyMs = Number(process.hrtime.bigint() - started) / 1e6;
+    logger.info(
+      { requestId, method: ctx.method, path: ctx.path, status: ctx.status, latencyMs: Math.round(latencyMs * 100) / 100, keyId: ctx.state.apiKey?.id },
+      'request',
+    );
+  };
+}

@@ -1,0 +1,35 @@
+/**
+ * Edge validation: query strings and bodies are parsed with zod before a handler sees them.
+ * A failure names the offending field and carries the code the route chose for it.
+ */
+import type { z } from 'zod';
+import { ApiError, type ErrorCode } from './errors';
+
+function describeIssue(issue: z.core.$ZodIssue): string {
+  const field = issue.path.length > 0 ? issue.path.join('.') : 'body';
+  return `${field}: ${issue.message}`;
+}
+
+/**
+ * Parses `ctx.query`. `codes` maps a parameter name to the error code for it;
+ * parameters without an entry fail with INVALID_PARAMETER.
+ */
+export function parseQuery<T extends z.ZodType>(
+  schema: T,
+  query: unknown,
+  codes: Partial<Record<string, ErrorCode>> = {},
+): z.infer<T> {
+  const parsed = schema.safeParse(query);
+  if (parsed.success) return parsed.data;
+  const issue = parsed.error.issues[0]!;
+  const field = String(issue.path[0] ?? '');
+  throw new ApiError(codes[field] ?? 'INVALID_PARAMETER', `Invalid query parameter ${describeIssue(issue)}`);
+}
+
+/** Parses a JSON body; failures are INVALID_REQUEST_BODY naming the field. */
+export function parseBody<T extends z.ZodType>(schema: T, body: unknown): z.infer<T> {
+  const parsed = schema.safeParse(body ?? {});
+  if (parsed.success) return parsed.data;
+  const issue = parsed.error.issues[0]!;
+  throw new ApiError('INVALID_REQUEST_BODY', `Invalid request body: ${describeIssue(issue)}`);
+}

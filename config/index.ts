@@ -1,0 +1,50 @@
+/**
+ * Process configuration: every environment variable the product reads, parsed once with zod.
+ * The README's configuration table mirrors this schema.
+ */
+import path from 'node:path';
+import { z } from 'zod';
+
+const booleanFlag = z.enum(['true', 'false', '1', '0']).transform((value) => value === 'true' || value === '1');
+const positiveInt = z.coerce.number().int().positive();
+
+export const configSchema = z.object({
+  HOST: z.string().default('127.0.0.1'),
+  PORT: z.coerce.number().int().min(0).max(65_535).default(8080),
+  /** Base URL that clients reach; error documentation links point under it. Defaults to http://HOST:PORT. */
+  PUBLIC_BASE_URL: z.url().optional(),
+  /** Unset: start an embedded PostgreSQL with its data under DATA_DIR/postgres. */
+  DATABASE_URL: z.string().optional(),
+  DATA_DIR: z.string().default('.data'),
+  EMBEDDED_POSTGRES_PORT: z.coerce.number().int().min(1).max(65_535).default(54_329),
+  LOG_LEVEL: z.enum(['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent']).default('info'),
+  /** `pretty` for a terminal, `json` for log shippers. Default: pretty when stdout is a TTY. */
+  LOG_FORMAT: z.enum(['pretty', 'json']).optional(),
+  /** `simulated`: the seeded feed (with backfill); `external`: prices only arrive through the ingestion endpoint. */
+  PRICE_SOURCE: z.enum(['simulated', 'external']).default('simulated'),
+  PRICE_TICK_MS: positiveInt.default(1_000),
+  SIMULATION_SEED: z.string().default('issuer-sim-1'),
+  RATE_LIMIT_PER_SECOND: positiveInt.default(50),
+  RATE_LIMIT_BURST: positiveInt.default(100),
+  BODY_LIMIT_BYTES: positiveInt.default(64 * 1024),
+  /** Seconds that an API key lookup may be served from memory (revocations in other processes apply within this). */
+  API_KEY_CACHE_SECONDS: z.coerce.number().min(0).default(5),
+  TRUST_PROXY: booleanFlag.default(false),
+});
+
+export type Config = z.infer<typeof configSchema> & { PUBLIC_BASE_URL: string; DATA_DIR: string };
+
+/** Parses the environment; throws with every invalid variable named. */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const parsed = configSchema.safeParse(env);
+  if (!parsed.success) {
+    const problems = parsed.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`).join('; ');
+    throw new Error(`invalid configuration: ${problems}`);
+  }
+  const config = parsed.data;
+  return {
+    ...config,
+    DATA_DIR: path.resolve(config.DATA_DIR),
+    PUBLIC_BASE_URL: (config.PUBLIC_BASE_URL ?? `http://${config.HOST}:${config.PORT}`).replace(/\/$/, ''),
+  };
+}

@@ -1,0 +1,47 @@
+/**
+ * Applies the SQL files in db/migrations in name order, each once, inside a transaction,
+ * under an advisory lock so that concurrent starts do not race.
+ */
+import { readdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import type { Database } from './pool';
+
+const MIGRATIONS_DIR = path.join(__dirname, 'migrations');
+const LOCK_KEY = 7_411_001;
+
+export interface MigrateOptions {
+  onProgress?: (message: string) => void;
+}
+
+/** Returns the names of the migrations it applied. */
+export async function migrate(db: Database, options: MigrateOptions = {}): Promise<string[]> {
+  const client = await db.connect();
+  const applied: string[] = [];
+  try {
+    await client.query('SELECT pg_advisory_lock($1)', [LOCK_KEY]);
+    await client.query(
+      'CREATE TABLE IF NOT EXISTS schema_migrations (name text PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())',
+    );
+    const { rows } = await client.query<{ name: string }>('SELECT name FROM schema_migrations');
+    const done = new Set(rows.map((row) => row.name));
+    const files = readdirSync(MIGRATIONS_DIR).filter((file) => file.endsWith('.sql')).sort();
+    for (const file of files) {
+      if (done.has(file)) continue;
+      options.onProgress?.(`applying migration ${file}`);
+      await client.query('BEGIN');
+      try {
+        await client.query(readFileSync(path.join(MIGRATIONS_DIR, file), 'utf8'));
+        await client.query('INSERT INTO schema_migrations (name) VALUES ($1)', [file]);
+        await client.query('COMMIT');
+      } catch (error) {
+        await client.query('ROLLBACK');
+        throw new Error(`migration ${file} failed`, { cause: error });
+      }
+      applied.push(file);
+    }
+  } finally {
+    await client.query('SELECT pg_advisory_unlock($1)', [LOCK_KEY]).catch(() => undefined);
+    client.release();
+  }
+  return applied;
+}

@@ -1,0 +1,119 @@
+/** Reads and writes of market data: latest prices and OHLC candles. */
+import type { Database } from '../pool';
+
+export type Market = 'primary' | 'underlying';
+
+export interface LatestPriceRecord {
+  symbol: string;
+  tokenPrice: string;
+  underlyingPrice: string;
+  observedAt: number;
+}
+
+export interface CandleRecord {
+  bucketStart: number;
+  open: string;
+  high: string;
+  low: string;
+  close: string;
+  volume: string;
+}
+
+export interface CandleWrite extends CandleRecord {
+  symbol: string;
+  market: Market;
+  interval: string;
+}
+
+export async function listLatestPrices(db: Database): Promise<LatestPriceRecord[]> {
+  const { rows } = await db.query<LatestPriceRecord>(
+    `SELECT symbol, token_price::text AS "tokenPrice", underlying_price::text AS "underlyingPrice", observed_at AS "observedAt"
+       FROM latest_prices ORDER BY symbol`,
+  );
+  return rows;
+}
+
+export async function upsertLatestPrices(db: Database, prices: LatestPriceRecord[]): Promise<void> {
+  if (prices.length === 0) return;
+  await db.query(
+    `INSERT INTO latest_prices (symbol, token_price, underlying_price, observed_at)
+     SELECT * FROM unnest($1::text[], $2::numeric[], $3::numeric[], $4::bigint[])
+     ON CONFLICT (symbol) DO UPDATE SET token_price = EXCLUDED.token_price, underlying_price = EXCLUDED.underlying_price,
+       observed_at = EXCLUDED.observed_at
+     WHERE latest_prices.observed_at <= EXCLUDED.observed_at`,
+    [prices.map((p) => p.symbol), prices.map((p) => p.tokenPrice), prices.map((p) => p.underlyingPrice), prices.map((p) => p.observedAt)],
+  );
+}
+
+function candleColumns(candles: CandleWrite[]): unknown[] {
+  return [
+    candles.map((c) => c.symbol),
+    candles.map((c) => c.market),
+    candles.map((c) => c.interval),
+    candles.map((c) => c.bucketStart),
+    candles.map((c) => c.open),
+    candles.map((c) => c.high),
+    candles.map((c) => c.low),
+    candles.map((c) => c.close),
+    candles.map((c) => c.volume),
+  ];
+}
+
+const CANDLE_SOURCE = `SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::bigint[], $5::numeric[], $6::numeric[], $7::numeric[], $8::numeric[], $9::numeric[])`;
+
+/**
+ * Merges live partial candles into stored ones: the stored open stays, high/low widen,
+ * close moves to the newer value and volume accumulates (each write carries only new volume).
+ */
+export async function mergeCandles(db: Database, candles: CandleWrite[]): Promise<void> {
+  if (candles.length === 0) return;
+  await db.query(
+    `INSERT INTO candles (symbol, market, interval, bucket_start, open, high, low, close, volume) ${CANDLE_SOURCE}
+     ON CONFLICT (symbol, market, interval, bucket_start) DO UPDATE SET
+       high = GREATEST(candles.high, EXCLUDED.high), low = LEAST(candles.low, EXCLUDED.low),
+       close = EXCLUDED.close, volume = candles.volume + EXCLUDED.volume`,
+    candleColumns(candles),
+  );
+}
+
+/** Inserts historical candles, leaving any candle that already exists untouched. */
+export async function insertHistoricalCandles(db: Database, candles: CandleWrite[]): Promise<void> {
+  if (candles.length === 0) return;
+  await db.query(
+    `INSERT INTO candles (symbol, market, interval, bucket_start, open, high, low, close, volume) ${CANDLE_SOURCE}
+     ON CONFLICT DO NOTHING`,
+    candleColumns(candles),
+  );
+}
+
+/** Candles of one interval for both markets of a symbol from `from` (inclusive), oldest first. */
+export async function listCandles(
+  db: Database,
+  parameters: { symbol: string; interval: string; from: number; to?: number },
+): Promise<Record<Market, CandleRecord[]>> {
+  const { rows } = await db.query<CandleRecord & { market: Market }>(
+    `SELECT market, bucket_start AS "bucketStart", open::text, high::text, low::text, close::text, volume::text
+       FROM candles
+      WHERE symbol = $1 AND interval = $2 AND bucket_start >= $3 AND ($4::bigint IS NULL OR bucket_start < $4)
+      ORDER BY bucket_start`,
+    [parameters.symbol, parameters.interval, parameters.from, parameters.to ?? null],
+  );
+  const result: Record<Market, CandleRecord[]> = { primary: [], underlying: [] };
+  for (const { market, ...candle } of rows) result[market].push(candle);
+  return result;
+}
+
+/** Deletes candles of `interval` older than `before`; returns how many. */
+export async function pruneCandles(db: Database, interval: string, before: number): Promise<number> {
+  const { rowCount } = await db.query('DELETE FROM candles WHERE interval = $1 AND bucket_start < $2', [interval, before]);
+  return rowCount ?? 0;
+}
+
+/** The newest candle start per symbol/market of an interval, to resume a backfill where it stopped. */
+export async function latestCandleStarts(db: Database, interval: string): Promise<Map<string, number>> {
+  const { rows } = await db.query<{ symbol: string; market: Market; latest: number }>(
+    `SELECT symbol, market, max(bucket_start) AS latest FROM candles WHERE interval = $1 GROUP BY symbol, market`,
+    [interval],
+  );
+  return new Map(rows.map((row) => [`${row.symbol}/${row.market}`, row.latest]));
+}
