@@ -2,6 +2,7 @@
  * Builds regular dividend calendars (quarterly, monthly) for the catalogue from a first ex-date and
  * a cadence, so the data reads as the issuer's declared policy rather than a page of dates.
  */
+import { isTradingDay } from '../calendar';
 import { type Dividend } from './types';
 
 const DAY_MS = 86_400_000;
@@ -16,12 +17,11 @@ function fromDayNumber(day: number): string {
   return new Date(day * DAY_MS).toISOString().slice(0, 10);
 }
 
-/** Saturdays and Sundays move to the following Monday. */
-function nextWeekday(day: number): number {
-  const weekday = new Date(day * DAY_MS).getUTCDay();
-  if (weekday === 6) return day + 2;
-  if (weekday === 0) return day + 1;
-  return day;
+/** The first NYSE trading day on or after `day` (weekends and exchange holidays move forward). */
+function nextTradingDay(day: number): number {
+  let candidate = day;
+  while (!isTradingDay(fromDayNumber(candidate))) candidate++;
+  return candidate;
 }
 
 /** `date` plus `months` calendar months, clamped to the last day of the target month. */
@@ -46,13 +46,13 @@ export interface DividendPolicy {
   amountByYear: Readonly<Record<number, string>>;
 }
 
-/** The dividends a regular policy produces; ex- and payment dates that fall on weekends move to Monday. */
+/** The dividends a regular policy produces; ex- and payment dates that fall on a non-trading day move to the next trading day. */
 export function regularDividends(policy: DividendPolicy): Dividend[] {
   const dividends: Dividend[] = [];
   const until = toDayNumber(policy.until);
   const years = Object.keys(policy.amountByYear).map(Number).sort((a, b) => a - b);
   for (let n = 0; ; n++) {
-    const exDay = nextWeekday(toDayNumber(addMonths(policy.firstExDate, n * policy.everyMonths)));
+    const exDay = nextTradingDay(toDayNumber(addMonths(policy.firstExDate, n * policy.everyMonths)));
     if (exDay > until) break;
     const exDate = fromDayNumber(exDay);
     const year = Number(exDate.slice(0, 4));
@@ -60,7 +60,7 @@ export function regularDividends(policy: DividendPolicy): Dividend[] {
     if (amountYear === undefined) throw new RangeError(`no dividend amount for ${exDate}`);
     dividends.push({
       exDate,
-      paymentDate: fromDayNumber(nextWeekday(exDay + policy.paymentLagDays)),
+      paymentDate: fromDayNumber(nextTradingDay(exDay + policy.paymentLagDays)),
       cashAmount: policy.amountByYear[amountYear] as string,
     });
   }

@@ -24,7 +24,8 @@ export interface MultiplierChange {
 /** Decimals of the shares multiplier. */
 export const MULTIPLIER_DECIMALS = 18;
 
-interface MultiplierStep {
+/** One multiplier value and the instant (epoch ms) from which it holds. */
+export interface MultiplierStep {
   value: Decimal;
   at: number;
   reason: MultiplierReason;
@@ -83,6 +84,11 @@ function stepsOf(asset: AssetDefinition, seed: number): MultiplierStep[] {
     bySeed.set(seed, steps);
   }
   return steps;
+}
+
+/** The complete multiplier schedule of `asset` (including changes still ahead), oldest first. */
+export function multiplierSchedule(asset: AssetDefinition, seed: number = DEFAULT_PRICE_SEED): readonly MultiplierStep[] {
+  return stepsOf(asset, seed);
 }
 
 /** Every multiplier value that took effect at or before `until` (epoch ms), oldest first. */
