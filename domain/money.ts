@@ -1,16 +1,16 @@
 /**
  * Decimal arithmetic for money, prices and token amounts.
  *
- * Every amount in the platform is a `Decimal` from this module (a decimal.js clone with 60
- * significant digits, so 18-decimal token amounts of any realistic size stay exact), a canonical
- * decimal string at the edges, or a `bigint` of base units at the chain edge. The global decimal.js
- * configuration is never touched.
+ * Every amount in the platform is a `Decimal` from this module (a decimal.js clone with 100
+ * significant digits, so every uint256 base-unit amount and every 18-decimal value stays exact),
+ * a canonical decimal string at the edges, or a `bigint` of base units at the chain edge. The
+ * global decimal.js configuration is never touched.
  */
 import BaseDecimal from 'decimal.js';
 
-/** decimal.js constructor with enough precision for 18-decimal amounts; never prints exponents. */
+/** decimal.js constructor with enough precision for uint256 and 18-decimal amounts; never prints exponents. */
 export const Decimal = BaseDecimal.clone({
-  precision: 60,
+  precision: 100,
   rounding: BaseDecimal.ROUND_HALF_EVEN,
   toExpNeg: -1000,
   toExpPos: 1000,
