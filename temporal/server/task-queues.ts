@@ -1,0 +1,104 @@
+/**
+ * Long-poll matching for the in-memory service: each task queue holds tasks waiting for a poller and pollers
+ * waiting for a task. A task is an offer that is turned into a response only when handed to a live poller
+ * (returning undefined when it has gone stale, e.g. its workflow was terminated), so a cancelled poll never
+ * swallows work.
+ */
+
+/** Produces the poll response for a task at hand-over time, or undefined if the task is no longer valid. */
+export type TaskOffer<Response> = (pollerIdentity: string) => Response | undefined;
+
+interface Poller<Response> {
+  identity: string;
+  deliver(response: Response | undefined): void;
+}
+
+export class TaskQueue<Response> {
+  private tasks: TaskOffer<Response>[] = [];
+  private head = 0;
+  private readonly pollers = new Set<Poller<Response>>();
+
+  get backlog(): number {
+    return this.tasks.length - this.head;
+  }
+
+  /** Adds a task, handing it to a waiting poller at once if there is one. */
+  offer(task: TaskOffer<Response>): void {
+    for (const poller of this.pollers) {
+      const response = task(poller.identity);
+      if (response === undefined) return;
+      this.pollers.delete(poller);
+      poller.deliver(response);
+      return;
+    }
+    this.tasks.push(task);
+  }
+
+  /**
+   * Waits up to `timeoutMs` for a task. Resolves undefined on timeout. `onCancel` registers a hook the caller
+   * fires when its gRPC call is cancelled; the poller then leaves the queue without taking anything.
+   */
+  poll(identity: string, timeoutMs: number, onCancel: (hook: () => void) => void): Promise<Response | undefined> {
+    const ready = this.takeReady(identity);
+    if (ready !== undefined) return Promise.resolve(ready);
+    return new Promise((resolve) => {
+      const poller: Poller<Response> = {
+        identity,
+        deliver: (response) => {
+          clearTimeout(timer);
+          resolve(response);
+        },
+      };
+      const timer = setTimeout(() => {
+        this.pollers.delete(poller);
+        resolve(undefined);
+      }, timeoutMs);
+      timer.unref();
+      onCancel(() => {
+        if (this.pollers.delete(poller)) {
+          clearTimeout(timer);
+          resolve(undefined);
+        }
+      });
+      this.pollers.add(poller);
+    });
+  }
+
+  /** Answers every waiting poller with "no task" (used when the service stops). */
+  releasePollers(): void {
+    for (const poller of this.pollers) poller.deliver(undefined);
+    this.pollers.clear();
+  }
+
+  private takeReady(identity: string): Response | undefined {
+    while (this.head < this.tasks.length) {
+      const task = this.tasks[this.head]!;
+      this.head += 1;
+      const response = task(identity);
+      if (this.head > 1024 && this.head * 2 > this.tasks.length) {
+        this.tasks = this.tasks.slice(this.head);
+        this.head = 0;
+      }
+      if (response !== undefined) return response;
+    }
+    return undefined;
+  }
+}
+
+/** The task queues of one kind (workflow or activity), created on first use by name. */
+export class TaskQueues<Response> {
+  private readonly queues = new Map<string, TaskQueue<Response>>();
+
+  get(name: string): TaskQueue<Response> {
+    let queue = this.queues.get(name);
+    if (!queue) {
+      queue = new TaskQueue<Response>();
+      this.queues.set(name, queue);
+    }
+    return queue;
+  }
+
+  releaseAll(): void {
+    for (const queue of this.queues.values()) queue.releasePollers();
+  }
+}
