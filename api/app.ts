@@ -1,0 +1,50 @@
+/**
+ * Builds the Koa application: request context (ids, errors, logs), the public error reference,
+ * then authentication and rate limiting in front of every /v1 router.
+ */
+import Router from '@koa/router';
+import Koa from 'koa';
+import { errorReference } from './docs/error-reference';
+import { authenticate } from './framework/auth';
+import { ApiError } from './framework/errors';
+import { RateLimiter, rateLimit } from './framework/rate-limit';
+import { requestContext } from './framework/request-context';
+import type { ApiState } from './framework/state';
+import { createServices, type ApiDependencies, type ApiServices } from './services';
+import { assetsRouter } from './v1/assets/router';
+import { limitsRouter } from './v1/limits/router';
+import { marketDataRouter } from './v1/market-data/router';
+import { statusRouter } from './v1/status/router';
+import { tickersRouter } from './v1/tickers/router';
+
+export interface App {
+  koa: Koa<ApiState>;
+  services: ApiServices;
+}
+
+export function createApp(dependencies: ApiDependencies): App {
+  const services = createServices(dependencies);
+  const koa = new Koa<ApiState>();
+  koa.silent = true;
+
+  koa.use(requestContext({ logger: services.logger, baseUrl: services.config.PUBLIC_BASE_URL }));
+
+  const docs = new Router<ApiState>();
+  docs.get('/docs/errors', errorReference());
+  koa.use(docs.routes());
+
+  const v1 = new Router<ApiState>({ prefix: '/v1' });
+  v1.use(authenticate(services.keys));
+  v1.use(rateLimit(new RateLimiter(), { perSecond: services.config.RATE_LIMIT_PER_SECOND, burst: services.config.RATE_LIMIT_BURST }));
+  for (const router of [assetsRouter, tickersRouter, limitsRouter, statusRouter, marketDataRouter]) {
+    const resource = router(services);
+    v1.use(resource.routes(), resource.allowedMethods({
+      throw: true,
+      methodNotAllowed: () => new ApiError('METHOD_NOT_ALLOWED', 'Method not allowed for this route'),
+      notImplemented: () => new ApiError('METHOD_NOT_ALLOWED', 'Method not allowed for this route'),
+    }));
+  }
+  koa.use(v1.routes());
+
+  return { koa, services };
+}

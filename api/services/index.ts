@@ -1,0 +1,68 @@
+/** What route handlers share: the database, the clock, caches, and how to announce a change. */
+import type { Config } from '../../config';
+import { publishChange, type ChangeTopic } from '../../db/changes';
+import type { Database } from '../../db/pool';
+import type { PriceTickInput } from '../../market-data/ingest';
+import { ApiKeyResolver } from '../framework/auth';
+import { ResponseCache } from '../framework/cache';
+import type { Logger } from '../framework/logger';
+import { AssetDirectory } from './asset-directory';
+
+export type ApiConfig = Pick<
+  Config,
+  'PUBLIC_BASE_URL' | 'RATE_LIMIT_PER_SECOND' | 'RATE_LIMIT_BURST' | 'BODY_LIMIT_BYTES' | 'API_KEY_CACHE_SECONDS'
+>;
+
+export interface ApiDependencies {
+  config: ApiConfig;
+  db: Database;
+  logger: Logger;
+  /** Epoch ms; tests pin it. */
+  clock?: () => number;
+  /** Where admin-ingested ticks go (the market-data pipeline). Without it the ingestion route answers 404. */
+  ingestTicks?: (ticks: PriceTickInput[]) => Promise<{ accepted: number }>;
+}
+
+export interface ApiServices {
+  config: ApiConfig;
+  db: Database;
+  logger: Logger;
+  clock: () => number;
+  cache: ResponseCache;
+  assets: AssetDirectory;
+  keys: ApiKeyResolver;
+  ingestTicks?: ApiDependencies['ingestTicks'];
+  /** Drops this process's cached answers for `topic` now, and tells other processes. */
+  changed(topic: ChangeTopic): Promise<void>;
+  /** Drops cached answers for a topic another process announced. */
+  forget(topic: ChangeTopic): void;
+}
+
+export function createServices(dependencies: ApiDependencies): ApiServices {
+  const clock = dependencies.clock ?? Date.now;
+  const cache = new ResponseCache();
+  const assets = new AssetDirectory(dependencies.db);
+  const keys = new ApiKeyResolver(dependencies.db, dependencies.config.API_KEY_CACHE_SECONDS * 1000);
+  const forget = (topic: ChangeTopic): void => {
+    if (topic === 'api-keys') keys.clear();
+    else if (topic === 'catalogue') {
+      assets.invalidate();
+      cache.invalidate(topic);
+    } else cache.invalidate(topic);
+  };
+  return {
+    config: dependencies.config,
+    db: dependencies.db,
+    logger: dependencies.logger,
+    clock,
+    cache,
+    assets,
+    keys,
+    ingestTicks: dependencies.ingestTicks,
+    forget,
+    async changed(topic) {
+      forget(topic);
+      await publishChange(dependencies.db, topic);
+    },
+  };
+}

@@ -1,0 +1,31 @@
+/** GET /v1/assets/{symbol}/dividends — trailing-year yield at the current price, payout frequency, last dividend. */
+import type { Middleware } from 'koa';
+import { listDividends } from '../../../db/queries/corporate-actions';
+import { listLatestPrices } from '../../../db/queries/market-data';
+import { newYorkDate } from '../../../domain/calendar';
+import { dividendYield, payoutFrequency } from '../../../domain/market/statistics';
+import { formatDecimal } from '../../../domain/money';
+import type { ApiServices } from '../../services';
+import { respondCached } from '../respond';
+
+export function dividendsRoute(services: ApiServices): Middleware {
+  return async (ctx) => {
+    const asset = await services.assets.resolve(ctx.params.symbol);
+    await respondCached(ctx, services, { tag: 'corporate-actions', key: `dividends:${asset.symbol}`, ttlMs: 60_000 }, async () => {
+      const now = services.clock();
+      const today = newYorkDate(now);
+      const [dividends, prices] = await Promise.all([listDividends(services.db, asset.symbol, today), listLatestPrices(services.db)]);
+      const price = prices.find((candidate) => candidate.symbol === asset.symbol)?.underlyingPrice;
+      const paid = dividends.filter((dividend) => dividend.paymentDate <= today);
+      const last = paid.at(-1);
+      return {
+        ticker: asset.ticker,
+        dividendYield: price ? formatDecimal(dividendYield(dividends, now, price)) : '0',
+        payoutFrequency: payoutFrequency(dividends.map((dividend) => dividend.paymentDate), now),
+        lastCashAmount: last?.cashAmount ?? '0',
+        lastPaymentDate: last?.paymentDate ?? null,
+        timestamp: now,
+      };
+    });
+  };
+}

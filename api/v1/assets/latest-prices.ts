@@ -1,0 +1,23 @@
+/** GET /v1/assets/all/prices/latest — the latest token and underlying price of every asset. */
+import type { Middleware } from 'koa';
+import { listLatestPrices } from '../../../db/queries/market-data';
+import { parseQuery } from '../../framework/validation';
+import type { ApiServices } from '../../services';
+import { respondCached } from '../respond';
+import { sortByPrice, sortQuery } from './sort';
+import { assetPriceView } from './views';
+
+export function latestPricesRoute(services: ApiServices): Middleware {
+  return async (ctx) => {
+    const { sort } = parseQuery(sortQuery, ctx.query, { sort: 'INVALID_SORT' });
+    await respondCached(ctx, services, { tag: 'prices', key: `all:${sort ?? ''}`, ttlMs: 1_000 }, async () => {
+      const [assets, prices] = await Promise.all([services.assets.all(), listLatestPrices(services.db)]);
+      const bySymbol = new Map(assets.map((asset) => [asset.symbol, asset]));
+      const views = prices.flatMap((price) => {
+        const asset = bySymbol.get(price.symbol);
+        return asset ? [assetPriceView(asset, price)] : [];
+      });
+      return sortByPrice(views, (view) => view.primaryMarket.price, sort);
+    });
+  };
+}

@@ -1,0 +1,62 @@
+/**
+ * GET /v1/assets/{symbol}/market — price, 24 h change and history, holders, multiplier, sessions,
+ * and the underlying's statistics (null for portfolio tokens, which list their constituents instead).
+ */
+import type { Middleware } from 'koa';
+import type { AssetRecord } from '../../../db/queries/assets';
+import { multipliersAt } from '../../../db/queries/corporate-actions';
+import { dailyStatistics, listCandles, listLatestPrices, windowOpenPrices } from '../../../db/queries/market-data';
+import { change24h } from '../../../domain/market/statistics';
+import { Decimal, formatDecimal, Rounding } from '../../../domain/money';
+import { ApiError } from '../../framework/errors';
+import type { ApiServices } from '../../services';
+import { respondCached } from '../respond';
+import { windowStart } from './windows';
+
+async function underlyingMarket(services: ApiServices, asset: AssetRecord, price: string, now: number) {
+  const stats = await dailyStatistics(services.db, asset.symbol, 'underlying', now);
+  return {
+    ticker: asset.ticker,
+    name: asset.name,
+    price,
+    priceHigh52w: stats.high52w ?? price,
+    priceLow52w: stats.low52w ?? price,
+    volume: formatDecimal(stats.lastVolume ?? '0', 0, Rounding.DOWN),
+    averageVolume: formatDecimal(stats.averageVolume ?? asset.averageVolume, 0, Rounding.DOWN),
+    sharesOutstanding: asset.sharesOutstanding,
+    marketCap: formatDecimal(new Decimal(price).times(asset.sharesOutstanding), 2, Rounding.DOWN),
+  };
+}
+
+export function marketDataRoute(services: ApiServices): Middleware {
+  return async (ctx) => {
+    const asset = await services.assets.resolve(ctx.params.symbol);
+    await respondCached(ctx, services, { tag: 'prices', key: `market:${asset.symbol}`, ttlMs: 60_000 }, async () => {
+      const now = services.clock();
+      const from = windowStart(asset, '1day', now);
+      const [prices, history, opens, multipliers] = await Promise.all([
+        listLatestPrices(services.db),
+        listCandles(services.db, { symbol: asset.symbol, interval: '15min', from }),
+        windowOpenPrices(services.db, 'primary', [{ symbol: asset.symbol, from }]),
+        multipliersAt(services.db, now),
+      ]);
+      const latest = prices.find((price) => price.symbol === asset.symbol);
+      if (!latest) throw new ApiError('ASSET_NOT_FOUND', `No price for ${asset.symbol} yet`);
+      const windowOpen = opens.get(asset.symbol) ?? latest.tokenPrice;
+      return {
+        primaryMarket: {
+          symbol: asset.symbol,
+          price: latest.tokenPrice,
+          ...change24h(latest.tokenPrice, windowOpen),
+          priceHistory24h: history.primary.map((candle) => ({ timestamp: candle.bucketStart, price: candle.close })),
+          totalHolders: asset.holders,
+          sharesMultiplier: multipliers.get(asset.symbol) ?? '1',
+          tradableSessions: asset.tradableSessions,
+        },
+        underlyingMarket: asset.kind === 'portfolio' ? null : await underlyingMarket(services, asset, latest.underlyingPrice, now),
+        constituentTokens: asset.constituents.map((constituent) => constituent.symbol),
+        timestamp: latest.observedAt,
+      };
+    });
+  };
+}

@@ -1,0 +1,60 @@
+/** GET /v1/assets/{symbol}/prices/ohlc?interval&range — candles of the token and its underlying. */
+import type { Middleware } from 'koa';
+import { z } from 'zod';
+import { listCandles, type CandleRecord } from '../../../db/queries/market-data';
+import { INTERVALS, RANGES, VALID_PAIRS, type Interval } from '../../../domain/market/candles';
+import { ApiError } from '../../framework/errors';
+import { parseQuery } from '../../framework/validation';
+import type { ApiServices } from '../../services';
+import { respondCached } from '../respond';
+import { windowStart } from './windows';
+
+const ohlcQuery = z.object({ interval: z.enum(INTERVALS), range: z.enum(RANGES) });
+
+/** How long an answer may be reused: never longer than one candle, and at most 30 s. */
+const CACHE_MS: Record<Interval, number> = {
+  '1min': 1_000,
+  '5min': 5_000,
+  '15min': 15_000,
+  '1hour': 30_000,
+  '4hour': 30_000,
+  '12hour': 30_000,
+  '1day': 30_000,
+};
+
+export interface CandleView {
+  timestamp: number;
+  open: string;
+  high: string;
+  low: string;
+  close: string;
+}
+
+function candleView(candle: CandleRecord): CandleView {
+  return { timestamp: candle.bucketStart, open: candle.open, high: candle.high, low: candle.low, close: candle.close };
+}
+
+export function ohlcRoute(services: ApiServices): Middleware {
+  return async (ctx) => {
+    const asset = await services.assets.resolve(ctx.params.symbol);
+    const { interval, range } = parseQuery(ohlcQuery, ctx.query, { interval: 'INVALID_INTERVAL', range: 'INVALID_RANGE' });
+    if (!VALID_PAIRS.some((pair) => pair.interval === interval && pair.range === range)) {
+      const valid = VALID_PAIRS.map((pair) => `${pair.interval}/${pair.range}`).join(', ');
+      throw new ApiError('INVALID_INTERVAL_RANGE', `interval ${interval} with range ${range} is not supported; valid pairs: ${valid}`);
+    }
+    const key = `ohlc:${asset.symbol}:${interval}:${range}`;
+    await respondCached(ctx, services, { tag: 'candles', key, ttlMs: CACHE_MS[interval] }, async () => {
+      const candles = await listCandles(services.db, {
+        symbol: asset.symbol,
+        interval,
+        from: windowStart(asset, range, services.clock()),
+      });
+      return {
+        interval,
+        range,
+        primaryMarket: { symbol: asset.symbol, data: candles.primary.map(candleView) },
+        underlyingMarket: { ticker: asset.ticker, data: candles.underlying.map(candleView) },
+      };
+    });
+  };
+}

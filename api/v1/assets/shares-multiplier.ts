@@ -1,0 +1,37 @@
+/** GET /v1/assets/{symbol}/shares-multiplier?range — one entry per multiplier change within the range. */
+import type { Middleware } from 'koa';
+import { z } from 'zod';
+import { listMultiplierChanges } from '../../../db/queries/corporate-actions';
+import { RANGES } from '../../../domain/market/candles';
+import { parseQuery } from '../../framework/validation';
+import type { ApiServices } from '../../services';
+import { respondCached } from '../respond';
+
+const DAY_MS = 86_400_000;
+const RANGE_MS: Record<(typeof RANGES)[number], number> = {
+  '1day': DAY_MS,
+  '1month': 30 * DAY_MS,
+  '3month': 90 * DAY_MS,
+  '6month': 180 * DAY_MS,
+  '1year': 365 * DAY_MS,
+  all: Number.POSITIVE_INFINITY,
+};
+
+/** `range` defaults to `all`. */
+const multiplierQuery = z.object({ range: z.enum(RANGES).default('all') });
+
+export function sharesMultiplierRoute(services: ApiServices): Middleware {
+  return async (ctx) => {
+    const asset = await services.assets.resolve(ctx.params.symbol);
+    const { range } = parseQuery(multiplierQuery, ctx.query, { range: 'INVALID_RANGE' });
+    await respondCached(ctx, services, { tag: 'corporate-actions', key: `multiplier:${asset.symbol}:${range}`, ttlMs: 1_000 }, async () => {
+      const now = services.clock();
+      const history = await listMultiplierChanges(services.db, {
+        symbol: asset.symbol,
+        from: range === 'all' ? 0 : now - RANGE_MS[range],
+        until: now,
+      });
+      return { history, timestamp: now };
+    });
+  };
+}

@@ -1,0 +1,35 @@
+/**
+ * POST /v1/market-data/ticks (admin) — real prices in: ticks of known symbols, not from the future,
+ * stored as latest prices and candles exactly like the simulated feed's.
+ */
+import type { Middleware } from 'koa';
+import { ingestRequest } from '../../../market-data/ingest';
+import { readJsonBody } from '../../framework/body';
+import { ApiError } from '../../framework/errors';
+import { parseBody } from '../../framework/validation';
+import type { ApiServices } from '../../services';
+
+/** Clock skew tolerated between a data provider and this service. */
+const MAX_FUTURE_MS = 5_000;
+
+export function ingestTicksRoute(services: ApiServices): Middleware {
+  return async (ctx) => {
+    const ingest = services.ingestTicks;
+    if (!ingest) throw new ApiError('NOT_FOUND', 'Market-data ingestion is not enabled in this process');
+    const { ticks } = parseBody(ingestRequest, await readJsonBody(ctx, services.config.BODY_LIMIT_BYTES));
+    const now = services.clock();
+    for (const [index, tick] of ticks.entries()) {
+      if (!(await services.assets.find(tick.symbol))) {
+        throw new ApiError('ASSET_NOT_FOUND', `ticks.${index}.symbol: asset ${tick.symbol} not found`);
+      }
+      if (tick.timestamp > now + MAX_FUTURE_MS) {
+        throw new ApiError('INVALID_REQUEST_BODY', `Invalid request body: ticks.${index}.timestamp: is in the future`);
+      }
+    }
+    const result = await ingest(ticks);
+    await services.changed('prices');
+    await services.changed('candles');
+    ctx.status = 202;
+    ctx.body = result;
+  };
+}

@@ -1,0 +1,57 @@
+/**
+ * POST /v1/status/assets/events and DELETE /v1/status/assets/events/{eventId} (admin) —
+ * scheduled asset status windows such as a cash dividend, a stock split or maintenance.
+ */
+import type { Middleware } from 'koa';
+import { z } from 'zod';
+import { deleteAssetEvent, insertAssetEvent } from '../../../db/queries/status';
+import { readJsonBody } from '../../framework/body';
+import { ApiError } from '../../framework/errors';
+import { parseBody } from '../../framework/validation';
+import type { ApiServices } from '../../services';
+import { assetStatusView } from './asset-statuses';
+
+export const EVENT_REASONS = ['cash_dividend', 'stock_split', 'reverse_split', 'merger', 'spin_off', 'earnings', 'maintenance', 'other'] as const;
+
+const eventBody = z
+  .strictObject({
+    symbol: z.string(),
+    code: z.enum(['ASSET_PAUSED', 'ASSET_LIMITED']),
+    reason: z.enum(EVENT_REASONS),
+    start: z.number().int().positive(),
+    end: z.number().int().positive(),
+    updateSharesMultiplier: z.boolean().default(false),
+  })
+  .refine((event) => event.end > event.start, { path: ['end'], message: 'must be after start' });
+
+export function createScheduledEventRoute(services: ApiServices): Middleware {
+  return async (ctx) => {
+    const body = parseBody(eventBody, await readJsonBody(ctx, services.config.BODY_LIMIT_BYTES));
+    const asset = await services.assets.resolve(body.symbol);
+    const now = services.clock();
+    if (body.end <= now) throw new ApiError('INVALID_REQUEST_BODY', 'Invalid request body: end: must be in the future');
+    const event = await insertAssetEvent(services.db, {
+      symbol: asset.symbol,
+      code: body.code,
+      type: 'scheduled',
+      reason: body.reason,
+      startsAt: body.start,
+      endsAt: body.end,
+      updateSharesMultiplier: body.updateSharesMultiplier,
+    });
+    await services.changed('status');
+    ctx.status = 201;
+    ctx.body = assetStatusView(event, now);
+  };
+}
+
+export function deleteScheduledEventRoute(services: ApiServices): Middleware {
+  return async (ctx) => {
+    const eventId = String(ctx.params.eventId);
+    if (!(await deleteAssetEvent(services.db, eventId))) {
+      throw new ApiError('EVENT_NOT_FOUND', `No asset status event ${eventId}`);
+    }
+    await services.changed('status');
+    ctx.status = 204;
+  };
+}

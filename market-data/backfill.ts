@@ -1,0 +1,136 @@
+/**
+ * Backfills history from the price model so that every OHLC interval/range pair has data:
+ * 1-minute candles (from 15 s samples) for the recent days, every coarser interval rolled up from
+ * the same samples, and 15-minute samples back to each token's listing for the long intervals.
+ * It resumes after the newest stored candle, so a restart only fills the gap.
+ */
+import type { Database } from '../db/pool';
+import { insertHistoricalCandles, latestCandleStarts, upsertLatestPrices, type CandleWrite, type Market } from '../db/queries/market-data';
+import type { AssetDefinition } from '../domain/catalogue';
+import { sessionsBetween } from '../domain/calendar';
+import { aggregate, bucketStart, intervalMs, type Interval } from '../domain/market/candles';
+import { listingTime, tickVolume, tokenPrice, underlyingPrice } from '../domain/market/price-model';
+import { isMarketOpen } from '../domain/market/trading-hours';
+import { formatDecimal, type Decimal } from '../domain/money';
+
+const DAY_MS = 86_400_000;
+const INSERT_CHUNK = 5_000;
+
+interface IntervalPlan {
+  interval: Interval;
+  /** How far back candles of this interval are kept (and backfilled). */
+  retentionMs: number;
+  /** Spacing of model samples that make up a candle. */
+  sampleMs: number;
+}
+
+/** Retention per interval: enough for the longest range each interval serves, with slack. */
+export const INTERVAL_PLANS: readonly IntervalPlan[] = [
+  { interval: '1min', retentionMs: 10 * DAY_MS, sampleMs: 15_000 },
+  { interval: '5min', retentionMs: 10 * DAY_MS, sampleMs: 15_000 },
+  { interval: '15min', retentionMs: 10 * DAY_MS, sampleMs: 15_000 },
+  { interval: '1hour', retentionMs: 40 * DAY_MS, sampleMs: 15 * 60_000 },
+  { interval: '4hour', retentionMs: 40 * DAY_MS, sampleMs: 15 * 60_000 },
+  { interval: '12hour', retentionMs: 100 * DAY_MS, sampleMs: 15 * 60_000 },
+  { interval: '1day', retentionMs: Number.POSITIVE_INFINITY, sampleMs: 15 * 60_000 },
+];
+
+export interface BackfillOptions {
+  db: Database;
+  assets: readonly AssetDefinition[];
+  now: number;
+  seed?: number;
+  onProgress?: (done: number, total: number, label: string) => void;
+}
+
+interface Sample {
+  t: number;
+  price: Decimal;
+  volume: Decimal;
+}
+
+function samplesBetween(asset: AssetDefinition, market: Market, from: number, to: number, stepMs: number, seed?: number): Sample[] {
+  const samples: Sample[] = [];
+  const price = market === 'primary' ? tokenPrice : underlyingPrice;
+  for (const interval of sessionsBetween(from, to)) {
+    if (!isMarketOpen(asset, market, interval.session)) continue;
+    const first = Math.ceil(interval.start / stepMs) * stepMs;
+    for (let t = first; t < interval.end; t += stepMs) {
+      samples.push({ t, price: price(asset, t, seed), volume: tickVolume(asset, t, market).times(stepMs / 1000) });
+    }
+  }
+  return samples;
+}
+
+function toWrites(symbol: string, market: Market, interval: Interval, samples: Sample[]): CandleWrite[] {
+  return aggregate(samples, interval).map((candle) => ({
+    symbol,
+    market,
+    interval,
+    bucketStart: candle.bucketStart,
+    open: formatDecimal(candle.open),
+    high: formatDecimal(candle.high),
+    low: formatDecimal(candle.low),
+    close: formatDecimal(candle.close),
+    volume: formatDecimal(candle.volume, 6),
+  }));
+}
+
+async function insertInChunks(db: Database, writes: CandleWrite[]): Promise<void> {
+  for (let index = 0; index < writes.length; index += INSERT_CHUNK) {
+    await insertHistoricalCandles(db, writes.slice(index, index + INSERT_CHUNK));
+  }
+}
+
+/** Fills candles up to `now` and sets the latest prices to the model's; returns the candles written. */
+export async function backfillMarketData(options: BackfillOptions): Promise<number> {
+  const { db, assets, now, seed, onProgress } = options;
+  const newest = new Map<Interval, Map<string, number>>();
+  for (const plan of INTERVAL_PLANS) newest.set(plan.interval, await latestCandleStarts(db, plan.interval));
+
+  const markets: Market[] = ['primary', 'underlying'];
+  const total = assets.length * markets.length;
+  let done = 0;
+  let written = 0;
+  for (const asset of assets) {
+    for (const market of markets) {
+      onProgress?.(done, total, `${asset.symbol} ${market}`);
+      const starts = new Map<Interval, number>();
+      for (const plan of INTERVAL_PLANS) {
+        const stored = newest.get(plan.interval)?.get(`${asset.symbol}/${market}`);
+        const from = Math.max(
+          listingTime(asset),
+          now - plan.retentionMs,
+          stored === undefined ? Number.NEGATIVE_INFINITY : stored + intervalMs(plan.interval),
+        );
+        const aligned = bucketStart(from, plan.interval);
+        if (aligned < now) starts.set(plan.interval, aligned);
+      }
+      // Intervals with one sample spacing are cut from one series of samples, so their candles agree.
+      for (const step of new Set(INTERVAL_PLANS.map((plan) => plan.sampleMs))) {
+        const plans = INTERVAL_PLANS.filter((plan) => plan.sampleMs === step && starts.has(plan.interval));
+        if (plans.length === 0) continue;
+        const seriesFrom = Math.min(...plans.map((plan) => starts.get(plan.interval)!));
+        const samples = samplesBetween(asset, market, seriesFrom, now, step, seed);
+        for (const plan of plans) {
+          const from = starts.get(plan.interval)!;
+          const writes = toWrites(asset.symbol, market, plan.interval, samples.filter((sample) => sample.t >= from));
+          await insertInChunks(db, writes);
+          written += writes.length;
+        }
+      }
+      done += 1;
+    }
+  }
+  onProgress?.(done, total, 'latest prices');
+  await upsertLatestPrices(
+    db,
+    assets.map((asset) => ({
+      symbol: asset.symbol,
+      tokenPrice: formatDecimal(tokenPrice(asset, now, seed)),
+      underlyingPrice: formatDecimal(underlyingPrice(asset, now, seed)),
+      observedAt: now,
+    })),
+  );
+  return written;
+}

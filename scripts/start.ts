@@ -1,0 +1,44 @@
+/**
+ * `npm start`: brings the whole product up on embedded defaults, prints a ready banner with the
+ * development keys, and stops everything cleanly on Ctrl-C (SIGINT) or SIGTERM.
+ */
+import { loadConfig } from '../config';
+import { startStack } from '../stack/start-stack';
+
+async function main(): Promise<void> {
+  const config = loadConfig();
+  const running = await startStack(config);
+  const { stack, keys } = running;
+  const banner = [
+    '',
+    '  Tokenized-stock issuer is ready',
+    `  API          ${stack.api}`,
+    `  read key     ${keys.read}`,
+    `  write key    ${keys.write}`,
+    `  admin key    ${keys.admin}`,
+    ...(stack.temporal ? [`  Temporal     ${stack.temporal.address} (namespace ${stack.temporal.namespace})`] : []),
+    `  stack file   ${config.DATA_DIR}/stack.json`,
+    `  try          curl -s -H 'x-api-key: ${keys.read}' ${stack.api}/assets/all/prices/latest`,
+    '',
+  ].join('\n');
+  process.stdout.write(`${banner}\n`);
+
+  let stopping = false;
+  const shutdown = (signal: string): void => {
+    if (stopping) return;
+    stopping = true;
+    running.logger.info({ signal }, 'stopping');
+    running
+      .stop()
+      .then(() => process.exit(0))
+      .catch(() => process.exit(1));
+  };
+  process.on('SIGINT', () => shutdown('SIGINT'));
+  process.on('SIGTERM', () => shutdown('SIGTERM'));
+}
+
+main().catch((error: unknown) => {
+  process.stderr.write(`start failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+  if (error instanceof Error && error.cause) process.stderr.write(`cause: ${String(error.cause)}\n`);
+  process.exit(1);
+});

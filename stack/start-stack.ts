@@ -1,0 +1,100 @@
+/**
+ * The whole product in one process on embedded defaults: PostgreSQL (embedded unless DATABASE_URL),
+ * migrations, catalogue, market-data backfill and feed, and the HTTP API. `stop()` takes it down
+ * in reverse order.
+ */
+import { createApp } from '../api/app';
+import { createLogger, type Logger } from '../api/framework/logger';
+import { listen } from '../api/server';
+import type { Config } from '../config';
+import { listenForChanges } from '../db/changes';
+import { startEmbeddedPostgres } from '../db/embedded';
+import { migrate } from '../db/migrate';
+import { createPool } from '../db/pool';
+import { findActiveApiKey } from '../db/queries/api-keys';
+import { seedCatalogue } from '../db/seed';
+import { CATALOGUE } from '../domain/catalogue';
+import { backfillMarketData } from '../market-data/backfill';
+import { startFeed } from '../market-data/feed';
+import { MarketDataPipeline } from '../market-data/pipeline';
+import { SimulatedPriceSource } from '../market-data/simulated-source';
+import { ensureDevKeys, type DevKeys } from './dev-keys';
+import { progressReporter } from './progress';
+import { readStackFile, writeStackFile, type StackFile } from './stack-file';
+
+export interface RunningStack {
+  logger: Logger;
+  stack: StackFile;
+  keys: DevKeys;
+  stop(): Promise<void>;
+}
+
+export async function startStack(config: Config): Promise<RunningStack> {
+  const logger = createLogger({ level: config.LOG_LEVEL, format: config.LOG_FORMAT });
+  const stops: (() => Promise<void>)[] = [];
+  const stop = async (): Promise<void> => {
+    for (const step of stops.reverse()) {
+      await step().catch((error: unknown) => logger.error({ err: error }, 'shutdown step failed'));
+    }
+  };
+  try {
+    let databaseUrl = config.DATABASE_URL;
+    if (!databaseUrl) {
+      logger.info({ dataDir: config.DATA_DIR, port: config.EMBEDDED_POSTGRES_PORT }, 'starting embedded PostgreSQL');
+      const embedded = await startEmbeddedPostgres({ dataDir: config.DATA_DIR, port: config.EMBEDDED_POSTGRES_PORT });
+      stops.push(() => embedded.stop());
+      databaseUrl = embedded.url;
+    }
+    const db = createPool(databaseUrl, 20);
+    stops.push(() => db.end());
+
+    const applied = await migrate(db, { onProgress: (message) => logger.info(message) });
+    logger.info({ applied: applied.length }, 'database schema up to date');
+    const now = Date.now();
+    await seedCatalogue(db, now);
+    logger.info({ assets: CATALOGUE.length }, 'catalogue seeded');
+
+    const pipeline = new MarketDataPipeline(db);
+    let source: SimulatedPriceSource | undefined;
+    if (config.PRICE_SOURCE === 'simulated') {
+      const started = Date.now();
+      const written = await backfillMarketData({
+        db,
+        assets: CATALOGUE,
+        now,
+        seed: config.SIMULATION_SEED,
+        onProgress: progressReporter('backfilling market data', (message) => logger.info(message)),
+      });
+      logger.info({ candles: written, ms: Date.now() - started }, 'market data backfilled');
+      source = new SimulatedPriceSource({
+        assets: CATALOGUE,
+        tickMs: config.PRICE_TICK_MS,
+        seed: config.SIMULATION_SEED,
+        onError: (error) => logger.error({ err: error }, 'price tick failed'),
+      });
+    }
+    const feed = startFeed({ db, pipeline, source, logger });
+    stops.push(() => feed.stop());
+
+    const app = createApp({ config, db, logger, ingestTicks: async (ticks) => {
+      await pipeline.ingest(ticks);
+      return { accepted: ticks.length };
+    } });
+    const listener = await listenForChanges(databaseUrl, (topic) => {
+      app.services.forget(topic);
+      if (topic === 'prices') pipeline.reload();
+    });
+    stops.push(() => listener.stop());
+    const server = await listen(app, { host: config.HOST, port: config.PORT });
+    stops.push(() => server.close());
+
+    const previous = readStackFile(config.DATA_DIR);
+    const keys = await ensureDevKeys(db, previous?.keys, async (secret) => (await findActiveApiKey(db, secret)) !== undefined);
+    const stack: StackFile = { ...previous, api: `${server.url}/v1`, keys, database: databaseUrl };
+    writeStackFile(config.DATA_DIR, stack);
+    return { logger, stack, keys, stop };
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+}
