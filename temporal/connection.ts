@@ -1,0 +1,110 @@
+/**
+ * Finds the Temporal service this process talks to, in design.md's order:
+ * 1. `TEMPORAL_ADDRESS` set → that cluster (namespace `TEMPORAL_NAMESPACE`, default `default`);
+ * 2. a `temporal` CLI on PATH → `temporal server start-dev` on free local ports (real server + Web UI);
+ * 3. otherwise the in-memory service from temporal/server, started in this process.
+ */
+import { type ChildProcess, spawn } from 'node:child_process';
+import { accessSync, constants } from 'node:fs';
+import net from 'node:net';
+import path from 'node:path';
+import { Connection } from '@temporalio/client';
+import { z } from 'zod';
+import { startInMemoryTemporal } from './server';
+
+export type TemporalServiceKind = 'external' | 'cli-dev-server' | 'in-memory';
+
+export interface TemporalService {
+  address: string;
+  namespace: string;
+  kind: TemporalServiceKind;
+  /** Web UI address when the service has one (CLI dev server). */
+  uiAddress?: string;
+  /** Stops what this process started; a no-op for an external cluster. */
+  stop(): Promise<void>;
+}
+
+const environmentSchema = z.object({
+  TEMPORAL_ADDRESS: z.string().min(1).optional(),
+  TEMPORAL_NAMESPACE: z.string().min(1).default('default'),
+  PATH: z.string().default(''),
+});
+
+/** Picks the Temporal service per the environment; see the module header for the order. */
+export async function findTemporalService(env: NodeJS.ProcessEnv = process.env): Promise<TemporalService> {
+  const parsed = environmentSchema.parse(env);
+  if (parsed.TEMPORAL_ADDRESS) {
+    return { address: parsed.TEMPORAL_ADDRESS, namespace: parsed.TEMPORAL_NAMESPACE, kind: 'external', stop: async () => undefined };
+  }
+  const cli = findOnPath('temporal', parsed.PATH);
+  if (cli) return await startCliDevServer(cli);
+  const server = await startInMemoryTemporal();
+  return { address: server.address, namespace: server.namespace, kind: 'in-memory', stop: () => server.stop() };
+}
+
+function findOnPath(command: string, searchPath: string): string | undefined {
+  for (const directory of searchPath.split(path.delimiter).filter(Boolean)) {
+    const candidate = path.join(directory, command);
+    try {
+      accessSync(candidate, constants.X_OK);
+      return candidate;
+    } catch {
+      continue;
+    }
+  }
+  return undefined;
+}
+
+async function freePort(): Promise<number> {
+  return await new Promise((resolve, reject) => {
+    const server = net.createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      const port = typeof address === 'object' && address ? address.port : 0;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+async function startCliDevServer(cli: string): Promise<TemporalService> {
+  const [port, uiPort] = [await freePort(), await freePort()];
+  const child = spawn(cli, ['server', 'start-dev', '--ip', '127.0.0.1', '--port', String(port), '--ui-port', String(uiPort), '--log-level', 'warn'], {
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
+  const address = `127.0.0.1:${port}`;
+  try {
+    await waitUntilReachable(address, child, 30_000);
+  } catch (error) {
+    child.kill('SIGTERM');
+    throw error;
+  }
+  return {
+    address,
+    namespace: 'default',
+    kind: 'cli-dev-server',
+    uiAddress: `http://127.0.0.1:${uiPort}`,
+    stop: async () => {
+      if (child.exitCode !== null) return;
+      const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+      child.kill('SIGTERM');
+      await exited;
+    },
+  };
+}
+
+async function waitUntilReachable(address: string, child: ChildProcess, timeoutMs: number): Promise<void> {
+  const giveUpAt = Date.now() + timeoutMs;
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`temporal server start-dev exited with code ${child.exitCode}`);
+    try {
+      const connection = await Connection.connect({ address, connectTimeout: 1000 });
+      await connection.workflowService.getSystemInfo({});
+      await connection.close();
+      return;
+    } catch (error) {
+      if (Date.now() > giveUpAt) throw new Error(`temporal server start-dev did not answer on ${address}`, { cause: error });
+      await new Promise((resolve) => setTimeout(resolve, 250));
+    }
+  }
+}
