@@ -4,6 +4,9 @@
  * Decimal. Every evaluation is O(octaves) integer hashes and no allocation.
  */
 
+/** Bound once: hot paths then skip a global lookup per call (slow in sandboxed runtimes such as jest's). */
+const { imul, floor } = Math;
+
 /** One lattice of the fractal: values change smoothly over `periodMs` with amplitude `amplitude`. */
 export interface Octave {
   periodMs: number;
@@ -14,9 +17,9 @@ export interface Octave {
 export function hash32(x: number): number {
   let h = x >>> 0;
   h ^= h >>> 16;
-  h = Math.imul(h, 0x7feb352d);
+  h = imul(h, 0x7feb352d);
   h ^= h >>> 15;
-  h = Math.imul(h, 0x846ca68b);
+  h = imul(h, 0x846ca68b);
   h ^= h >>> 16;
   return h >>> 0;
 }
@@ -26,7 +29,7 @@ export function hashString(s: string): number {
   let h = 0x811c9dc5;
   for (let i = 0; i < s.length; i++) {
     h ^= s.charCodeAt(i);
-    h = Math.imul(h, 0x01000193);
+    h = imul(h, 0x01000193);
   }
   return hash32(h);
 }
@@ -42,8 +45,8 @@ export function mixHash(key: number, ...parts: number[]): number {
 export function latticeValue(key: number, index: number): number {
   // index may exceed 32 bits for very short periods; fold the high part in so it still matters.
   const low = index >>> 0;
-  const high = Math.floor(index / 4294967296) >>> 0;
-  const h = hash32(key ^ hash32(low ^ Math.imul(high, 0x27d4eb2d)));
+  const high = floor(index / 4294967296) >>> 0;
+  const h = hash32(key ^ hash32(low ^ imul(high, 0x27d4eb2d)));
   return h / 2147483648 - 1;
 }
 
@@ -71,7 +74,7 @@ export function fractalNoise(t: number, octaves: readonly Octave[], keys: Uint32
     const octave = octaves[i] as Octave;
     const key = keys[i] as number;
     const x = t / octave.periodMs;
-    const index = Math.floor(x);
+    const index = floor(x);
     const v0 = latticeValue(key, index);
     const v1 = latticeValue(key, index + 1);
     sum += octave.amplitude * (v0 + (v1 - v0) * fade(x - index));

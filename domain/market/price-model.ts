@@ -21,6 +21,9 @@ import { type MarketSide, cachedSessionInterval, isMarketOpen, tokenEffectiveTim
 export { DEFAULT_PRICE_SEED, UNDERLYING_PRICE_DECIMALS, listingTime } from './single-asset-path';
 export { type MarketSide, isTokenOpen, isUnderlyingOpen } from './trading-hours';
 
+/** Bound once: hot paths then skip a global lookup per call (slow in sandboxed runtimes such as jest's). */
+const { floor } = Math;
+
 /** Decimals of a simulated token price. */
 export const TOKEN_PRICE_DECIMALS = 10;
 /** Largest premium (or discount) of a token over underlying × multiplier: 0.05 %. */
@@ -102,11 +105,11 @@ function modelOf(asset: AssetDefinition, seed: number): TokenModel {
 /** `x` rounded half-even to `decimals` decimals, as an integer count of 10^-decimals units. */
 function scaledHalfEven(x: number, decimals: number): number {
   const scaled = x * 10 ** decimals;
-  const floor = Math.floor(scaled);
-  const rest = scaled - floor;
-  if (rest > 0.5) return floor + 1;
-  if (rest < 0.5) return floor;
-  return floor % 2 === 0 ? floor : floor + 1;
+  const whole = floor(scaled);
+  const rest = scaled - whole;
+  if (rest > 0.5) return whole + 1;
+  if (rest < 0.5) return whole;
+  return whole % 2 === 0 ? whole : whole + 1;
 }
 
 /** Exact Decimal of `units` × 10^-decimals. */
@@ -194,9 +197,9 @@ export function tickVolume(asset: AssetDefinition, t: number, market: MarketSide
   if (!isMarketOpen(asset, market, session)) return new Decimal(0);
   const model = modelOf(asset, seed);
   const profile = SESSION_VOLUME[session];
-  const second = Math.floor(t / 1000);
+  const second = floor(t / 1000);
   const perSecond = (model.dailyVolume * profile.share) / profile.seconds;
-  const activity = 1 + 0.5 * latticeValue(model.activityKey[market], Math.floor(t / ACTIVITY_PERIOD_MS));
+  const activity = 1 + 0.5 * latticeValue(model.activityKey[market], floor(t / ACTIVITY_PERIOD_MS));
   const jitter = 0.25 + 1.5 * unitHash(model.volumeKey[market], second);
   const ratio = market === 'primary' ? PRIMARY_VOLUME_RATIO : 1;
   const volume = perSecond * activity * jitter * ratio * cumulativeSplitRatio(asset, t);

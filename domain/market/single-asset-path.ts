@@ -10,6 +10,9 @@ import { Decimal, Rounding } from '../money';
 import { type Octave, fractalNoise, hashString, mixHash, octaveKeys } from './noise';
 import { underlyingEffectiveTime } from './trading-hours';
 
+/** Bound once: hot paths then skip a global lookup per call (slow in sandboxed runtimes such as jest's). */
+const { exp } = Math;
+
 /** Seed of the default simulated feed. */
 export const DEFAULT_PRICE_SEED = 20250903;
 
@@ -107,7 +110,7 @@ export function rawSingleAssetPrice(asset: AssetDefinition, t: number, seed: num
   if (asset.kind === 'portfolio') throw new TypeError(`${asset.symbol} is a portfolio; its price comes from its constituents`);
   const model = modelOf(asset, seed);
   const at = underlyingEffectiveTime(asset, t);
-  let price = Math.exp(model.logBase + fractalNoise(at, model.octaves, model.keys));
+  let price = exp(model.logBase + fractalNoise(at, model.octaves, model.keys));
   for (let i = model.splitSteps.length - 1; i >= 0; i--) {
     const step = model.splitSteps[i] as SplitStep;
     if (at >= step.at) {
