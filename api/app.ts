@@ -37,14 +37,16 @@ export function createApp(dependencies: ApiDependencies): App {
   v1.use(authenticate(services.keys));
   v1.use(rateLimit(new RateLimiter(), { perSecond: services.config.RATE_LIMIT_PER_SECOND, burst: services.config.RATE_LIMIT_BURST }));
   for (const router of [assetsRouter, tickersRouter, limitsRouter, statusRouter, marketDataRouter]) {
-    const resource = router(services);
-    v1.use(resource.routes(), resource.allowedMethods({
+    v1.use(router(services).routes());
+  }
+  koa.use(v1.routes());
+  koa.use(
+    v1.allowedMethods({
       throw: true,
       methodNotAllowed: () => new ApiError('METHOD_NOT_ALLOWED', 'Method not allowed for this route'),
       notImplemented: () => new ApiError('METHOD_NOT_ALLOWED', 'Method not allowed for this route'),
-    }));
-  }
-  koa.use(v1.routes());
+    }),
+  );
 
   return { koa, services };
 }

@@ -11,6 +11,20 @@ import type { PriceTick } from './price-source';
 
 const TOKEN_PRICE_DECIMALS = 10;
 
+const canonicalOrUndefined = (value: string | undefined): string | undefined => (value === undefined ? undefined : formatDecimal(value));
+
+/** The same tick with its decimals in canonical form ('400.50' becomes '400.5'). */
+function canonical(tick: PriceTick): PriceTick {
+  return {
+    symbol: tick.symbol,
+    timestamp: tick.timestamp,
+    tokenPrice: canonicalOrUndefined(tick.tokenPrice),
+    tokenVolume: canonicalOrUndefined(tick.tokenVolume),
+    underlyingPrice: canonicalOrUndefined(tick.underlyingPrice),
+    underlyingVolume: canonicalOrUndefined(tick.underlyingVolume),
+  };
+}
+
 export class MarketDataPipeline {
   private latest: Map<string, LatestPriceRecord> | undefined;
 
@@ -25,7 +39,8 @@ export class MarketDataPipeline {
    * Completes ticks that carry only one side: a missing token price is the underlying price times
    * the shares multiplier in force; a missing underlying price leaves the underlying market untouched.
    */
-  private async complete(ticks: PriceTick[]): Promise<PriceTick[]> {
+  private async complete(batch: PriceTick[]): Promise<PriceTick[]> {
+    const ticks = batch.map(canonical);
     if (ticks.every((tick) => tick.tokenPrice !== undefined)) return ticks;
     const multipliers = await multipliersAt(this.db, Math.max(...ticks.map((tick) => tick.timestamp)));
     return ticks.map((tick) => {

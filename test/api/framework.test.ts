@@ -1,0 +1,114 @@
+/** Cross-cutting behaviour: error shape and reference, request ids, bodies, unknown routes, rate limits, caching, 500s. */
+import { createTestApi, TEST_BASE_URL, type TestApi } from '../support/api';
+
+let api: TestApi;
+beforeAll(async () => {
+  api = await createTestApi({ rateLimitPerSecond: 2, rateLimitBurst: 5 });
+});
+afterAll(() => api.close());
+
+const pause = () => api.http.post('/v1/status/market/pause').set('x-api-key', api.keys.admin);
+
+describe('errors', () => {
+  test('documentation points into the error reference, which the service serves without a key', async () => {
+    const failure = await api.http.get('/v1/assets/xx/market').set('x-api-key', api.keys.admin);
+    expect(failure.body.documentation).toBe(`${TEST_BASE_URL}/docs/errors#invalid_symbol`);
+    const reference = await api.http.get('/docs/errors');
+    expect(reference.status).toBe(200);
+    expect(reference.type).toBe('text/html');
+    for (const code of ['invalid_symbol', 'missing_api_key', 'rate_limited', 'internal_error', 'asset_not_found']) {
+      expect(reference.text).toContain(`id="${code}"`);
+    }
+  });
+
+  test('an unknown route is 404 NOT_FOUND in the error shape', async () => {
+    const response = await api.http.get('/v1/nothing/here').set('x-api-key', api.keys.admin);
+    expect(response.status).toBe(404);
+    expect(response.body).toEqual({ code: 'NOT_FOUND', message: expect.any(String), documentation: `${TEST_BASE_URL}/docs/errors#not_found` });
+  });
+
+  test('a known route with the wrong method is 405', async () => {
+    const response = await api.http.delete('/v1/tickers').set('x-api-key', api.keys.admin);
+    expect(response.status).toBe(405);
+    expect(response.body.code).toBe('METHOD_NOT_ALLOWED');
+  });
+
+  test('malformed JSON is 400 MALFORMED_JSON', async () => {
+    const response = await pause().set('content-type', 'application/json').send('{"reason": ');
+    expect(response.status).toBe(400);
+    expect(response.body.code).toBe('MALFORMED_JSON');
+  });
+
+  test('a body that is not JSON is 415', async () => {
+    const response = await pause().set('content-type', 'text/plain').send('reason=x');
+    expect(response.status).toBe(415);
+    expect(response.body.code).toBe('UNSUPPORTED_MEDIA_TYPE');
+  });
+
+  test('an oversized body is 413 and changes nothing', async () => {
+    const response = await pause().send({ reason: 'x'.repeat(70_000) });
+    expect(response.status).toBe(413);
+    expect(response.body.code).toBe('PAYLOAD_TOO_LARGE');
+    expect((await api.db.query('SELECT paused FROM market_state')).rows[0].paused).toBe(false);
+  });
+
+  test('a failure inside a handler is 500 INTERNAL_ERROR with the request id, never a stack trace', async () => {
+    const original = api.app.services.assets.all.bind(api.app.services.assets);
+    api.app.services.assets.all = () => Promise.reject(new Error('database exploded at /secret/path.ts:12'));
+    api.app.services.forget('prices');
+    try {
+      const response = await api.http.get('/v1/assets/all/prices/latest').set('x-api-key', api.keys.admin).set('x-request-id', 'req-test-12345');
+      expect(response.status).toBe(500);
+      expect(response.body.code).toBe('INTERNAL_ERROR');
+      expect(response.body.message).toContain('req-test-12345');
+      expect(response.text).not.toContain('exploded');
+      expect(response.text).not.toContain('.ts:');
+      expect(response.headers['x-request-id']).toBe('req-test-12345');
+    } finally {
+      api.app.services.assets.all = original;
+    }
+  });
+
+  test('every response carries a request id', async () => {
+    const response = await api.http.get('/v1/status/market').set('x-api-key', api.keys.write);
+    expect(response.headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/);
+  });
+});
+
+describe('rate limits', () => {
+  test('past the burst a key gets 429 RATE_LIMITED with Retry-After and RateLimit headers; other keys are unaffected', async () => {
+    const statuses: number[] = [];
+    let refused;
+    for (let index = 0; index < 8; index += 1) {
+      const response = await api.http.get('/v1/status/market').set('x-api-key', api.keys.read);
+      statuses.push(response.status);
+      if (response.status === 429) refused = response;
+      else expect(response.headers['ratelimit-limit']).toBe('2');
+    }
+    expect(statuses.filter((status) => status === 200).length).toBeGreaterThanOrEqual(5);
+    expect(statuses.filter((status) => status === 200).length).toBeLessThanOrEqual(6);
+    expect(refused!.body.code).toBe('RATE_LIMITED');
+    expect(Number(refused!.headers['retry-after'])).toBeGreaterThanOrEqual(1);
+    expect(refused!.headers['ratelimit-remaining']).toBe('0');
+    expect((await api.http.get('/v1/status/market').set('x-api-key', api.keys.write)).status).toBe(200);
+  });
+
+  test('a per-key override raises the limit for that key', async () => {
+    await api.db.query(`UPDATE api_keys SET rate_limit_per_second = 1000, rate_limit_burst = 1000 WHERE scope = 'admin'`);
+    for (let index = 0; index < 20; index += 1) {
+      expect((await api.http.get('/v1/status/market').set('x-api-key', api.keys.admin)).status).toBe(200);
+    }
+  });
+});
+
+describe('caching', () => {
+  test('a write invalidates the cached answer at once', async () => {
+    const key = api.keys.admin;
+    await api.http.put('/v1/limits/session/MSFTon/regular').set('x-api-key', key).send({ tradable: true, maxAttestationCount: '20', maxActiveNotionalValue: '250000' });
+    const before = (await api.http.get('/v1/limits/session').set('x-api-key', key)).body[0].limits.find((e: { symbol: string }) => e.symbol === 'MSFTon');
+    expect(before.regular.maxAttestationCount).toBe('20');
+    await api.http.put('/v1/limits/session/MSFTon/regular').set('x-api-key', key).send({ tradable: true, maxAttestationCount: '7', maxActiveNotionalValue: '250000' });
+    const after = (await api.http.get('/v1/limits/session').set('x-api-key', key)).body[0].limits.find((e: { symbol: string }) => e.symbol === 'MSFTon');
+    expect(after.regular.maxAttestationCount).toBe('7');
+  });
+});

@@ -1,0 +1,143 @@
+/** Market and asset statuses: the calendar at pinned times, and operator pauses, limits and scheduled events. */
+import { newYorkTime } from '../../domain/calendar';
+import { createTestApi, type TestApi } from '../support/api';
+
+let api: TestApi;
+beforeEach(async () => {
+  api = await createTestApi();
+});
+afterEach(() => api.close());
+
+const get = (path: string) => api.http.get(path).set('x-api-key', api.keys.read);
+const admin = (path: string, body?: object) => api.http.post(path).set('x-api-key', api.keys.admin).send(body);
+
+describe('GET /v1/status/market', () => {
+  test.each([
+    ['a Monday morning', '2026-11-23', '10:00', 'regular', true, 'postmarket'],
+    ['a Monday before the open', '2026-11-23', '05:00', 'premarket', true, 'regular'],
+    ['a Monday evening', '2026-11-23', '17:00', 'postmarket', true, 'overnight'],
+    ['a Tuesday night', '2026-11-24', '23:00', 'overnight', true, 'premarket'],
+    ['Thanksgiving', '2026-11-26', '11:00', 'offhours', false, 'overnight'],
+    ['a Saturday', '2026-11-28', '12:00', 'offhours', false, 'overnight'],
+  ] as const)('%s is %s', async (_name, date, time, status, isOpen, next) => {
+    const now = newYorkTime(date, time);
+    api.setNow(now);
+    const response = await get('/v1/status/market');
+    expect(response.status).toBe(200);
+    expect(response.body).toMatchObject({ timestamp: now, isOpen, marketStatus: status, nextOpenSession: next });
+    expect(response.body.nextOpen).toBeGreaterThan(now);
+    expect(response.body.nextClose).toBeGreaterThan(now);
+    if (!isOpen) expect(response.body.reason.code).toBe('MARKET_CLOSED');
+    else expect(response.body.reason).toBeNull();
+  });
+
+  test('Thanksgiving names the holiday', async () => {
+    api.setNow(newYorkTime('2026-11-26', '11:00'));
+    expect((await get('/v1/status/market')).body.reason.message).toContain('Thanksgiving');
+  });
+
+  test('an operator pause shows at once and survives in the database; resume lifts it', async () => {
+    api.setNow(newYorkTime('2026-11-23', '10:00'));
+    await get('/v1/status/market');
+    const paused = await admin('/v1/status/market/pause', { reason: 'exchange outage' });
+    expect(paused.status).toBe(200);
+    expect((await api.db.query('SELECT paused, reason FROM market_state')).rows[0]).toEqual({ paused: true, reason: 'exchange outage' });
+    const status = (await get('/v1/status/market')).body;
+    expect(status).toMatchObject({ isOpen: false, marketStatus: 'paused', reason: { code: 'MARKET_PAUSED', message: 'exchange outage' } });
+
+    expect((await admin('/v1/status/market/resume')).status).toBe(200);
+    expect((await get('/v1/status/market')).body).toMatchObject({ isOpen: true, marketStatus: 'regular', reason: null });
+  });
+
+  test.each([
+    [{}, 'reason'],
+    [{ reason: '' }, 'reason'],
+    [{ reason: 'x', extra: 1 }, 'extra'],
+  ])('a pause without a proper reason is refused: %j', async (body, field) => {
+    const response = await admin('/v1/status/market/pause', body);
+    expect(response.status).toBe(400);
+    expect(response.body.code).toBe('INVALID_REQUEST_BODY');
+    expect(response.body.message).toContain(field);
+    expect((await api.db.query('SELECT paused FROM market_state')).rows[0].paused).toBe(false);
+  });
+});
+
+describe('asset statuses', () => {
+  test('pausing an asset lists it as active, unscheduled, ASSET_PAUSED; resuming ends it', async () => {
+    const created = await admin('/v1/status/assets/TSLAon/pause', { reason: 'news pending' });
+    expect(created.status).toBe(201);
+    expect(created.body).toMatchObject({ symbol: 'TSLAon', status: 'active', type: 'unscheduled', reason: { code: 'ASSET_PAUSED', message: 'news pending' } });
+    expect((await get('/v1/status/assets')).body).toEqual([created.body]);
+
+    const again = await admin('/v1/status/assets/TSLAon/pause', { reason: 'news pending' });
+    expect(again.status).toBe(200);
+    expect(again.body.eventId).toBe(created.body.eventId);
+    expect((await api.db.query('SELECT count(*)::int AS n FROM asset_status_events')).rows[0].n).toBe(1);
+
+    const resumed = await admin('/v1/status/assets/TSLAon/resume');
+    expect(resumed.body).toEqual({ ended: 1, statuses: [] });
+    expect((await get('/v1/status/assets')).body).toEqual([]);
+  });
+
+  test('limiting an asset is ASSET_LIMITED and can be filtered by symbol', async () => {
+    await admin('/v1/status/assets/NVDAon/limit', { reason: 'volatility' });
+    await admin('/v1/status/assets/AAPLon/pause', { reason: 'maintenance' });
+    const nvda = (await get('/v1/status/assets?symbol=NVDAon')).body;
+    expect(nvda).toHaveLength(1);
+    expect(nvda[0].reason.code).toBe('ASSET_LIMITED');
+    expect((await get('/v1/status/assets')).body).toHaveLength(2);
+    expect((await admin('/v1/status/assets/NVDAon/unlimit')).body.ended).toBe(1);
+  });
+
+  test('a scheduled event is upcoming, then active, then gone after its end', async () => {
+    const start = Date.now() + 3_600_000;
+    const end = start + 3_600_000;
+    const created = await admin('/v1/status/assets/events', {
+      symbol: 'AAPLon',
+      code: 'ASSET_PAUSED',
+      reason: 'stock_split',
+      start,
+      end,
+      updateSharesMultiplier: true,
+    });
+    expect(created.status).toBe(201);
+    expect(created.body).toMatchObject({ status: 'upcoming', type: 'scheduled', start, end, updateSharesMultiplier: true });
+    api.setNow(start + 1);
+    expect((await get('/v1/status/assets')).body[0].status).toBe('active');
+    api.setNow(end);
+    expect((await get('/v1/status/assets')).body).toEqual([]);
+
+    api.setNow(undefined);
+    const deleted = await api.http.delete(`/v1/status/assets/events/${created.body.eventId}`).set('x-api-key', api.keys.admin);
+    expect(deleted.status).toBe(204);
+    expect((await api.db.query('SELECT count(*)::int AS n FROM asset_status_events')).rows[0].n).toBe(0);
+  });
+
+  test.each([
+    [{ symbol: 'AAPLon', code: 'ASSET_PAUSED', reason: 'party', start: 4e12, end: 4.1e12 }, 400, 'INVALID_REQUEST_BODY'],
+    [{ symbol: 'AAPLon', code: 'ASSET_GONE', reason: 'merger', start: 4e12, end: 4.1e12 }, 400, 'INVALID_REQUEST_BODY'],
+    [{ symbol: 'AAPLon', code: 'ASSET_PAUSED', reason: 'merger', start: 4.1e12, end: 4e12 }, 400, 'INVALID_REQUEST_BODY'],
+    [{ symbol: 'AAPLon', code: 'ASSET_PAUSED', reason: 'merger', start: 1e12, end: 1.1e12 }, 400, 'INVALID_REQUEST_BODY'],
+    [{ symbol: 'ZZZon', code: 'ASSET_PAUSED', reason: 'merger', start: 4e12, end: 4.1e12 }, 404, 'ASSET_NOT_FOUND'],
+    [{ symbol: 'ZZ', code: 'ASSET_PAUSED', reason: 'merger', start: 4e12, end: 4.1e12 }, 400, 'INVALID_SYMBOL'],
+  ])('refuses a bad scheduled event %j', async (body, status, code) => {
+    const response = await admin('/v1/status/assets/events', body);
+    expect(response.status).toBe(status);
+    expect(response.body.code).toBe(code);
+    expect((await api.db.query('SELECT count(*)::int AS n FROM asset_status_events')).rows[0].n).toBe(0);
+  });
+
+  test('deleting an unknown event is 404 EVENT_NOT_FOUND', async () => {
+    const response = await api.http.delete('/v1/status/assets/events/evt_nope').set('x-api-key', api.keys.admin);
+    expect(response.status).toBe(404);
+    expect(response.body.code).toBe('EVENT_NOT_FOUND');
+  });
+
+  test('pausing an unknown asset is 404', async () => {
+    expect((await admin('/v1/status/assets/ZZZon/pause', { reason: 'x' })).status).toBe(404);
+  });
+
+  test('a bad symbol filter is refused', async () => {
+    expect((await get('/v1/status/assets?symbol=xx')).body.code).toBe('INVALID_SYMBOL');
+  });
+});
