@@ -3,8 +3,10 @@
  * service's semantics through the real SDK.
  */
 import {
+  ActivityCancellationType,
   ApplicationFailure,
   CancellationScope,
+  ChildWorkflowFailure,
   condition,
   continueAsNew,
   defineQuery,
@@ -32,6 +34,10 @@ const { alwaysFails } = proxyActivities<typeof activities>({
   startToCloseTimeout: '10s',
   retry: { initialInterval: '10ms', maximumAttempts: 3 },
 });
+const { alwaysFails: failsSlowly } = proxyActivities<typeof activities>({
+  startToCloseTimeout: '10s',
+  retry: { initialInterval: '1 hour', maximumAttempts: 3 },
+});
 const { heartbeating, stalls } = proxyActivities<typeof activities>({
   startToCloseTimeout: '30s',
   heartbeatTimeout: '1s',
@@ -40,6 +46,7 @@ const { heartbeating, stalls } = proxyActivities<typeof activities>({
 const { waitsForCancel } = proxyActivities<typeof activities>({
   startToCloseTimeout: '30s',
   heartbeatTimeout: '2s',
+  cancellationType: ActivityCancellationType.WAIT_CANCELLATION_COMPLETED,
 });
 
 /** Start → one activity → complete (also the benchmark's workflow shape). */
@@ -55,6 +62,11 @@ export async function retryWorkflow(key: string): Promise<number> {
 /** Runs an activity whose every attempt fails; surfaces the failure to the caller. */
 export async function failingActivityWorkflow(): Promise<string> {
   return await alwaysFails();
+}
+
+/** Runs an activity that fails and waits an hour between attempts (for inspecting pending activities). */
+export async function slowRetryWorkflow(): Promise<string> {
+  return await failsSlowly();
 }
 
 /** Sums `add` signals until `finish`; `total` query reads the running sum. */
@@ -113,13 +125,14 @@ export async function parentWorkflow(names: string[]): Promise<string[]> {
   return await Promise.all(names.map((name) => executeChild(greetWorkflow, { args: [name], workflowId: `${workflowInfo().workflowId}-child-${name}` })));
 }
 
-/** Starts a child that fails; returns the child failure's message chain. */
+/** Starts a child that fails; describes the failure that reached the parent. */
 export async function failingChildWorkflow(): Promise<string> {
   try {
     await executeChild(failingActivityWorkflow, { workflowId: `${workflowInfo().workflowId}-child` });
     return 'child succeeded';
   } catch (error) {
-    return String((error as Error).message);
+    if (!(error instanceof ChildWorkflowFailure)) throw error;
+    return `child failed: ${(error.cause?.cause as Error | undefined)?.message ?? 'unknown'}`;
   }
 }
 

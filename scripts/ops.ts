@@ -1,0 +1,85 @@
+/**
+ * Operator CLI for workflow inspection (`npm run ops -- <command>`):
+ *   list [--type T] [--status S] [--prefix P] [--limit N]   workflows, newest first
+ *   show <workflowId>                                      status, pending activities and timers
+ *   history <workflowId>                                   the history as a readable timeline
+ * Connects to TEMPORAL_ADDRESS / TEMPORAL_NAMESPACE (default 127.0.0.1:7233, default). Against a real
+ * cluster, the Temporal Web UI shows the same histories graphically.
+ */
+import { z } from 'zod';
+import { closeTemporalClient, createTemporalClient } from '../temporal/client';
+import { describeWorkflow, listWorkflows, type TimelineEntry, workflowTimeline } from '../temporal/inspection';
+
+const environmentSchema = z.object({
+  TEMPORAL_ADDRESS: z.string().min(1).default('127.0.0.1:7233'),
+  TEMPORAL_NAMESPACE: z.string().min(1).default('default'),
+});
+
+const usage = 'usage: npm run ops -- list [--type T] [--status S] [--prefix P] [--limit N] | show <workflowId> | history <workflowId>';
+
+function option(args: string[], name: string): string | undefined {
+  const index = args.indexOf(`--${name}`);
+  return index >= 0 ? args[index + 1] : undefined;
+}
+
+function formatTimeline(entries: TimelineEntry[]): string {
+  return entries
+    .map((entry) => {
+      const details = Object.keys(entry.details).length > 0 ? `  ${JSON.stringify(entry.details)}` : '';
+      return `${String(entry.eventId).padStart(4)}  ${entry.time ?? '-'}  ${entry.type}${details}`;
+    })
+    .join('\n');
+}
+
+async function main(): Promise<void> {
+  const [command, ...args] = process.argv.slice(2);
+  const env = environmentSchema.parse(process.env);
+  if (!command || !['list', 'show', 'history'].includes(command)) {
+    console.error(usage);
+    process.exitCode = 2;
+    return;
+  }
+  const client = await createTemporalClient({ address: env.TEMPORAL_ADDRESS, namespace: env.TEMPORAL_NAMESPACE });
+  try {
+    if (command === 'list') {
+      const limit = option(args, 'limit');
+      const workflows = await listWorkflows(client, {
+        type: option(args, 'type'),
+        status: option(args, 'status'),
+        idPrefix: option(args, 'prefix'),
+        pageSize: limit ? Number(limit) : undefined,
+      });
+      for (const workflow of workflows) {
+        console.log(`${workflow.startTime}  ${workflow.status.padEnd(16)} ${workflow.type.padEnd(28)} ${workflow.workflowId}  (${workflow.runId})`);
+      }
+      if (workflows.length === 0) console.log('no workflows match');
+      return;
+    }
+    const workflowId = args[0];
+    if (!workflowId) throw new Error(usage);
+    if (command === 'show') {
+      const description = await describeWorkflow(client, workflowId);
+      console.log(`${description.workflowId} (${description.runId})`);
+      console.log(`  type ${description.type}, status ${description.status}, task queue ${description.taskQueue}`);
+      console.log(`  started ${description.startTime}${description.closeTime ? `, closed ${description.closeTime}` : ''}, ${description.historyLength} events`);
+      if (description.pendingWorkflowTask) {
+        console.log(`  workflow task ${description.pendingWorkflowTask.state}, attempt ${description.pendingWorkflowTask.attempt}`);
+      }
+      for (const activity of description.pendingActivities) {
+        const failure = activity.lastFailure ? `, last failure: ${activity.lastFailure.message}` : '';
+        console.log(`  activity ${activity.activityType} #${activity.activityId} ${activity.state}, attempt ${activity.attempt}${failure}`);
+      }
+      for (const timer of description.pendingTimers) console.log(`  timer ${timer.timerId} fires at ${timer.firesAt ?? '?'}`);
+      for (const child of description.pendingChildren) console.log(`  child ${child.type} ${child.workflowId}`);
+      return;
+    }
+    console.log(formatTimeline(await workflowTimeline(client, workflowId)));
+  } finally {
+    await closeTemporalClient(client);
+  }
+}
+
+main().catch((error: unknown) => {
+  console.error(error instanceof Error ? error.message : error);
+  process.exit(1);
+});
