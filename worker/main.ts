@@ -18,7 +18,11 @@ const environmentSchema = z.object({
 async function main(): Promise<void> {
   const env = environmentSchema.parse(process.env);
   const service = await findTemporalService();
-  const connection = await NativeConnection.connect({ address: service.address });
+  // The in-memory service is in this process or on this machine: gzip would only burn CPU on both sides.
+  const connection = await NativeConnection.connect({
+    address: service.address,
+    grpcCompression: { codec: service.kind === 'in-memory' ? 'none' : 'gzip' },
+  });
   const workflows: WorkflowSource = env.WORKFLOW_BUNDLE_PATH
     ? { workflowBundle: { codePath: env.WORKFLOW_BUNDLE_PATH } }
     : { workflowsPath: require.resolve('../workflows') };

@@ -53,7 +53,7 @@ export async function startTestEnvironment(): Promise<TestEnvironment> {
   const taskQueue = `test-${process.pid}-${Date.now()}`;
   const [code, nativeConnection, connection] = await Promise.all([
     testWorkflowBundle(),
-    NativeConnection.connect({ address }),
+    NativeConnection.connect({ address, grpcCompression: { codec: server ? 'none' : 'gzip' } }),
     Connection.connect({ address }),
   ]);
   const workflowBundle = { code };
