@@ -9,3 +9,6 @@ export type Database = Pool;
 export function createPool(connectionString: string, max = 10): Database {
   return new Pool({ connectionString, max });
 }
+
+/** Anything that runs a query: the pool, or one client inside a transaction. */
+export type Queryable = Pick<Pool, 'query'>;

@@ -68,8 +68,8 @@ export class MarketDataPipeline {
     const client = await this.db.connect();
     try {
       await client.query('BEGIN');
-      await upsertLatestPrices(client as unknown as Database, [...changed.values()]);
-      await mergeCandles(client as unknown as Database, candlesOfTicks(ticks));
+      await upsertLatestPrices(client, [...changed.values()]);
+      await mergeCandles(client, candlesOfTicks(ticks));
       await client.query('COMMIT');
     } catch (error) {
       await client.query('ROLLBACK').catch(() => undefined);

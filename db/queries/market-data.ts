@@ -1,5 +1,5 @@
 /** Reads and writes of market data: latest prices and OHLC candles. */
-import type { Database } from '../pool';
+import type { Queryable } from '../pool';
 
 export type Market = 'primary' | 'underlying';
 
@@ -25,7 +25,7 @@ export interface CandleWrite extends CandleRecord {
   interval: string;
 }
 
-export async function listLatestPrices(db: Database): Promise<LatestPriceRecord[]> {
+export async function listLatestPrices(db: Queryable): Promise<LatestPriceRecord[]> {
   const { rows } = await db.query<LatestPriceRecord>(
     `SELECT symbol, token_price::text AS "tokenPrice", underlying_price::text AS "underlyingPrice", observed_at AS "observedAt"
        FROM latest_prices ORDER BY symbol`,
@@ -33,7 +33,7 @@ export async function listLatestPrices(db: Database): Promise<LatestPriceRecord[
   return rows;
 }
 
-export async function upsertLatestPrices(db: Database, prices: LatestPriceRecord[]): Promise<void> {
+export async function upsertLatestPrices(db: Queryable, prices: LatestPriceRecord[]): Promise<void> {
   if (prices.length === 0) return;
   await db.query(
     `INSERT INTO latest_prices (symbol, token_price, underlying_price, observed_at)
@@ -65,7 +65,7 @@ const CANDLE_SOURCE = `SELECT * FROM unnest($1::text[], $2::text[], $3::text[], 
  * Merges live partial candles into stored ones: the stored open stays, high/low widen,
  * close moves to the newer value and volume accumulates (each write carries only new volume).
  */
-export async function mergeCandles(db: Database, candles: CandleWrite[]): Promise<void> {
+export async function mergeCandles(db: Queryable, candles: CandleWrite[]): Promise<void> {
   if (candles.length === 0) return;
   await db.query(
     `INSERT INTO candles (symbol, market, interval, bucket_start, open, high, low, close, volume) ${CANDLE_SOURCE}
@@ -77,7 +77,7 @@ export async function mergeCandles(db: Database, candles: CandleWrite[]): Promis
 }
 
 /** Inserts historical candles, leaving any candle that already exists untouched. */
-export async function insertHistoricalCandles(db: Database, candles: CandleWrite[]): Promise<void> {
+export async function insertHistoricalCandles(db: Queryable, candles: CandleWrite[]): Promise<void> {
   if (candles.length === 0) return;
   await db.query(
     `INSERT INTO candles (symbol, market, interval, bucket_start, open, high, low, close, volume) ${CANDLE_SOURCE}
@@ -88,7 +88,7 @@ export async function insertHistoricalCandles(db: Database, candles: CandleWrite
 
 /** Candles of one interval for both markets of a symbol from `from` (inclusive), oldest first. */
 export async function listCandles(
-  db: Database,
+  db: Queryable,
   parameters: { symbol: string; interval: string; from: number; to?: number },
 ): Promise<Record<Market, CandleRecord[]>> {
   const { rows } = await db.query<CandleRecord & { market: Market }>(
@@ -104,13 +104,13 @@ export async function listCandles(
 }
 
 /** Deletes candles of `interval` older than `before`; returns how many. */
-export async function pruneCandles(db: Database, interval: string, before: number): Promise<number> {
+export async function pruneCandles(db: Queryable, interval: string, before: number): Promise<number> {
   const { rowCount } = await db.query('DELETE FROM candles WHERE interval = $1 AND bucket_start < $2', [interval, before]);
   return rowCount ?? 0;
 }
 
 /** The newest candle start per symbol/market of an interval, to resume a backfill where it stopped. */
-export async function latestCandleStarts(db: Database, interval: string): Promise<Map<string, number>> {
+export async function latestCandleStarts(db: Queryable, interval: string): Promise<Map<string, number>> {
   const { rows } = await db.query<{ symbol: string; market: Market; latest: number }>(
     `SELECT symbol, market, max(bucket_start) AS latest FROM candles WHERE interval = $1 GROUP BY symbol, market`,
     [interval],
@@ -119,7 +119,7 @@ export async function latestCandleStarts(db: Database, interval: string): Promis
 }
 
 /** For each symbol, the open of its first 1-minute candle at or after `from`: the price a window started at. */
-export async function windowOpenPrices(db: Database, market: Market, windows: { symbol: string; from: number }[]): Promise<Map<string, string>> {
+export async function windowOpenPrices(db: Queryable, market: Market, windows: { symbol: string; from: number }[]): Promise<Map<string, string>> {
   if (windows.length === 0) return new Map();
   const { rows } = await db.query<{ symbol: string; open: string }>(
     `SELECT w.symbol, c.open::text AS open
@@ -140,7 +140,7 @@ export interface VolumeRecord {
 }
 
 /** Token volume over [from, now) per symbol, in tokens and in settlement units (Σ volume × close). */
-export async function primaryVolumesSince(db: Database, from: number): Promise<Map<string, VolumeRecord>> {
+export async function primaryVolumesSince(db: Queryable, from: number): Promise<Map<string, VolumeRecord>> {
   const { rows } = await db.query<VolumeRecord>(
     `SELECT symbol, sum(volume)::text AS "baseVolume", sum(volume * close)::text AS "targetVolume"
        FROM candles WHERE market = 'primary' AND interval = '1min' AND bucket_start >= $1
@@ -158,7 +158,7 @@ export interface DailyStatistics {
 }
 
 /** 52-week high/low, the latest day's volume and the 30-day average daily volume of a market. */
-export async function dailyStatistics(db: Database, symbol: string, market: Market, now: number): Promise<DailyStatistics> {
+export async function dailyStatistics(db: Queryable, symbol: string, market: Market, now: number): Promise<DailyStatistics> {
   const yearAgo = now - 365 * 86_400_000;
   const monthAgo = now - 30 * 86_400_000;
   const { rows } = await db.query<DailyStatistics>(

@@ -177,17 +177,3 @@ describe('tickVolume', () => {
     expect(mean('SPYon', saturdayMorning, 'primary')).toBeGreaterThan(0);
   });
 });
-
-describe('performance', () => {
-  test('a backfill-sized run of evaluations stays in the microseconds each', () => {
-    const aapl = asset('AAPLon');
-    const count = 50_000;
-    const started = performance.now();
-    for (let i = 0; i < count; i++) {
-      tokenPrice(aapl, fridayRegular + i * 1000);
-      underlyingPrice(aapl, fridayRegular + i * 1000);
-    }
-    const perEvaluation = ((performance.now() - started) * 1000) / (2 * count);
-    expect(perEvaluation).toBeLessThan(25);
-  });
-});
