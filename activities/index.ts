@@ -1,12 +1,20 @@
 /**
  * The worker's activities, built from their dependencies (production injects real services, tests inject
- * local ones). Each activity group adds its factory here as the product grows.
+ * local ones). Each activity group adds its factory here.
  */
+import type { Database } from '../db/pool';
+import { createMarketDataActivities } from './market-data';
 
 /** Everything activities need from the outside world. */
-export type ActivityDependencies = Record<string, never>;
+export interface ActivityDependencies {
+  db: Database;
+}
 
 /** Builds the activities object registered with the worker. */
-export function createActivities(_deps: ActivityDependencies): Record<string, (...args: never[]) => Promise<unknown>> {
-  return {};
+export function createActivities(deps: ActivityDependencies) {
+  return {
+    ...createMarketDataActivities({ db: deps.db }),
+  };
 }
+
+export type Activities = ReturnType<typeof createActivities>;

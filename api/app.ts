@@ -16,6 +16,7 @@ import { limitsRouter } from './v1/limits/router';
 import { marketDataRouter } from './v1/market-data/router';
 import { statusRouter } from './v1/status/router';
 import { tickersRouter } from './v1/tickers/router';
+import { workflowsRouter } from './v1/workflows/router';
 
 export interface App {
   koa: Koa<ApiState>;
@@ -36,7 +37,7 @@ export function createApp(dependencies: ApiDependencies): App {
   const v1 = new Router<ApiState>({ prefix: '/v1' });
   v1.use(authenticate(services.keys));
   v1.use(rateLimit(new RateLimiter(), { perSecond: services.config.RATE_LIMIT_PER_SECOND, burst: services.config.RATE_LIMIT_BURST }));
-  for (const router of [assetsRouter, tickersRouter, limitsRouter, statusRouter, marketDataRouter]) {
+  for (const router of [assetsRouter, tickersRouter, limitsRouter, statusRouter, marketDataRouter, workflowsRouter]) {
     v1.use(router(services).routes());
   }
   koa.use(v1.routes());

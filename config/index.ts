@@ -5,7 +5,6 @@
 import path from 'node:path';
 import { z } from 'zod';
 
-const booleanFlag = z.enum(['true', 'false', '1', '0']).transform((value) => value === 'true' || value === '1');
 const positiveInt = z.coerce.number().int().positive();
 
 export const configSchema = z.object({
@@ -29,7 +28,8 @@ export const configSchema = z.object({
   BODY_LIMIT_BYTES: positiveInt.default(64 * 1024),
   /** Seconds that an API key lookup may be served from memory (revocations in other processes apply within this). */
   API_KEY_CACHE_SECONDS: z.coerce.number().min(0).default(5),
-  TRUST_PROXY: booleanFlag.default(false),
+  /** Prebuilt workflow bundle (scripts/build-workflow-bundle.ts) for production; unset bundles from source at start. */
+  WORKFLOW_BUNDLE_PATH: z.string().min(1).optional(),
 });
 
 export type Config = z.infer<typeof configSchema> & { PUBLIC_BASE_URL: string; DATA_DIR: string };

@@ -3,16 +3,19 @@
  *   list [--type T] [--status S] [--prefix P] [--limit N]   workflows, newest first
  *   show <workflowId>                                      status, pending activities and timers
  *   history <workflowId>                                   the history as a readable timeline
- * Connects to TEMPORAL_ADDRESS / TEMPORAL_NAMESPACE (default 127.0.0.1:7233, default). Against a real
- * cluster, the Temporal Web UI shows the same histories graphically.
+ * Connects to TEMPORAL_ADDRESS / TEMPORAL_NAMESPACE; unset, to the Temporal of the stack `npm start` runs
+ * (.data/stack.json), else 127.0.0.1:7233. Against a real cluster, the Temporal Web UI shows the same
+ * histories graphically.
  */
 import { z } from 'zod';
+import { readStackFile } from '../stack/stack-file';
 import { closeTemporalClient, createTemporalClient } from '../temporal/client';
 import { describeWorkflow, listWorkflows, type TimelineEntry, workflowTimeline } from '../temporal/inspection';
 
 const environmentSchema = z.object({
-  TEMPORAL_ADDRESS: z.string().min(1).default('127.0.0.1:7233'),
-  TEMPORAL_NAMESPACE: z.string().min(1).default('default'),
+  TEMPORAL_ADDRESS: z.string().min(1).optional(),
+  TEMPORAL_NAMESPACE: z.string().min(1).optional(),
+  DATA_DIR: z.string().default('.data'),
 });
 
 const usage = 'usage: npm run ops -- list [--type T] [--status S] [--prefix P] [--limit N] | show <workflowId> | history <workflowId>';
@@ -39,7 +42,11 @@ async function main(): Promise<void> {
     process.exitCode = 2;
     return;
   }
-  const client = await createTemporalClient({ address: env.TEMPORAL_ADDRESS, namespace: env.TEMPORAL_NAMESPACE });
+  const stack = readStackFile(env.DATA_DIR)?.temporal;
+  const client = await createTemporalClient({
+    address: env.TEMPORAL_ADDRESS ?? stack?.address ?? '127.0.0.1:7233',
+    namespace: env.TEMPORAL_NAMESPACE ?? stack?.namespace ?? 'default',
+  });
   try {
     if (command === 'list') {
       const limit = option(args, 'limit');

@@ -7,7 +7,7 @@ export interface StackFile {
   api: string;
   keys: DevKeys;
   database: string;
-  temporal?: { address: string; namespace: string };
+  temporal?: { address: string; namespace: string; kind: string };
   [part: string]: unknown;
 }
 

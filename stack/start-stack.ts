@@ -1,6 +1,6 @@
 /**
  * The whole product in one process on embedded defaults: PostgreSQL (embedded unless DATABASE_URL),
- * migrations, catalogue, market-data backfill and feed, and the HTTP API. `stop()` takes it down
+ * migrations, catalogue, market-data backfill and feed, Temporal and the worker, and the HTTP API. `stop()` takes it down
  * in reverse order.
  */
 import { createApp } from '../api/app';
@@ -20,6 +20,7 @@ import { MarketDataPipeline } from '../market-data/pipeline';
 import { SimulatedPriceSource } from '../market-data/simulated-source';
 import { ensureDevKeys, type DevKeys } from './dev-keys';
 import { progressReporter } from './progress';
+import { startTemporal } from './temporal';
 import { readStackFile, writeStackFile, type StackFile } from './stack-file';
 
 export interface RunningStack {
@@ -73,13 +74,22 @@ export async function startStack(config: Config): Promise<RunningStack> {
         onError: (error) => logger.error({ err: error }, 'price tick failed'),
       });
     }
-    const feed = startFeed({ db, pipeline, source, logger });
+    const feed = startFeed({ pipeline, source });
     stops.push(() => feed.stop());
 
-    const app = createApp({ config, db, logger, ingestTicks: async (ticks) => {
-      await pipeline.ingest(ticks);
-      return { accepted: ticks.length };
-    } });
+    const temporal = await startTemporal({ db, logger, workflowBundlePath: config.WORKFLOW_BUNDLE_PATH });
+    stops.push(() => temporal.stop());
+
+    const app = createApp({
+      config,
+      db,
+      logger,
+      temporal: temporal.client,
+      ingestTicks: async (ticks) => {
+        await pipeline.ingest(ticks);
+        return { accepted: ticks.length };
+      },
+    });
     const listener = await listenForChanges(databaseUrl, (topic) => {
       app.services.forget(topic);
       if (topic === 'prices') pipeline.reload();
@@ -90,7 +100,13 @@ export async function startStack(config: Config): Promise<RunningStack> {
 
     const previous = readStackFile(config.DATA_DIR);
     const keys = await ensureDevKeys(db, previous?.keys, async (secret) => (await findActiveApiKey(db, secret)) !== undefined);
-    const stack: StackFile = { ...previous, api: `${server.url}/v1`, keys, database: databaseUrl };
+    const stack: StackFile = {
+      ...previous,
+      api: `${server.url}/v1`,
+      keys,
+      database: databaseUrl,
+      temporal: { address: temporal.service.address, namespace: temporal.service.namespace, kind: temporal.service.kind },
+    };
     writeStackFile(config.DATA_DIR, stack);
     return { logger, stack, keys, stop };
   } catch (error) {

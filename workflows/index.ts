@@ -2,4 +2,4 @@
  * Entry point of the worker's workflow bundle: every workflow the issuer runs is exported from here.
  * Workflow code is deterministic (see eslint.config.mjs); activities are imported as types only.
  */
-export {};
+export { marketDataRetentionWorkflow } from './market-data-retention';

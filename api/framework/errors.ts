@@ -23,12 +23,14 @@ export const ERROR_CODES = {
   ADMIN_SCOPE_REQUIRED: { status: 403, description: 'The operation needs a key with the `admin` scope.' },
   ASSET_NOT_FOUND: { status: 404, description: 'No token with this symbol exists.' },
   EVENT_NOT_FOUND: { status: 404, description: 'No asset status event with this id exists.' },
+  WORKFLOW_NOT_FOUND: { status: 404, description: 'No workflow with this id exists.' },
   NOT_FOUND: { status: 404, description: 'No such route.' },
   METHOD_NOT_ALLOWED: { status: 405, description: 'The route exists but not for this HTTP method.' },
   PAYLOAD_TOO_LARGE: { status: 413, description: 'The request body exceeds the size limit.' },
   UNSUPPORTED_MEDIA_TYPE: { status: 415, description: 'Request bodies must be `application/json`.' },
   RATE_LIMITED: { status: 429, description: 'The key exceeded its rate limit; retry after `Retry-After` seconds.' },
   INTERNAL_ERROR: { status: 500, description: 'Unexpected server error; the message carries a request id to quote.' },
+  TEMPORAL_UNAVAILABLE: { status: 503, description: 'The workflow service cannot be reached; retry later.' },
 } as const satisfies Record<string, ErrorCodeDefinition>;
 
 export type ErrorCode = keyof typeof ERROR_CODES;

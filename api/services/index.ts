@@ -1,4 +1,5 @@
 /** What route handlers share: the database, the clock, caches, and how to announce a change. */
+import type { Client as TemporalClient } from '@temporalio/client';
 import type { Config } from '../../config';
 import { publishChange, type ChangeTopic } from '../../db/changes';
 import type { Database } from '../../db/pool';
@@ -21,6 +22,8 @@ export interface ApiDependencies {
   clock?: () => number;
   /** Where admin-ingested ticks go (the market-data pipeline). Without it the ingestion route answers 404. */
   ingestTicks?: (ticks: PriceTickInput[]) => Promise<{ accepted: number }>;
+  /** Temporal client for starting, signalling and inspecting workflows. */
+  temporal?: TemporalClient;
 }
 
 export interface ApiServices {
@@ -32,6 +35,7 @@ export interface ApiServices {
   assets: AssetDirectory;
   keys: ApiKeyResolver;
   ingestTicks?: ApiDependencies['ingestTicks'];
+  temporal?: TemporalClient;
   /** Drops this process's cached answers for `topic` now, and tells other processes. */
   changed(topic: ChangeTopic): Promise<void>;
   /** Drops cached answers for a topic another process announced. */
@@ -59,6 +63,7 @@ export function createServices(dependencies: ApiDependencies): ApiServices {
     assets,
     keys,
     ingestTicks: dependencies.ingestTicks,
+    temporal: dependencies.temporal,
     forget,
     async changed(topic) {
       forget(topic);

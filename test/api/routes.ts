@@ -47,4 +47,7 @@ export const ROUTES: RouteCase[] = [
     scope: 'admin',
     body: { ticks: [{ symbol: 'AAPLon', timestamp: 1_700_000_000_000, underlyingPrice: '190.5' }] },
   },
+  { method: 'get', path: '/v1/workflows', scope: 'admin' },
+  { method: 'get', path: '/v1/workflows/market-data-retention', scope: 'admin' },
+  { method: 'get', path: '/v1/workflows/market-data-retention/history', scope: 'admin' },
 ];

@@ -2,6 +2,7 @@
  * The real app on a fresh clone of the test database, with one key per scope, for supertest.
  * `clock` pins the service's notion of now where a test needs a particular session.
  */
+import type { Client } from '@temporalio/client';
 import pino from 'pino';
 import request from 'supertest';
 import type TestAgent from 'supertest/lib/agent';
@@ -21,8 +22,16 @@ export interface TestApi extends TestDb {
   close(): Promise<void>;
 }
 
-export async function createTestApi(options: { rateLimitPerSecond?: number; rateLimitBurst?: number } = {}): Promise<TestApi> {
-  const database = await cloneTemplateDatabase();
+export interface TestApiOptions {
+  rateLimitPerSecond?: number;
+  rateLimitBurst?: number;
+  temporal?: Client;
+  /** Use this database instead of a fresh clone (the caller drops it). */
+  database?: TestDb;
+}
+
+export async function createTestApi(options: TestApiOptions = {}): Promise<TestApi> {
+  const database = options.database ?? (await cloneTemplateDatabase());
   let pinned: number | undefined;
   const pipeline = new MarketDataPipeline(database.db);
   const app = createApp({
@@ -36,6 +45,7 @@ export async function createTestApi(options: { rateLimitPerSecond?: number; rate
     db: database.db,
     logger: pino({ level: 'silent' }),
     clock: () => pinned ?? Date.now(),
+    temporal: options.temporal,
     ingestTicks: async (ticks) => {
       await pipeline.ingest(ticks);
       return { accepted: ticks.length };
@@ -54,6 +64,6 @@ export async function createTestApi(options: { rateLimitPerSecond?: number; rate
       pinned = now;
       for (const topic of ['prices', 'candles', 'status', 'session-limits', 'corporate-actions', 'catalogue'] as const) app.services.forget(topic);
     },
-    close: () => database.drop(),
+    close: () => (options.database ? Promise.resolve() : database.drop()),
   };
 }

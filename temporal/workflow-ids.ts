@@ -1,0 +1,4 @@
+/** Workflow ids are business keys: starting the same business process twice finds the running one. */
+
+/** The single candle-retention workflow of a deployment. */
+export const MARKET_DATA_RETENTION_WORKFLOW_ID = 'market-data-retention';

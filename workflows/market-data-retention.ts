@@ -1,0 +1,27 @@
+/**
+ * Prunes candles past their retention once an hour, for as long as the platform runs. Started once
+ * per deployment with the business id `market-data-retention`; continues as new every day so its
+ * history stays short.
+ */
+import { continueAsNew, proxyActivities, sleep } from '@temporalio/workflow';
+import type { MarketDataActivities } from '../activities/market-data';
+
+const { pruneExpiredCandles } = proxyActivities<MarketDataActivities>({
+  startToCloseTimeout: '5 minutes',
+  retry: { initialInterval: '10 seconds', backoffCoefficient: 2, maximumInterval: '10 minutes' },
+});
+
+export interface MarketDataRetentionInput {
+  /** Time between two prunes, e.g. '1 hour'. */
+  every: string;
+  /** Prunes per run before continuing as new. */
+  prunesPerRun: number;
+}
+
+export async function marketDataRetentionWorkflow(input: MarketDataRetentionInput): Promise<void> {
+  for (let prune = 0; prune < input.prunesPerRun; prune += 1) {
+    await pruneExpiredCandles();
+    await sleep(input.every);
+  }
+  await continueAsNew<typeof marketDataRetentionWorkflow>(input);
+}
