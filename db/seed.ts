@@ -13,12 +13,19 @@ import { insertDefaultSessionLimits, type LimitSession, type SessionLimitRecord 
 const MULTIPLIER_HORIZON_MS = 3 * 365 * 86_400_000;
 
 /** Default per-user maximums: notional in USD, count of outstanding attestations. */
-const DEFAULT_LIMITS: Record<LimitSession, { maxAttestationCount: number; maxActiveNotionalValue: string }> = {
-  premarket: { maxAttestationCount: 10, maxActiveNotionalValue: '100000' },
-  regular: { maxAttestationCount: 20, maxActiveNotionalValue: '250000' },
-  postmarket: { maxAttestationCount: 10, maxActiveNotionalValue: '100000' },
-  overnight: { maxAttestationCount: 5, maxActiveNotionalValue: '50000' },
-  offhours: { maxAttestationCount: 5, maxActiveNotionalValue: '25000' },
+const DEFAULT_LIMITS: Record<LimitSession, { maxAttestationCount: number; maxActiveNotionalValue: string; maxSessionNotionalValue: string }> = {
+  premarket: { maxAttestationCount: 10, maxActiveNotionalValue: '100000', maxSessionNotionalValue: '400000' },
+  regular: { maxAttestationCount: 20, maxActiveNotionalValue: '250000', maxSessionNotionalValue: '1000000' },
+  postmarket: { maxAttestationCount: 10, maxActiveNotionalValue: '100000', maxSessionNotionalValue: '400000' },
+  overnight: { maxAttestationCount: 5, maxActiveNotionalValue: '50000', maxSessionNotionalValue: '200000' },
+  offhours: { maxAttestationCount: 5, maxActiveNotionalValue: '25000', maxSessionNotionalValue: '100000' },
+};
+
+/** Default pricing by kind: spreads in basis points around mid, validity in seconds. */
+const DEFAULT_PRICING: Record<AssetDefinition['kind'], { short: [number, number]; long: [number, number] }> = {
+  stock: { short: [10, 30], long: [25, 300] },
+  etf: { short: [5, 30], long: [15, 300] },
+  portfolio: { short: [15, 30], long: [35, 300] },
 };
 
 export function defaultSessionLimits(asset: AssetDefinition): SessionLimitRecord[] {
@@ -26,7 +33,7 @@ export function defaultSessionLimits(asset: AssetDefinition): SessionLimitRecord
     const tradable = session === 'offhours' ? asset.tradableOffhours : asset.tradableSessions.includes(session);
     return tradable
       ? { symbol: asset.symbol, session, tradable, ...DEFAULT_LIMITS[session] }
-      : { symbol: asset.symbol, session, tradable, maxAttestationCount: 0, maxActiveNotionalValue: '0' };
+      : { symbol: asset.symbol, session, tradable, maxAttestationCount: 0, maxActiveNotionalValue: '0', maxSessionNotionalValue: '0' };
   });
 }
 
@@ -79,6 +86,12 @@ async function seedAsset(db: Database, asset: AssetDefinition, now: number): Pro
     ],
   );
   await insertDefaultSessionLimits(db, defaultSessionLimits(asset));
+  const pricing = DEFAULT_PRICING[asset.kind];
+  await db.query(
+    `INSERT INTO asset_pricing (symbol, short_spread_bps, short_ttl_seconds, long_spread_bps, long_ttl_seconds)
+     VALUES ($1, $2, $3, $4, $5) ON CONFLICT (symbol) DO NOTHING`,
+    [asset.symbol, ...pricing.short, ...pricing.long],
+  );
 }
 
 /** Seeds every catalogue asset; returns how many. */

@@ -1,5 +1,5 @@
 /** Static per-user maximums per asset and session, editable by an operator. */
-import type { Database } from '../pool';
+import type { Database, Queryable } from '../pool';
 
 export type LimitSession = 'premarket' | 'regular' | 'postmarket' | 'overnight' | 'offhours';
 
@@ -9,10 +9,18 @@ export interface SessionLimitRecord {
   tradable: boolean;
   maxAttestationCount: number;
   maxActiveNotionalValue: string;
+  /** What a user may attest for the asset within one session, outstanding or not (not part of the public session limits). */
+  maxSessionNotionalValue: string;
 }
 
 const COLUMNS = `symbol, session, tradable, max_attestation_count AS "maxAttestationCount",
-  max_active_notional_value::text AS "maxActiveNotionalValue"`;
+  max_active_notional_value::text AS "maxActiveNotionalValue", max_session_notional_value::text AS "maxSessionNotionalValue"`;
+
+/** The limits of one asset in one session. */
+export async function findSessionLimit(db: Queryable, symbol: string, session: LimitSession): Promise<SessionLimitRecord | undefined> {
+  const { rows } = await db.query<SessionLimitRecord>(`SELECT ${COLUMNS} FROM session_limits WHERE symbol = $1 AND session = $2`, [symbol, session]);
+  return rows[0];
+}
 
 export async function listSessionLimits(db: Database): Promise<SessionLimitRecord[]> {
   const { rows } = await db.query<SessionLimitRecord>(`SELECT ${COLUMNS} FROM session_limits ORDER BY symbol, session`);
@@ -23,8 +31,8 @@ export async function listSessionLimits(db: Database): Promise<SessionLimitRecor
 export async function insertDefaultSessionLimits(db: Database, limits: SessionLimitRecord[]): Promise<void> {
   if (limits.length === 0) return;
   await db.query(
-    `INSERT INTO session_limits (symbol, session, tradable, max_attestation_count, max_active_notional_value)
-     SELECT * FROM unnest($1::text[], $2::text[], $3::boolean[], $4::integer[], $5::numeric[])
+    `INSERT INTO session_limits (symbol, session, tradable, max_attestation_count, max_active_notional_value, max_session_notional_value)
+     SELECT * FROM unnest($1::text[], $2::text[], $3::boolean[], $4::integer[], $5::numeric[], $6::numeric[])
      ON CONFLICT DO NOTHING`,
     [
       limits.map((l) => l.symbol),
@@ -32,18 +40,20 @@ export async function insertDefaultSessionLimits(db: Database, limits: SessionLi
       limits.map((l) => l.tradable),
       limits.map((l) => l.maxAttestationCount),
       limits.map((l) => l.maxActiveNotionalValue),
+      limits.map((l) => l.maxSessionNotionalValue),
     ],
   );
 }
 
 export async function updateSessionLimit(db: Database, limit: SessionLimitRecord): Promise<SessionLimitRecord> {
   const { rows } = await db.query<SessionLimitRecord>(
-    `INSERT INTO session_limits (symbol, session, tradable, max_attestation_count, max_active_notional_value)
-     VALUES ($1, $2, $3, $4, $5)
+    `INSERT INTO session_limits (symbol, session, tradable, max_attestation_count, max_active_notional_value, max_session_notional_value)
+     VALUES ($1, $2, $3, $4, $5, $6)
      ON CONFLICT (symbol, session) DO UPDATE SET tradable = EXCLUDED.tradable,
-       max_attestation_count = EXCLUDED.max_attestation_count, max_active_notional_value = EXCLUDED.max_active_notional_value
+       max_attestation_count = EXCLUDED.max_attestation_count, max_active_notional_value = EXCLUDED.max_active_notional_value,
+       max_session_notional_value = EXCLUDED.max_session_notional_value
      RETURNING ${COLUMNS}`,
-    [limit.symbol, limit.session, limit.tradable, limit.maxAttestationCount, limit.maxActiveNotionalValue],
+    [limit.symbol, limit.session, limit.tradable, limit.maxAttestationCount, limit.maxActiveNotionalValue, limit.maxSessionNotionalValue],
   );
   return rows[0]!;
 }

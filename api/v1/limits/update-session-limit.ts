@@ -2,6 +2,7 @@
 import type { Middleware } from 'koa';
 import { z } from 'zod';
 import { updateSessionLimit } from '../../../db/queries/session-limits';
+import { Decimal } from '../../../domain/money';
 import { readJsonBody } from '../../framework/body';
 import { parseBody, parseQuery } from '../../framework/validation';
 import type { ApiServices } from '../../services';
@@ -13,6 +14,8 @@ const limitBody = z.strictObject({
   tradable: z.boolean(),
   maxAttestationCount: z.string().regex(/^\d{1,9}$/, 'must be a non-negative integer string'),
   maxActiveNotionalValue: z.string().regex(/^\d{1,15}(\.\d{1,18})?$/, 'must be a non-negative decimal string'),
+  /** Optional: the per-session notional cap; defaults to four times the active one. */
+  maxSessionNotionalValue: z.string().regex(/^\d{1,15}(\.\d{1,18})?$/, 'must be a non-negative decimal string').optional(),
 });
 
 export function updateSessionLimitRoute(services: ApiServices): Middleware {
@@ -26,6 +29,7 @@ export function updateSessionLimitRoute(services: ApiServices): Middleware {
       tradable: body.tradable,
       maxAttestationCount: Number(body.maxAttestationCount),
       maxActiveNotionalValue: body.maxActiveNotionalValue,
+      maxSessionNotionalValue: body.maxSessionNotionalValue ?? new Decimal(body.maxActiveNotionalValue).times(4).toFixed(),
     });
     await services.changed('session-limits');
     ctx.body = { symbol: asset.symbol, session, ...sessionLimitBlock(record) };
