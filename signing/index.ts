@@ -1,0 +1,60 @@
+/**
+ * Attestation signing: the `Quote`, its EIP-712 form for EVM chains and ed25519 form for Solana,
+ * signer keys from configuration, and the public description of the signers.
+ */
+export {
+  QUOTE_DECIMALS,
+  QUOTE_LIMITS,
+  QUOTE_SIDE,
+  ZERO_BYTES32,
+  InvalidQuoteError,
+  assertEvmQuote,
+  assertQuoteFields,
+  type Quote,
+  type QuoteSide,
+} from './quote';
+export {
+  EIP712_DOMAIN_NAME,
+  EIP712_DOMAIN_VERSION,
+  EVM_CHAIN_IDS,
+  QUOTE_TYPE,
+  QUOTE_TYPES,
+  evmDomain,
+  hashEvmQuote,
+  recoverEvmQuoteSigner,
+  signEvmQuote,
+  type EvmChain,
+  type QuoteDomain,
+  type TypedDataSigner,
+} from './evm';
+export {
+  SOLANA_CHAIN_ID,
+  SOLANA_QUOTE_LAYOUT,
+  SOLANA_QUOTE_LENGTH,
+  SOLANA_QUOTE_OFFSETS,
+  SOLANA_QUOTE_TAG,
+  assertSolanaQuote,
+  encodeSolanaQuote,
+  isValidSolanaAddress,
+  signSolanaQuote,
+  solanaAddressBytes,
+  solanaPublicKeyOf,
+  verifySolanaQuote,
+  type SolanaAddressOptions,
+} from './solana';
+export {
+  DEV_KEY_FILE,
+  EVM_KEY_VARIABLE,
+  SOLANA_KEY_VARIABLE,
+  SignerConfigurationError,
+  loadSigners,
+  signerEnvSchema,
+  signersFromKeys,
+  type EvmSigner,
+  type KeySource,
+  type Signers,
+  type SolanaSigner,
+} from './keys';
+export { signerPublicInfo, type PublicDomain, type SignerPublicInfo } from './public-info';
+export { base64ToBytes, bytesToBase64, hexToBase64 } from './base64';
+export { decodeBase58, encodeBase58 } from './base58';

@@ -1,0 +1,220 @@
+/**
+ * Attestation signer keys from configuration. `ATTESTATION_EVM_PRIVATE_KEY` (0x + 64 hex digits, a
+ * secp256k1 private key) signs EIP-712 quotes on every EVM chain; `ATTESTATION_SOLANA_SECRET_KEY`
+ * (base58 of Solana's 64-byte `seed ‖ public key`, the form `Keypair.secretKey`, `solana-keygen` and
+ * wallet exports hold) signs Solana quotes. An unset or empty variable falls back to a development
+ * key generated once and kept in `<dataDir>/signer-keys.json` (mode 0600), so signatures stay
+ * verifiable across restarts. The returned signers expose only public parts: the secrets live in
+ * closures, and neither JSON nor `util.inspect` nor an error message ever shows them.
+ */
+import { randomBytes } from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+import { inspect } from 'node:util';
+import { ed25519 } from '@noble/curves/ed25519';
+import { type Address, type Hex } from 'viem';
+import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
+import { z } from 'zod';
+import { decodeBase58, encodeBase58 } from './base58';
+import { signEvmQuote, type QuoteDomain } from './evm';
+import { type Quote } from './quote';
+import { signSolanaQuote, solanaPublicKeyOf } from './solana';
+
+export const EVM_KEY_VARIABLE = 'ATTESTATION_EVM_PRIVATE_KEY';
+export const SOLANA_KEY_VARIABLE = 'ATTESTATION_SOLANA_SECRET_KEY';
+/** File name, under the data directory, of the generated development keys. */
+export const DEV_KEY_FILE = 'signer-keys.json';
+
+/** `configured`: from the environment; `development`: generated and persisted under the data directory. */
+export type KeySource = 'configured' | 'development';
+
+export interface EvmSigner {
+  readonly address: Address;
+  readonly source: KeySource;
+  /** EIP-712 signature (65 bytes, r‖s‖v) of the quote under the domain. */
+  sign(quote: Quote, domain: QuoteDomain): Promise<Uint8Array>;
+}
+
+export interface SolanaSigner {
+  /** base58 public key. */
+  readonly publicKey: string;
+  readonly source: KeySource;
+  /** ed25519 signature (64 bytes) of the quote's canonical encoding. */
+  sign(quote: Quote): Uint8Array;
+}
+
+export interface Signers {
+  readonly evm: EvmSigner;
+  readonly solana: SolanaSigner;
+}
+
+/** A signer key that cannot be used; `variable` names the environment variable or key file at fault. */
+export class SignerConfigurationError extends Error {
+  override readonly name = 'SignerConfigurationError';
+  constructor(
+    readonly variable: string,
+    message: string,
+    options?: { cause?: unknown },
+  ) {
+    super(`${variable}: ${message}`, options);
+  }
+}
+
+const SECP256K1_ORDER = 0xfffffffffffffffffffffffffffffffebaaedce6af48a03bbfd25e8cd0364141n;
+
+// Messages never echo the value: it may be a (mistyped) secret.
+// One transform rather than regex + refine: zod runs later checks after a failed one, and
+// `BigInt(value)` on a malformed key would throw an error that quotes the key.
+const evmPrivateKeySchema = z.string().transform((text, context) => {
+  if (!/^0x[0-9a-fA-F]{64}$/.test(text)) {
+    context.addIssue({ code: 'custom', message: 'must be 0x followed by 64 hex digits (a 32-byte secp256k1 private key)' });
+    return z.NEVER;
+  }
+  const scalar = BigInt(text);
+  if (scalar === 0n || scalar >= SECP256K1_ORDER) {
+    context.addIssue({ code: 'custom', message: 'is not a valid secp256k1 private key (zero or not below the curve order)' });
+    return z.NEVER;
+  }
+  return text.toLowerCase() as Hex;
+});
+
+const solanaSecretKeySchema = z
+  .string()
+  .transform((text, context) => {
+    const bytes = decodeBase58(text);
+    if (bytes?.length !== 64) {
+      context.addIssue({ code: 'custom', message: 'must be base58 of a 64-byte Solana secret key (seed ‖ public key)' });
+      return z.NEVER;
+    }
+    const derived = ed25519.getPublicKey(bytes.subarray(0, 32));
+    if (!derived.every((byte, i) => byte === bytes[32 + i])) {
+      context.addIssue({ code: 'custom', message: 'its last 32 bytes are not the public key of its first 32 (seed)' });
+      return z.NEVER;
+    }
+    return bytes;
+  });
+
+/** Both key variables; an unset or empty variable means "use the development key". */
+export const signerEnvSchema = z.object({
+  [EVM_KEY_VARIABLE]: z.preprocess((v) => (v === '' ? undefined : v), evmPrivateKeySchema.optional()),
+  [SOLANA_KEY_VARIABLE]: z.preprocess((v) => (v === '' ? undefined : v), solanaSecretKeySchema.optional()),
+});
+
+const devKeyFileSchema = z.object({
+  evmPrivateKey: evmPrivateKeySchema,
+  solanaSecretKey: solanaSecretKeySchema,
+  createdAt: z.string(),
+});
+
+/** Parses or throws a `SignerConfigurationError` naming the variable at fault (`where` = 'env') or the file. */
+function parseOrThrow<T>(schema: z.ZodType<T>, value: unknown, where: string): T {
+  const parsed = schema.safeParse(value);
+  if (parsed.success) return parsed.data;
+  const paths = parsed.error.issues.map((issue) => issue.path.map(String).join('.'));
+  const single = new Set(paths).size === 1 && where === 'env' ? paths[0] : undefined;
+  const problems = parsed.error.issues.map((issue, i) =>
+    single !== undefined || paths[i] === '' ? issue.message : `${paths[i]} ${issue.message}`,
+  );
+  throw new SignerConfigurationError(single ?? (where === 'env' ? 'signer keys' : where), problems.join('; '));
+}
+
+/** Keys of the development file, generated with fresh randomness. */
+function generateDevKeys(): string {
+  const seed = randomBytes(32);
+  const secretKey = new Uint8Array(64);
+  secretKey.set(seed, 0);
+  secretKey.set(ed25519.getPublicKey(seed), 32);
+  const content = {
+    note: 'Development attestation signer keys, generated because ATTESTATION_EVM_PRIVATE_KEY / ATTESTATION_SOLANA_SECRET_KEY were unset. Never use in production.',
+    evmPrivateKey: generatePrivateKey(),
+    solanaSecretKey: encodeBase58(secretKey),
+    createdAt: new Date().toISOString(),
+  };
+  return `${JSON.stringify(content, null, 2)}\n`;
+}
+
+/**
+ * Reads `<dataDir>/signer-keys.json`, creating it first when missing. Creation writes a private
+ * temporary file and hard-links it into place, so two processes starting together agree on one
+ * key pair and nobody ever reads a half-written file.
+ */
+function readOrCreateDevKeys(dataDir: string): z.infer<typeof devKeyFileSchema> {
+  const file = path.join(dataDir, DEV_KEY_FILE);
+  if (!fs.existsSync(file)) {
+    fs.mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+    const temporary = `${file}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`;
+    const fd = fs.openSync(temporary, 'wx', 0o600);
+    try {
+      fs.writeSync(fd, generateDevKeys());
+      fs.fsyncSync(fd);
+    } finally {
+      fs.closeSync(fd);
+    }
+    try {
+      fs.linkSync(temporary, file);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+    } finally {
+      fs.unlinkSync(temporary);
+    }
+  }
+  let content: unknown;
+  try {
+    content = JSON.parse(fs.readFileSync(file, 'utf8'));
+  } catch (error) {
+    throw new SignerConfigurationError(file, 'is not readable JSON; fix or remove it (removing it changes the development signer)', { cause: error });
+  }
+  return parseOrThrow(devKeyFileSchema, content, file);
+}
+
+/** Gives an object a JSON form and an inspect form that show only `view`. */
+function publicOnly<T extends object>(target: T, view: () => object): T {
+  Object.defineProperty(target, 'toJSON', { value: view, enumerable: false });
+  Object.defineProperty(target, inspect.custom, { value: () => view(), enumerable: false });
+  return Object.freeze(target);
+}
+
+/** Builds signers from raw keys (already validated); the keys stay in closures. */
+export function signersFromKeys(keys: {
+  evmPrivateKey: Hex;
+  solanaSecretKey: Uint8Array;
+  evmSource?: KeySource;
+  solanaSource?: KeySource;
+}): Signers {
+  const account = privateKeyToAccount(keys.evmPrivateKey);
+  const solanaSecretKey = Uint8Array.from(keys.solanaSecretKey);
+  const evmView = { address: account.address, source: keys.evmSource ?? 'configured' } as const;
+  const solanaView = { publicKey: solanaPublicKeyOf(solanaSecretKey), source: keys.solanaSource ?? 'configured' } as const;
+  const evm: EvmSigner = publicOnly(
+    { ...evmView, sign: (quote: Quote, domain: QuoteDomain) => signEvmQuote(account, quote, domain) },
+    () => ({ ...evmView }),
+  );
+  const solana: SolanaSigner = publicOnly(
+    { ...solanaView, sign: (quote: Quote) => signSolanaQuote(solanaSecretKey, quote) },
+    () => ({ ...solanaView }),
+  );
+  return publicOnly({ evm, solana }, () => ({ evm: { ...evmView }, solana: { ...solanaView } }));
+}
+
+/**
+ * The attestation signers: each key from its environment variable when set, otherwise from the
+ * development key file under `dataDir` (created on first use). Throws `SignerConfigurationError`
+ * naming the variable (or file) when a key is malformed; the message never contains the key.
+ */
+export function loadSigners(options: { env?: Record<string, string | undefined>; dataDir: string }): Signers {
+  const env = options.env ?? process.env;
+  const configured = parseOrThrow(
+    signerEnvSchema,
+    { [EVM_KEY_VARIABLE]: env[EVM_KEY_VARIABLE], [SOLANA_KEY_VARIABLE]: env[SOLANA_KEY_VARIABLE] },
+    'env',
+  );
+  const evmKey = configured[EVM_KEY_VARIABLE];
+  const solanaKey = configured[SOLANA_KEY_VARIABLE];
+  const dev = evmKey === undefined || solanaKey === undefined ? readOrCreateDevKeys(options.dataDir) : undefined;
+  return signersFromKeys({
+    evmPrivateKey: evmKey ?? (dev as NonNullable<typeof dev>).evmPrivateKey,
+    solanaSecretKey: solanaKey ?? (dev as NonNullable<typeof dev>).solanaSecretKey,
+    evmSource: evmKey === undefined ? 'development' : 'configured',
+    solanaSource: solanaKey === undefined ? 'development' : 'configured',
+  });
+}

@@ -1,0 +1,33 @@
+/**
+ * The public side of the attestation signers, as written to `.data/stack.json` under "signers" and
+ * shown in the README: everything a third party needs to verify a signature, nothing secret.
+ */
+import { type Address } from 'viem';
+import { evmDomain, type EvmChain } from './evm';
+import { type Signers } from './keys';
+import { SOLANA_QUOTE_LAYOUT } from './solana';
+
+/** An EIP-712 domain in JSON form; `chainId` is a number, as wallets and EIP-712 tooling take it. */
+export interface PublicDomain {
+  name: string;
+  version: string;
+  chainId: number;
+  verifyingContract: Address;
+}
+
+export interface SignerPublicInfo {
+  evm: { address: Address; domains: Record<EvmChain, PublicDomain> };
+  solana: { publicKey: string; message: string };
+}
+
+/** The signers' public description, given the token manager contract on each EVM chain. */
+export function signerPublicInfo(signers: Signers, verifyingContracts: Record<EvmChain, string>): SignerPublicInfo {
+  const domain = (chain: EvmChain): PublicDomain => {
+    const { name, version, chainId, verifyingContract } = evmDomain(chain, verifyingContracts[chain]);
+    return { name, version, chainId: Number(chainId), verifyingContract };
+  };
+  return {
+    evm: { address: signers.evm.address, domains: { 'ethereum-1': domain('ethereum-1'), 'bsc-56': domain('bsc-56') } },
+    solana: { publicKey: signers.solana.publicKey, message: SOLANA_QUOTE_LAYOUT },
+  };
+}

@@ -1,0 +1,62 @@
+import { createPublicKey, verify as nodeVerify } from 'node:crypto';
+import { PublicKey } from '@solana/web3.js';
+import { recoverTypedDataAddress, type Address } from 'viem';
+import {
+  QUOTE_TYPES,
+  SOLANA_QUOTE_LAYOUT,
+  encodeSolanaQuote,
+  evmDomain,
+  signerPublicInfo,
+  signersFromKeys,
+} from '../../../signing';
+import { EVM_PRIVATE_KEY, SOLANA_KEYPAIR, TOKEN_MANAGER_BSC, TOKEN_MANAGER_ETH, evmQuote, solanaQuote } from './fixtures';
+
+const signers = signersFromKeys({ evmPrivateKey: EVM_PRIVATE_KEY, solanaSecretKey: SOLANA_KEYPAIR.secretKey });
+const contracts = { 'ethereum-1': TOKEN_MANAGER_ETH, 'bsc-56': TOKEN_MANAGER_BSC.toLowerCase() };
+
+describe('signerPublicInfo', () => {
+  test('is the stack.json "signers" object, JSON-safe and with nothing secret', () => {
+    const info = signerPublicInfo(signers, contracts);
+    expect(JSON.parse(JSON.stringify(info))).toEqual({
+      evm: {
+        address: signers.evm.address,
+        domains: {
+          'ethereum-1': { name: 'TokenizedStockIssuerTokenManager', version: '1', chainId: 1, verifyingContract: TOKEN_MANAGER_ETH },
+          'bsc-56': { name: 'TokenizedStockIssuerTokenManager', version: '1', chainId: 56, verifyingContract: TOKEN_MANAGER_BSC },
+        },
+      },
+      solana: { publicKey: SOLANA_KEYPAIR.publicKey.toBase58(), message: SOLANA_QUOTE_LAYOUT },
+    });
+    expect(JSON.stringify(info)).not.toContain(EVM_PRIVATE_KEY.slice(2));
+  });
+
+  test('is enough for a third party to verify an EVM signature on each chain', async () => {
+    const info = JSON.parse(JSON.stringify(signerPublicInfo(signers, contracts))) as ReturnType<typeof signerPublicInfo>;
+    for (const [chain, chainId] of [['ethereum-1', 1n], ['bsc-56', 56n]] as const) {
+      const quote = evmQuote({ chainId });
+      const signature = await signers.evm.sign(quote, evmDomain(chain, contracts[chain]));
+      const recovered = await recoverTypedDataAddress({
+        domain: info.evm.domains[chain],
+        types: QUOTE_TYPES,
+        primaryType: 'Quote',
+        message: { ...quote, asset: quote.asset as Address },
+        signature: `0x${Buffer.from(signature).toString('hex')}`,
+      });
+      expect(recovered).toBe(info.evm.address);
+    }
+  });
+
+  test('is enough for a third party to verify a Solana signature', () => {
+    const info = signerPublicInfo(signers, contracts);
+    const quote = solanaQuote();
+    const key = createPublicKey({
+      key: { kty: 'OKP', crv: 'Ed25519', x: Buffer.from(new PublicKey(info.solana.publicKey).toBytes()).toString('base64url') },
+      format: 'jwk',
+    });
+    expect(nodeVerify(null, encodeSolanaQuote(quote), key, signers.solana.sign(quote))).toBe(true);
+  });
+
+  test('refuses a token manager that is not an address', () => {
+    expect(() => signerPublicInfo(signers, { ...contracts, 'bsc-56': 'nope' })).toThrow('verifyingContract for bsc-56');
+  });
+});
