@@ -90,7 +90,7 @@ export function applyCommands(host: CommandHost, run: WorkflowRun, commands: Com
     if (!run.isRunning) return;
     switch (command.commandType) {
       case CommandType.COMMAND_TYPE_SCHEDULE_ACTIVITY_TASK:
-        scheduleActivity(run, command.scheduleActivityTaskCommandAttributes ?? {}, completedEventId);
+        scheduleActivity(run, command.scheduleActivityTaskCommandAttributes ?? {}, completedEventId, identity);
         break;
       case CommandType.COMMAND_TYPE_REQUEST_CANCEL_ACTIVITY_TASK:
         run.requestCancelActivity(toNumber(command.requestCancelActivityTaskCommandAttributes?.scheduledEventId), completedEventId);
@@ -238,9 +238,15 @@ const defaultRetry = { initialIntervalMs: 1000, backoffCoefficient: 2 };
 /**
  * ScheduleActivityTask with the server's timeout defaults: schedule-to-close falls back to the workflow run
  * timeout (0 = unlimited), schedule-to-start and start-to-close to schedule-to-close, each capped by it and by
- * the run timeout; heartbeat is capped by start-to-close.
+ * the run timeout; heartbeat is capped by start-to-close. An activity that asks for eager execution on the
+ * workflow's own task queue is started at once for the completing worker (returned in the completion).
  */
-function scheduleActivity(run: WorkflowRun, attributes: temporal.api.command.v1.IScheduleActivityTaskCommandAttributes, completedEventId: number): void {
+function scheduleActivity(
+  run: WorkflowRun,
+  attributes: temporal.api.command.v1.IScheduleActivityTaskCommandAttributes,
+  completedEventId: number,
+  identity: string,
+): void {
   const runTimeoutMs = run.init.runTimeoutMs;
   let scheduleToClose = durationToMs(attributes.scheduleToCloseTimeout);
   let scheduleToStart = durationToMs(attributes.scheduleToStartTimeout);
@@ -310,5 +316,5 @@ function scheduleActivity(run: WorkflowRun, attributes: temporal.api.command.v1.
     currentAttemptScheduledTime: now,
     state: 'scheduled',
     attemptTimers: [],
-  });
+  }, attributes.requestEagerExecution === true && taskQueue === run.init.taskQueue ? identity : undefined);
 }

@@ -104,8 +104,12 @@ export class NamespaceEngine implements RunHost, CommandHost {
 
   // ---------------------------------------------------------------- RunHost
 
-  enqueueWorkflowTask(run: WorkflowRun): void {
-    this.workflowQueues.get(run.init.taskQueue).offer((identity) => run.startWorkflowTask(identity));
+  enqueueWorkflowTask(run: WorkflowRun, taskQueue: string, dispatch: number): void {
+    this.workflowQueues.get(taskQueue).offer((identity) => run.startWorkflowTask(identity, dispatch));
+  }
+
+  stickyQueueLive(taskQueue: string): boolean {
+    return this.workflowQueues.get(taskQueue).hasLivePoller;
   }
 
   enqueueActivityTask(run: WorkflowRun, activity: PendingActivity): void {
@@ -302,18 +306,6 @@ export class NamespaceEngine implements RunHost, CommandHost {
     request: temporal.api.workflowservice.v1.PollWorkflowTaskQueueRequest,
     onCancel: (hook: () => void) => void,
   ): Promise<PollWorkflowTaskResponse> {
-    if (request.taskQueue?.kind === Enums.TaskQueueKind.TASK_QUEUE_KIND_STICKY) {
-      // Sticky execution is not offered: every task goes to the normal queue with full history.
-      await new Promise<void>((resolve) => {
-        const timer = setTimeout(resolve, this.options.pollTimeoutMs);
-        timer.unref();
-        onCancel(() => {
-          clearTimeout(timer);
-          resolve();
-        });
-      });
-      return {};
-    }
     const queue = this.workflowQueues.get(request.taskQueue?.name ?? '');
     const response = await queue.poll(request.identity, this.options.pollTimeoutMs, onCancel);
     return response ?? {};
@@ -331,13 +323,25 @@ export class NamespaceEngine implements RunHost, CommandHost {
       );
     }
     this.releaseQueriesIfTaskDone(run);
-    return {};
+    return { activityTasks: run.takeEagerActivityTasks() };
   }
 
   respondWorkflowTaskFailed(request: temporal.api.workflowservice.v1.RespondWorkflowTaskFailedRequest): void {
     const { run, task } = this.workflowTaskFor(request.taskToken);
     run.failWorkflowTask(task, request.cause, request.failure, request.identity);
     this.releaseQueriesIfTaskDone(run);
+  }
+
+  /** ResetStickyTaskQueue: the run's next tasks (and one waiting on the sticky queue) go to the normal queue. */
+  resetStickyTaskQueue(request: temporal.api.workflowservice.v1.ResetStickyTaskQueueRequest): void {
+    this.findRun(request.execution).resetStickiness();
+  }
+
+  /** ShutdownWorker: its sticky queue's polls end and the runs sticking to it fall back to the normal queue. */
+  shutdownWorker(request: temporal.api.workflowservice.v1.ShutdownWorkerRequest): void {
+    if (!request.stickyTaskQueue) return;
+    this.workflowQueues.get(request.stickyTaskQueue).abandon();
+    for (const run of this.running) if (run.sticky?.taskQueue === request.stickyTaskQueue) run.resetStickiness();
   }
 
   private workflowTaskFor(taskToken: Uint8Array) {

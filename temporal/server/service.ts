@@ -100,6 +100,8 @@ export function workflowServiceHandlers(engine: NamespaceEngine): grpc.UntypedSe
     ),
     RespondWorkflowTaskCompleted: unary(engine, (request: temporal.api.workflowservice.v1.RespondWorkflowTaskCompletedRequest) => engine.respondWorkflowTaskCompleted(request)),
     RespondWorkflowTaskFailed: unary(engine, (request: temporal.api.workflowservice.v1.RespondWorkflowTaskFailedRequest) => engine.respondWorkflowTaskFailed(request)),
+    ResetStickyTaskQueue: unary(engine, (request: temporal.api.workflowservice.v1.ResetStickyTaskQueueRequest) => engine.resetStickyTaskQueue(request)),
+    ShutdownWorker: unary(engine, (request: temporal.api.workflowservice.v1.ShutdownWorkerRequest) => engine.shutdownWorker(request)),
     RespondQueryTaskCompleted: unary(engine, (request: temporal.api.workflowservice.v1.RespondQueryTaskCompletedRequest) => engine.respondQueryTaskCompleted(request)),
     PollActivityTaskQueue: unary(engine, (request: temporal.api.workflowservice.v1.PollActivityTaskQueueRequest, call) =>
       engine.pollActivityTaskQueue(request, onCancel(call)),

@@ -13,13 +13,29 @@ interface Poller<Response> {
   deliver(response: Response | undefined): void;
 }
 
+/** How long a sticky queue counts as served after its last poll (the real server's matching uses 10 s). */
+const pollerLivenessMs = 10_000;
+
 export class TaskQueue<Response> {
   private tasks: TaskOffer<Response>[] = [];
   private head = 0;
   private readonly pollers = new Set<Poller<Response>>();
+  /** Real time of the last poll; 0 when never polled or the worker said it shut down. */
+  private lastPollAt = 0;
 
   get backlog(): number {
     return this.tasks.length - this.head;
+  }
+
+  /** A worker polls this queue now or did recently (liveness is real time, not virtual time). */
+  get hasLivePoller(): boolean {
+    return this.pollers.size > 0 || (this.lastPollAt > 0 && Date.now() - this.lastPollAt < pollerLivenessMs);
+  }
+
+  /** The worker behind this queue shut down: answer its waiting polls and stop counting it as live. */
+  abandon(): void {
+    this.releasePollers();
+    this.lastPollAt = 0;
   }
 
   /** Adds a task, handing it to a waiting poller at once if there is one. */
@@ -39,6 +55,7 @@ export class TaskQueue<Response> {
    * fires when its gRPC call is cancelled; the poller then leaves the queue without taking anything.
    */
   poll(identity: string, timeoutMs: number, onCancel: (hook: () => void) => void): Promise<Response | undefined> {
+    this.lastPollAt = Date.now();
     const ready = this.takeReady(identity);
     if (ready !== undefined) return Promise.resolve(ready);
     return new Promise((resolve) => {
@@ -46,17 +63,20 @@ export class TaskQueue<Response> {
         identity,
         deliver: (response) => {
           clearTimeout(timer);
+          this.lastPollAt = Date.now();
           resolve(response);
         },
       };
       const timer = setTimeout(() => {
         this.pollers.delete(poller);
+        this.lastPollAt = Date.now();
         resolve(undefined);
       }, timeoutMs);
       timer.unref();
       onCancel(() => {
         if (this.pollers.delete(poller)) {
           clearTimeout(timer);
+          this.lastPollAt = Date.now();
           resolve(undefined);
         }
       });

@@ -5,6 +5,13 @@
  * its timers, pending activities and child workflows. Events that happen while a workflow task is started
  * are buffered and written after that task's completion events, as the Temporal server does. Everything
  * that crosses runs (task queues, children, continue-as-new, visibility) goes through the RunHost.
+ *
+ * Workflow tasks follow the server's rules for stickiness and retries: after a completion that asks for a
+ * sticky queue, later tasks go to that worker's queue carrying only the events after the previous started
+ * event (falling back to the normal queue with full history when that worker stops polling, its
+ * schedule-to-start timeout passes, or stickiness is reset); a failed or timed-out task writes its events
+ * once, and the retries that follow are transient — their Scheduled/Started events reach the worker but are
+ * written to history only when an attempt completes.
  */
 import { randomUUID } from 'node:crypto';
 import { type ScheduledTimer, type VirtualClock } from './clock';
@@ -32,8 +39,10 @@ type Header = temporal.api.common.v1.IHeader;
 export interface RunHost {
   readonly clock: VirtualClock;
   readonly namespace: string;
-  /** Offers the run's scheduled workflow task to pollers of its task queue. */
-  enqueueWorkflowTask(run: WorkflowRun): void;
+  /** Offers the run's scheduled workflow task to pollers of `taskQueue`; `dispatch` identifies the offer. */
+  enqueueWorkflowTask(run: WorkflowRun, taskQueue: string, dispatch: number): void;
+  /** Whether the worker behind a sticky queue is polling it (or did recently). */
+  stickyQueueLive(taskQueue: string): boolean;
   /** Offers an activity attempt to pollers of the activity's task queue. */
   enqueueActivityTask(run: WorkflowRun, activity: PendingActivity): void;
   /** Called once when the run reaches a closed status. */
@@ -117,12 +126,28 @@ export interface PendingChild {
 }
 
 interface WorkflowTaskState {
+  /** For a transient task, the id its Scheduled event will take. */
   scheduledEventId: number;
   startedEventId?: number;
   attempt: number;
+  /** A retry whose Scheduled/Started events are not in history (yet). */
+  transient: boolean;
+  /** Scheduled and Started events of a started transient task, written only if it completes. */
+  transientEvents?: HistoryEvent[];
+  /** The sticky queue the task is offered on; undefined for the normal queue. */
+  stickyQueue?: string;
+  /** Counts offers to a queue; an offer whose number is not current is stale. */
+  dispatch: number;
   scheduledTime: number;
   startedTime?: number;
   timeoutTimer?: ScheduledTimer;
+  scheduleToStartTimer?: ScheduledTimer;
+}
+
+/** The sticky queue of the worker that completed the last workflow task, as it asked for. */
+interface Stickiness {
+  taskQueue: string;
+  scheduleToStartMs: number;
 }
 
 /** How a closed run ended, for parents and result waiters. */
@@ -179,6 +204,7 @@ export class WorkflowRun {
   workflowTask?: WorkflowTaskState;
   /** Started event id of the last successfully completed workflow task. */
   previousStartedEventId = 0;
+  sticky?: Stickiness;
   readonly activities = new Map<number, PendingActivity>();
   readonly activityIds = new Map<string, number>();
   readonly timers = new Map<string, { startedEventId: number; handle: ScheduledTimer }>();
@@ -195,6 +221,7 @@ export class WorkflowRun {
   private runTimeoutTimer?: ScheduledTimer;
   private backoffTimer?: ScheduledTimer;
   private requestIds = new Set<string>();
+  private readonly eagerActivityTasks: PollActivityTaskResponse[] = [];
 
   constructor(
     readonly host: RunHost,
@@ -248,13 +275,7 @@ export class WorkflowRun {
 
   /** Appends an event now (use appendOrBuffer for events that may arrive during a workflow task). */
   addEvent(eventType: EventType, attributes: HistoryEvent, time = this.host.clock.now()): HistoryEvent {
-    const event: HistoryEvent = {
-      eventId: int64(this.nextEventId),
-      eventTime: msToTimestamp(time),
-      eventType,
-      taskId: int64(nextTaskId++),
-      ...attributes,
-    };
+    const event = newEvent(this.nextEventId, eventType, attributes, time);
     this.history.push(event);
     this.host.historyGrew(this);
     return event;
@@ -401,7 +422,7 @@ export class WorkflowRun {
   /** A forced close while a workflow task is started ends that task first, then writes buffered events. */
   private failStartedTaskForClose(): void {
     const task = this.workflowTask;
-    if (task?.startedEventId !== undefined) {
+    if (task?.startedEventId !== undefined && !task.transient) {
       this.addEvent(EventType.EVENT_TYPE_WORKFLOW_TASK_FAILED, {
         workflowTaskFailedEventAttributes: {
           scheduledEventId: int64(task.scheduledEventId),
@@ -419,7 +440,9 @@ export class WorkflowRun {
     this.status = statusByOutcome[outcome.status];
     this.closeTime = this.host.clock.now();
     this.workflowTask?.timeoutTimer?.cancel();
+    this.workflowTask?.scheduleToStartTimer?.cancel();
     this.workflowTask = undefined;
+    this.sticky = undefined;
     this.runTimeoutTimer?.cancel();
     this.backoffTimer?.cancel();
     for (const timer of this.timers.values()) timer.handle.cancel();
@@ -448,34 +471,105 @@ export class WorkflowRun {
     this.scheduleWorkflowTask(1);
   }
 
+  /**
+   * Schedules attempt `attempt`: a first attempt writes WorkflowTaskScheduled, a retry (attempt > 1) is
+   * transient. The task goes to the sticky queue while its worker is live, else to the normal queue.
+   */
   private scheduleWorkflowTask(attempt: number): void {
-    const event = this.addEvent(EventType.EVENT_TYPE_WORKFLOW_TASK_SCHEDULED, {
-      workflowTaskScheduledEventAttributes: {
-        taskQueue: { name: this.init.taskQueue, kind: temporal.api.enums.v1.TaskQueueKind.TASK_QUEUE_KIND_NORMAL },
-        startToCloseTimeout: msToDuration(this.init.taskTimeoutMs),
-        attempt,
-      },
-    });
-    this.workflowTask = { scheduledEventId: eventNumber(event), attempt, scheduledTime: this.host.clock.now() };
-    this.host.enqueueWorkflowTask(this);
+    if (this.sticky && !this.host.stickyQueueLive(this.sticky.taskQueue)) this.sticky = undefined;
+    const transient = attempt > 1;
+    const scheduledTime = this.host.clock.now();
+    const scheduledEventId = transient
+      ? this.nextEventId
+      : eventNumber(this.addEvent(EventType.EVENT_TYPE_WORKFLOW_TASK_SCHEDULED, this.scheduledAttributes(attempt), scheduledTime));
+    this.workflowTask = { scheduledEventId, attempt, transient, scheduledTime, dispatch: 0 };
+    this.dispatchWorkflowTask(this.workflowTask);
   }
 
-  /** Starts the scheduled workflow task for a poller; undefined if there is none to start. */
-  startWorkflowTask(identity: string): PollWorkflowTaskResponse | undefined {
+  private scheduledAttributes(attempt: number): HistoryEvent {
+    const taskQueue = this.sticky
+      ? { name: this.sticky.taskQueue, kind: temporal.api.enums.v1.TaskQueueKind.TASK_QUEUE_KIND_STICKY, normalName: this.init.taskQueue }
+      : { name: this.init.taskQueue, kind: temporal.api.enums.v1.TaskQueueKind.TASK_QUEUE_KIND_NORMAL };
+    return {
+      workflowTaskScheduledEventAttributes: { taskQueue, startToCloseTimeout: msToDuration(this.init.taskTimeoutMs), attempt },
+    };
+  }
+
+  /** Offers the scheduled task to the sticky queue (with its schedule-to-start timeout) or the normal one. */
+  private dispatchWorkflowTask(task: WorkflowTaskState): void {
+    task.dispatch += 1;
+    task.stickyQueue = this.sticky?.taskQueue;
+    task.scheduleToStartTimer?.cancel();
+    task.scheduleToStartTimer = undefined;
+    if (this.sticky && this.sticky.scheduleToStartMs > 0) {
+      const dispatch = task.dispatch;
+      task.scheduleToStartTimer = this.host.clock.after(this.sticky.scheduleToStartMs, () => this.stickyScheduleToStartTimedOut(task, dispatch));
+    }
+    this.host.enqueueWorkflowTask(this, task.stickyQueue ?? this.init.taskQueue, task.dispatch);
+  }
+
+  /** The sticky worker did not pick the task up in time: WorkflowTaskTimedOut, then a task on the normal queue. */
+  private stickyScheduleToStartTimedOut(task: WorkflowTaskState, dispatch: number): void {
+    if (!this.isRunning || this.workflowTask !== task || task.startedEventId !== undefined || task.dispatch !== dispatch) return;
+    this.addEvent(EventType.EVENT_TYPE_WORKFLOW_TASK_TIMED_OUT, {
+      workflowTaskTimedOutEventAttributes: {
+        scheduledEventId: int64(task.scheduledEventId),
+        startedEventId: int64(0),
+        timeoutType: TimeoutType.TIMEOUT_TYPE_SCHEDULE_TO_START,
+      },
+    });
+    this.retryWorkflowTask(task, false);
+  }
+
+  /**
+   * Stops sending this run's tasks to a sticky queue (ResetStickyTaskQueue, or its worker shut down); a task
+   * waiting there moves to the normal queue.
+   */
+  resetStickiness(): void {
+    this.sticky = undefined;
     const task = this.workflowTask;
-    if (!this.isRunning || !task || task.startedEventId !== undefined) return undefined;
-    const started = this.addEvent(EventType.EVENT_TYPE_WORKFLOW_TASK_STARTED, {
+    if (this.isRunning && task && task.startedEventId === undefined && task.stickyQueue !== undefined) this.dispatchWorkflowTask(task);
+  }
+
+  /**
+   * Starts the scheduled workflow task for a poller; undefined if the offer `dispatch` is stale. A sticky
+   * task carries the events after the previous started event, a normal one the whole history; a transient
+   * task's Scheduled/Started events are appended to what is sent without entering history.
+   */
+  startWorkflowTask(identity: string, dispatch: number): PollWorkflowTaskResponse | undefined {
+    const task = this.workflowTask;
+    if (!this.isRunning || !task || task.startedEventId !== undefined || task.dispatch !== dispatch) return undefined;
+    task.scheduleToStartTimer?.cancel();
+    const now = this.host.clock.now();
+    if (task.transient && task.scheduledEventId !== this.nextEventId) {
+      // New events since the retry was scheduled: it becomes a normal first attempt, as on the server.
+      task.transient = false;
+      task.attempt = 1;
+      task.scheduledEventId = eventNumber(this.addEvent(EventType.EVENT_TYPE_WORKFLOW_TASK_SCHEDULED, this.scheduledAttributes(1), now));
+    }
+    const startedAttributes: HistoryEvent = {
       workflowTaskStartedEventAttributes: {
         scheduledEventId: int64(task.scheduledEventId),
         identity,
         requestId: randomUUID(),
         historySizeBytes: int64(0),
       },
-    });
-    task.startedEventId = eventNumber(started);
-    task.startedTime = this.host.clock.now();
+    };
+    let transientEvents: HistoryEvent[] = [];
+    if (task.transient) {
+      transientEvents = [
+        newEvent(task.scheduledEventId, EventType.EVENT_TYPE_WORKFLOW_TASK_SCHEDULED, this.scheduledAttributes(task.attempt), task.scheduledTime),
+        newEvent(task.scheduledEventId + 1, EventType.EVENT_TYPE_WORKFLOW_TASK_STARTED, startedAttributes, now),
+      ];
+      task.transientEvents = transientEvents;
+      task.startedEventId = task.scheduledEventId + 1;
+    } else {
+      task.startedEventId = eventNumber(this.addEvent(EventType.EVENT_TYPE_WORKFLOW_TASK_STARTED, startedAttributes, now));
+    }
+    task.startedTime = now;
     const token: TaskToken = { kind: 'workflow', workflowId: this.workflowId, runId: this.runId, id: task.scheduledEventId, attempt: task.attempt };
     task.timeoutTimer = this.host.clock.after(this.init.taskTimeoutMs, () => this.timeOutWorkflowTask(token));
+    const firstEventIndex = task.stickyQueue !== undefined ? this.previousStartedEventId : 0;
     return {
       taskToken: encodeTaskToken(token),
       workflowExecution: this.execution,
@@ -483,10 +577,10 @@ export class WorkflowRun {
       previousStartedEventId: int64(this.previousStartedEventId),
       startedEventId: int64(task.startedEventId),
       attempt: task.attempt,
-      history: { events: this.history.slice() },
+      history: { events: this.history.slice(firstEventIndex).concat(transientEvents) },
       workflowExecutionTaskQueue: { name: this.init.taskQueue, kind: temporal.api.enums.v1.TaskQueueKind.TASK_QUEUE_KIND_NORMAL },
       scheduledTime: msToTimestamp(task.scheduledTime),
-      startedTime: msToTimestamp(task.startedTime),
+      startedTime: msToTimestamp(now),
     };
   }
 
@@ -516,12 +610,12 @@ export class WorkflowRun {
         temporal.api.enums.v1.WorkflowTaskFailedCause.WORKFLOW_TASK_FAILED_CAUSE_UNHANDLED_COMMAND,
         { message: 'Workflow completion refused: new events arrived during the workflow task' },
         request.identity ?? '',
-        1,
       );
       return;
     }
     this.completing = true;
     try {
+      for (const event of task.transientEvents ?? []) this.history.push(event);
       const completed = this.addEvent(EventType.EVENT_TYPE_WORKFLOW_TASK_COMPLETED, {
         workflowTaskCompletedEventAttributes: {
           scheduledEventId: int64(task.scheduledEventId),
@@ -533,6 +627,10 @@ export class WorkflowRun {
         },
       });
       this.previousStartedEventId = task.startedEventId ?? 0;
+      const stickyQueue = request.stickyAttributes?.workerTaskQueue?.name;
+      this.sticky = stickyQueue
+        ? { taskQueue: stickyQueue, scheduleToStartMs: durationToMs(request.stickyAttributes?.scheduleToStartTimeout) }
+        : undefined;
       this.workflowTask = undefined;
       this.workflowTaskWanted = false;
       applyCommands(eventNumber(completed));
@@ -561,38 +659,50 @@ export class WorkflowRun {
     cause: temporal.api.enums.v1.WorkflowTaskFailedCause,
     failure: Failure | null | undefined,
     identity: string,
-    nextAttempt = task.attempt + 1,
   ): void {
     task.timeoutTimer?.cancel();
-    this.addEvent(EventType.EVENT_TYPE_WORKFLOW_TASK_FAILED, {
-      workflowTaskFailedEventAttributes: {
-        scheduledEventId: int64(task.scheduledEventId),
-        startedEventId: int64(task.startedEventId ?? 0),
-        cause,
-        failure,
-        identity,
-      },
-    });
-    this.workflowTask = undefined;
-    this.flushBuffered();
-    this.workflowTaskWanted = false;
-    this.scheduleWorkflowTask(nextAttempt);
+    if (!task.transient) {
+      this.addEvent(EventType.EVENT_TYPE_WORKFLOW_TASK_FAILED, {
+        workflowTaskFailedEventAttributes: {
+          scheduledEventId: int64(task.scheduledEventId),
+          startedEventId: int64(task.startedEventId ?? 0),
+          cause,
+          failure,
+          identity,
+        },
+      });
+    }
+    this.retryWorkflowTask(task, true);
   }
 
   private timeOutWorkflowTask(token: TaskToken): void {
     const task = this.currentWorkflowTask(token);
     if (!task) return;
-    this.addEvent(EventType.EVENT_TYPE_WORKFLOW_TASK_TIMED_OUT, {
-      workflowTaskTimedOutEventAttributes: {
-        scheduledEventId: int64(task.scheduledEventId),
-        startedEventId: int64(task.startedEventId ?? 0),
-        timeoutType: TimeoutType.TIMEOUT_TYPE_START_TO_CLOSE,
-      },
-    });
+    if (!task.transient) {
+      this.addEvent(EventType.EVENT_TYPE_WORKFLOW_TASK_TIMED_OUT, {
+        workflowTaskTimedOutEventAttributes: {
+          scheduledEventId: int64(task.scheduledEventId),
+          startedEventId: int64(task.startedEventId ?? 0),
+          timeoutType: TimeoutType.TIMEOUT_TYPE_START_TO_CLOSE,
+        },
+      });
+    }
+    this.retryWorkflowTask(task, true);
+  }
+
+  /**
+   * Schedules the task after a failed or timed-out one. As on the server: a task that failed on a sticky
+   * queue is retried once on the normal queue as a first attempt, and events that arrived meanwhile make the
+   * retry a normal (non-transient) first attempt too; otherwise the attempt number grows.
+   */
+  private retryWorkflowTask(task: WorkflowTaskState, incrementAttempt: boolean): void {
+    const wasSticky = this.sticky !== undefined;
+    this.sticky = undefined;
     this.workflowTask = undefined;
+    const hadBuffered = this.buffered.length > 0;
     this.flushBuffered();
     this.workflowTaskWanted = false;
-    this.scheduleWorkflowTask(task.attempt + 1);
+    this.scheduleWorkflowTask(incrementAttempt && !wasSticky && !hadBuffered ? task.attempt + 1 : 1);
   }
 
   // ---------------------------------------------------------------- timers
@@ -630,8 +740,11 @@ export class WorkflowRun {
 
   // ---------------------------------------------------------------- activities
 
-  /** Registers a scheduled activity (its ActivityTaskScheduled event is already written) and dispatches it. */
-  addActivity(activity: PendingActivity): void {
+  /**
+   * Registers a scheduled activity (its ActivityTaskScheduled event is already written) and dispatches it,
+   * or — eager execution — starts it for `eagerIdentity`, the worker completing the current workflow task.
+   */
+  addActivity(activity: PendingActivity, eagerIdentity?: string): void {
     this.activities.set(activity.scheduledEventId, activity);
     this.activityIds.set(activity.activityId, activity.scheduledEventId);
     if (activity.scheduleToCloseMs > 0) {
@@ -639,7 +752,18 @@ export class WorkflowRun {
         this.timeOutActivity(activity, activity.attempt, TimeoutType.TIMEOUT_TYPE_SCHEDULE_TO_CLOSE),
       );
     }
-    this.dispatchActivityAttempt(activity);
+    if (eagerIdentity === undefined) {
+      this.dispatchActivityAttempt(activity);
+      return;
+    }
+    activity.state = 'scheduled';
+    const task = this.startActivity(activity.scheduledEventId, activity.attempt, eagerIdentity);
+    if (task) this.eagerActivityTasks.push(task);
+  }
+
+  /** Activity tasks started eagerly by the workflow task completion in progress; empties the list. */
+  takeEagerActivityTasks(): PollActivityTaskResponse[] {
+    return this.eagerActivityTasks.splice(0);
   }
 
   private dispatchActivityAttempt(activity: PendingActivity): void {
@@ -935,6 +1059,10 @@ const timeoutNames: Record<number, string> = {
   [TimeoutType.TIMEOUT_TYPE_SCHEDULE_TO_CLOSE]: 'ScheduleToClose',
   [TimeoutType.TIMEOUT_TYPE_HEARTBEAT]: 'Heartbeat',
 };
+
+function newEvent(eventId: number, eventType: EventType, attributes: HistoryEvent, time: number): HistoryEvent {
+  return { eventId: int64(eventId), eventTime: msToTimestamp(time), eventType, taskId: int64(nextTaskId++), ...attributes };
+}
 
 function eventNumber(event: HistoryEvent): number {
   return toNumber(event.eventId);
