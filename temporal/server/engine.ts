@@ -37,14 +37,29 @@ type WorkflowExecution = temporal.api.common.v1.IWorkflowExecution;
 type Header = temporal.api.common.v1.IHeader;
 const Enums = temporal.api.enums.v1;
 
-/** An error carrying the gRPC status the service answers with. */
+/** An error carrying the gRPC status the service answers with, and optionally a typed error detail. */
 export class ServiceError extends Error {
   constructor(
     readonly code: GrpcStatus,
     message: string,
+    /** A google.protobuf.Any for google.rpc.Status.details (what clients decode into typed errors). */
+    readonly detail?: { type_url: string; value: Uint8Array },
   ) {
     super(message);
   }
+}
+
+/** ALREADY_EXISTS with the WorkflowExecutionAlreadyStartedFailure detail, as the Temporal server answers. */
+function alreadyStarted(message: string, run: WorkflowRun): ServiceError {
+  const failure = temporal.api.errordetails.v1.WorkflowExecutionAlreadyStartedFailure.encode({
+    startRequestId: run.init.requestId,
+    runId: run.runId,
+    firstExecutionRunId: run.init.firstExecutionRunId,
+  }).finish();
+  return new ServiceError(GrpcStatus.ALREADY_EXISTS, message, {
+    type_url: 'type.googleapis.com/temporal.api.errordetails.v1.WorkflowExecutionAlreadyStartedFailure',
+    value: failure,
+  });
 }
 
 const notFound = (what: string) => new ServiceError(GrpcStatus.NOT_FOUND, what);
@@ -180,19 +195,19 @@ export class NamespaceEngine implements RunHost, CommandHost {
         conflictPolicy === Enums.WorkflowIdConflictPolicy.WORKFLOW_ID_CONFLICT_POLICY_TERMINATE_EXISTING ||
         reusePolicy === Enums.WorkflowIdReusePolicy.WORKFLOW_ID_REUSE_POLICY_TERMINATE_IF_RUNNING;
       if (!terminate) {
-        throw new ServiceError(GrpcStatus.ALREADY_EXISTS, `Workflow execution is already running. WorkflowId: ${workflowId}, RunId: ${current.runId}.`);
+        throw alreadyStarted(`Workflow execution is already running. WorkflowId: ${workflowId}, RunId: ${current.runId}.`, current);
       }
       current.terminate('terminated by a start with the same workflow id', null, 'in-memory-temporal');
       return undefined;
     }
     if (reusePolicy === Enums.WorkflowIdReusePolicy.WORKFLOW_ID_REUSE_POLICY_REJECT_DUPLICATE) {
-      throw new ServiceError(GrpcStatus.ALREADY_EXISTS, `Workflow execution already finished and id reuse policy rejects duplicates. WorkflowId: ${workflowId}.`);
+      throw alreadyStarted(`Workflow execution already finished and id reuse policy rejects duplicates. WorkflowId: ${workflowId}.`, current);
     }
     if (
       reusePolicy === Enums.WorkflowIdReusePolicy.WORKFLOW_ID_REUSE_POLICY_ALLOW_DUPLICATE_FAILED_ONLY &&
       current.status === WorkflowExecutionStatus.WORKFLOW_EXECUTION_STATUS_COMPLETED
     ) {
-      throw new ServiceError(GrpcStatus.ALREADY_EXISTS, `Workflow execution already completed successfully. WorkflowId: ${workflowId}.`);
+      throw alreadyStarted(`Workflow execution already completed successfully. WorkflowId: ${workflowId}.`, current);
     }
     return undefined;
   }

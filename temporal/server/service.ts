@@ -6,12 +6,19 @@
  */
 import * as grpc from '@grpc/grpc-js';
 import { type NamespaceEngine, ServiceError } from './engine';
-import { durationToMs, msToTimestamp, temporal, timestampToMs } from './proto';
+import { durationToMs, google, msToTimestamp, temporal, timestampToMs } from './proto';
 import { VisibilityQueryError } from './visibility';
 
 type Handler = grpc.UntypedHandleCall;
 
 function toGrpcError(error: unknown): Partial<grpc.StatusObject> {
+  if (error instanceof ServiceError && error.detail) {
+    // Typed details travel as a serialized google.rpc.Status in the grpc-status-details-bin trailer.
+    const metadata = new grpc.Metadata();
+    const status = google.rpc.Status.encode({ code: error.code, message: error.message, details: [error.detail] }).finish();
+    metadata.set('grpc-status-details-bin', Buffer.from(status));
+    return { code: error.code, details: error.message, metadata };
+  }
   if (error instanceof ServiceError || error instanceof VisibilityQueryError) return { code: error.code, details: error.message };
   return { code: grpc.status.INTERNAL, details: error instanceof Error ? error.message : String(error) };
 }

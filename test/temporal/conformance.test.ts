@@ -12,12 +12,14 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import {
   isGrpcDeadlineError,
+  isGrpcServiceError,
   WorkflowExecutionAlreadyStartedError,
   WorkflowFailedError,
   type WorkflowHandle,
 } from '@temporalio/client';
 import { ActivityFailure, ApplicationFailure, CancelledFailure, TerminatedFailure, TimeoutFailure, TimeoutType } from '@temporalio/common';
-import { temporal } from '@temporalio/proto';
+import { google, temporal } from '@temporalio/proto';
+import Long from 'long';
 import { describeWorkflow, listWorkflows, workflowTimeline } from '../../temporal/inspection';
 import { eventually, historyToJsonText, startTestEnvironment, type TestEnvironment } from './environment';
 import {
@@ -40,6 +42,7 @@ import {
   slowRetryWorkflow,
   stateQuery,
   throwingWorkflow,
+  waitForFinishWorkflow,
   totalQuery,
 } from './workflows';
 
@@ -178,6 +181,62 @@ describe('start policies', () => {
     ).rejects.toBeInstanceOf(WorkflowExecutionAlreadyStartedError);
     expect(await env.client.workflow.execute(greetWorkflow, { taskQueue: env.taskQueue, workflowId, args: ['c'] })).toBe('hello c');
   });
+
+  test('an already-started error carries the running run in a WorkflowExecutionAlreadyStartedFailure detail', async () => {
+    const workflowId = uniqueId('already-started');
+    const handle = await env.client.workflow.start(accumulatorWorkflow, { taskQueue: env.taskQueue, workflowId });
+    const error = await env.client.workflow.start(accumulatorWorkflow, { taskQueue: env.taskQueue, workflowId }).catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(WorkflowExecutionAlreadyStartedError);
+    expect(error).toMatchObject({ workflowId, workflowType: 'accumulatorWorkflow' });
+
+    const raw = await env.client.workflowService
+      .startWorkflowExecution({
+        namespace: env.client.options.namespace,
+        workflowId,
+        workflowType: { name: 'accumulatorWorkflow' },
+        taskQueue: { name: env.taskQueue },
+        requestId: uniqueId('request'),
+      })
+      .catch((caught: unknown) => caught);
+    expect(isGrpcServiceError(raw)).toBe(true);
+    const statusBytes = (raw as { metadata: { get(key: string): unknown[] } }).metadata.get('grpc-status-details-bin')[0] as Buffer;
+    const status = google.rpc.Status.decode(statusBytes);
+    const detail = status.details.find((any) => any.type_url?.endsWith('temporal.api.errordetails.v1.WorkflowExecutionAlreadyStartedFailure'));
+    expect(detail).toBeDefined();
+    expect(temporal.api.errordetails.v1.WorkflowExecutionAlreadyStartedFailure.decode(detail!.value!).runId).toBe(handle.firstExecutionRunId);
+    await handle.terminate('test done');
+  });
+
+  test('USE_EXISTING hands back the running workflow, and signals through that handle reach it', async () => {
+    const workflowId = uniqueId('use-existing');
+    const first = await env.client.workflow.start(accumulatorWorkflow, { taskQueue: env.taskQueue, workflowId });
+    await first.signal(addSignal, 1);
+    const again = await env.client.workflow.start(accumulatorWorkflow, { taskQueue: env.taskQueue, workflowId, workflowIdConflictPolicy: 'USE_EXISTING' });
+    await again.signal(addSignal, 2);
+    await again.signal(finishSignal);
+    expect(await first.result()).toBe(3);
+    const types = await eventTypes(first);
+    expect(types.filter((type) => type === EventType.EVENT_TYPE_WORKFLOW_EXECUTION_STARTED)).toHaveLength(1);
+    expect(types.filter((type) => type === EventType.EVENT_TYPE_WORKFLOW_EXECUTION_SIGNALED)).toHaveLength(3);
+  });
+
+  test('ALLOW_DUPLICATE_FAILED_ONLY refuses a completed workflow id and allows one that failed', async () => {
+    const completedId = uniqueId('failed-only-completed');
+    await env.client.workflow.execute(greetWorkflow, { taskQueue: env.taskQueue, workflowId: completedId, args: ['a'] });
+    await expect(
+      env.client.workflow.start(greetWorkflow, { taskQueue: env.taskQueue, workflowId: completedId, args: ['b'], workflowIdReusePolicy: 'ALLOW_DUPLICATE_FAILED_ONLY' }),
+    ).rejects.toBeInstanceOf(WorkflowExecutionAlreadyStartedError);
+
+    const failedId = uniqueId('failed-only-failed');
+    await expect(env.client.workflow.execute(businessFailureWorkflow, { taskQueue: env.taskQueue, workflowId: failedId })).rejects.toBeInstanceOf(WorkflowFailedError);
+    const rerun = await env.client.workflow.execute(greetWorkflow, {
+      taskQueue: env.taskQueue,
+      workflowId: failedId,
+      args: ['again'],
+      workflowIdReusePolicy: 'ALLOW_DUPLICATE_FAILED_ONLY',
+    });
+    expect(rerun).toBe('hello again');
+  });
 });
 
 describe('cancel, terminate, continue-as-new, children', () => {
@@ -264,6 +323,70 @@ describe('workflow task failures', () => {
     expect(failed?.workflowTaskFailedEventAttributes?.failure?.message).toBe('bug in workflow code');
     await handle.terminate('unrecoverable bug');
     expect((await handle.describe()).status.name).toBe('TERMINATED');
+  });
+
+  test('retries after the first failure are transient: attempts grow, history keeps one failed task', async () => {
+    // The SDK reports only the first failure; later attempts end by the workflow task timeout (1 s here).
+    const handle = await env.client.workflow.start(throwingWorkflow, { taskQueue: env.taskQueue, workflowId: uniqueId('transient'), workflowTaskTimeout: '1s' });
+    await eventually(async () => {
+      expect((await handle.describe()).raw.pendingWorkflowTask?.attempt).toBeGreaterThanOrEqual(3);
+    }, 20_000);
+    await handle.terminate('unrecoverable bug');
+    expect(await eventTypes(handle)).toEqual([
+      EventType.EVENT_TYPE_WORKFLOW_EXECUTION_STARTED,
+      EventType.EVENT_TYPE_WORKFLOW_TASK_SCHEDULED,
+      EventType.EVENT_TYPE_WORKFLOW_TASK_STARTED,
+      EventType.EVENT_TYPE_WORKFLOW_TASK_FAILED,
+      EventType.EVENT_TYPE_WORKFLOW_EXECUTION_TERMINATED,
+    ]);
+  });
+});
+
+describe('sticky task queues (a hand-driven worker on its own task queue)', () => {
+  const service = () => env.client.workflowService;
+  const namespace = () => env.client.options.namespace;
+
+  test('after a completion naming a sticky queue, the next task goes there with only the new events; unpicked, it returns to the normal queue', async () => {
+    const taskQueue = uniqueId('hand-driven');
+    const stickyQueue = `${taskQueue}-sticky`;
+    const handle = await env.client.workflow.start(waitForFinishWorkflow, { taskQueue, workflowId: uniqueId('sticky') });
+    const first = await service().pollWorkflowTaskQueue({ namespace: namespace(), taskQueue: { name: taskQueue }, identity: 'hand' });
+    expect(first.history?.events?.[0]?.eventId?.toString()).toBe('1');
+    await service().respondWorkflowTaskCompleted({
+      namespace: namespace(),
+      taskToken: first.taskToken,
+      identity: 'hand',
+      stickyAttributes: { workerTaskQueue: { name: stickyQueue, kind: temporal.api.enums.v1.TaskQueueKind.TASK_QUEUE_KIND_STICKY }, scheduleToStartTimeout: { seconds: Long.fromNumber(1) } },
+    });
+    const stickyPoll = () =>
+      service().pollWorkflowTaskQueue({
+        namespace: namespace(),
+        taskQueue: { name: stickyQueue, kind: temporal.api.enums.v1.TaskQueueKind.TASK_QUEUE_KIND_STICKY, normalName: taskQueue },
+        identity: 'hand',
+      });
+    // A sticky queue counts only while its worker polls it: poll once briefly so the server sees this one live.
+    await env.client.connection.withDeadline(Date.now() + 200, stickyPoll).catch(() => undefined);
+    await handle.signal(finishSignal);
+    const sticky = await stickyPoll();
+    const stickyEvents = sticky.history?.events ?? [];
+    expect(sticky.previousStartedEventId?.toString()).toBe(first.startedEventId?.toString());
+    expect(stickyEvents[0]?.eventId?.toString()).toBe(String(Number(first.startedEventId) + 1));
+    expect(stickyEvents[0]?.eventType).toBe(EventType.EVENT_TYPE_WORKFLOW_TASK_COMPLETED);
+    expect(stickyEvents.map((event) => event.eventType)).toContain(EventType.EVENT_TYPE_WORKFLOW_EXECUTION_SIGNALED);
+    await service().respondWorkflowTaskCompleted({
+      namespace: namespace(),
+      taskToken: sticky.taskToken,
+      identity: 'hand',
+      stickyAttributes: { workerTaskQueue: { name: stickyQueue, kind: temporal.api.enums.v1.TaskQueueKind.TASK_QUEUE_KIND_STICKY }, scheduleToStartTimeout: { seconds: Long.fromNumber(1) } },
+    });
+
+    await handle.signal(addSignal, 1);
+    const fallback = await service().pollWorkflowTaskQueue({ namespace: namespace(), taskQueue: { name: taskQueue }, identity: 'other-hand' });
+    const events = fallback.history?.events ?? [];
+    expect(events[0]?.eventId?.toString()).toBe('1');
+    const timedOut = events.find((event) => event.eventType === EventType.EVENT_TYPE_WORKFLOW_TASK_TIMED_OUT);
+    expect(timedOut?.workflowTaskTimedOutEventAttributes?.timeoutType).toBe(temporal.api.enums.v1.TimeoutType.TIMEOUT_TYPE_SCHEDULE_TO_START);
+    await handle.terminate('test done');
   });
 });
 

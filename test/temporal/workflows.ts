@@ -160,6 +160,15 @@ export async function activityCancelWorkflow(): Promise<string> {
   }
 }
 
+/** Waits for the finish signal (no activities: a hand-driven worker can complete its tasks with no commands). */
+export async function waitForFinishWorkflow(): Promise<void> {
+  let finished = false;
+  setHandler(finishSignal, () => {
+    finished = true;
+  });
+  await condition(() => finished);
+}
+
 /** Throws a plain Error: the workflow task fails and is retried rather than failing the workflow. */
 export async function throwingWorkflow(): Promise<void> {
   throw new Error('bug in workflow code');
