@@ -3,6 +3,7 @@
  * local ones). Each activity group adds its factory here.
  */
 import type { Database } from '../db/pool';
+import { createAttestationActivities } from './attestations';
 import { createMarketDataActivities } from './market-data';
 
 /** Everything activities need from the outside world. */
@@ -14,6 +15,7 @@ export interface ActivityDependencies {
 export function createActivities(deps: ActivityDependencies) {
   return {
     ...createMarketDataActivities({ db: deps.db }),
+    ...createAttestationActivities({ db: deps.db }),
   };
 }
 

@@ -1,12 +1,14 @@
 /**
  * Temporal for the running stack: finds the service (TEMPORAL_ADDRESS, a `temporal` CLI dev server,
- * or the in-memory service), runs the worker with the product's activities and workflows, and starts
- * the long-running maintenance workflows (a second start finds the running one).
+ * or the in-memory service), runs the worker with the product's activities and workflows, starts
+ * the long-running maintenance workflows (a second start finds the running one), and gives every
+ * outstanding attestation its lifecycle workflow.
  */
 import { type Client, WorkflowIdConflictPolicy } from '@temporalio/client';
 import { DefaultLogger, NativeConnection, Runtime, type LogLevel } from '@temporalio/worker';
 import { createActivities } from '../activities';
 import type { Logger } from '../api/framework/logger';
+import { DEFAULT_SETTLEMENT_GRACE_MS, recoverAttestationWorkflows } from '../attestations/workflows';
 import type { Database } from '../db/pool';
 import { closeTemporalClient, createTemporalClient } from '../temporal/client';
 import { findTemporalService, type TemporalService } from '../temporal/connection';
@@ -33,7 +35,15 @@ function installRuntimeLogger(logger: Logger): void {
   }
 }
 
-export async function startTemporal(options: { db: Database; logger: Logger; workflowBundlePath?: string }): Promise<RunningTemporal> {
+export interface StartTemporalOptions {
+  db: Database;
+  logger: Logger;
+  workflowBundlePath?: string;
+  /** The attestation workflows' settlement grace (config ATTESTATION_SETTLEMENT_GRACE_MS); default DEFAULT_SETTLEMENT_GRACE_MS. */
+  settlementGraceMs?: number;
+}
+
+export async function startTemporal(options: StartTemporalOptions): Promise<RunningTemporal> {
   const { db, logger } = options;
   installRuntimeLogger(logger);
   const service = await findTemporalService();
@@ -64,6 +74,13 @@ export async function startTemporal(options: { db: Database; logger: Logger; wor
     args: [{ every: '1 hour', prunesPerRun: 24 }],
     workflowIdConflictPolicy: WorkflowIdConflictPolicy.USE_EXISTING,
   });
+  const attestationWorkflows = await recoverAttestationWorkflows({
+    db,
+    client,
+    taskQueue: ISSUER_TASK_QUEUE,
+    settlementGraceMs: options.settlementGraceMs ?? DEFAULT_SETTLEMENT_GRACE_MS,
+  });
+  logger.info({ attestationWorkflows }, 'outstanding attestations have their lifecycle workflows');
 
   return {
     service,

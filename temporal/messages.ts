@@ -3,4 +3,47 @@
  * Each message is defined once here with `defineSignal` / `defineQuery` / `defineUpdate` from
  * `@temporalio/workflow` and imported by both sides, so names and payload types cannot drift apart.
  */
-export {};
+import { defineQuery, defineSignal } from '@temporalio/workflow';
+
+/** An attestation's quote executed on chain, as the chain watcher reports it. */
+export interface AttestationExecution {
+  txHash: string;
+  /** Epoch milliseconds: the block time of the execution. */
+  executedAt: number;
+}
+
+/** Reports an execution to `attestation-<id>`; only the first one at or before expiry counts. */
+export const attestationExecutedSignal = defineSignal<[AttestationExecution]>('attestationExecuted');
+
+/** Lifecycle of an attestation: `outstanding` until executed on chain or expired. */
+export type AttestationState = 'outstanding' | 'executed' | 'expired';
+
+export interface AttestationWorkflowState {
+  attestationId: string;
+  state: AttestationState;
+  /** Epoch milliseconds. */
+  expiresAt: number;
+  txHash: string | null;
+}
+
+/** The attestation workflow's current view of its attestation; answers at any time, also after it closed. */
+export const attestationStateQuery = defineQuery<AttestationWorkflowState>('attestationState');
+
+export interface AttestationWorkflowInput {
+  /** 128-bit decimal string. */
+  attestationId: string;
+  /** Epoch milliseconds. */
+  expiresAt: number;
+  /** How long after expiry a late chain watcher may still report an execution that happened before expiry. */
+  settlementGraceMs: number;
+}
+
+/** `ApplicationFailure` types of the attestation lifecycle (workflow and activities); all non-retryable. */
+export const attestationFailureTypes = {
+  /** No attestation with that id in the database. */
+  notFound: 'ATTESTATION_NOT_FOUND',
+  /** The attestation is already recorded as executed by another transaction. */
+  executionConflict: 'ATTESTATION_EXECUTION_CONFLICT',
+} as const;
+
+export type AttestationFailureType = (typeof attestationFailureTypes)[keyof typeof attestationFailureTypes];

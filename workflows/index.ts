@@ -2,4 +2,5 @@
  * Entry point of the worker's workflow bundle: every workflow the issuer runs is exported from here.
  * Workflow code is deterministic (see eslint.config.mjs); activities are imported as types only.
  */
+export { attestationWorkflow } from './attestation';
 export { marketDataRetentionWorkflow } from './market-data-retention';
