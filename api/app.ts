@@ -12,6 +12,7 @@ import { requestContext } from './framework/request-context';
 import type { ApiState } from './framework/state';
 import { createServices, type ApiDependencies, type ApiServices } from './services';
 import { assetsRouter } from './v1/assets/router';
+import { attestationsRouter } from './v1/attestations/router';
 import { limitsRouter } from './v1/limits/router';
 import { marketDataRouter } from './v1/market-data/router';
 import { statusRouter } from './v1/status/router';
@@ -37,7 +38,7 @@ export function createApp(dependencies: ApiDependencies): App {
   const v1 = new Router<ApiState>({ prefix: '/v1' });
   v1.use(authenticate(services.keys));
   v1.use(rateLimit(new RateLimiter(), { perSecond: services.config.RATE_LIMIT_PER_SECOND, burst: services.config.RATE_LIMIT_BURST }));
-  for (const router of [assetsRouter, tickersRouter, limitsRouter, statusRouter, marketDataRouter, workflowsRouter]) {
+  for (const router of [assetsRouter, attestationsRouter, tickersRouter, limitsRouter, statusRouter, marketDataRouter, workflowsRouter]) {
     v1.use(router(services).routes());
   }
   koa.use(v1.routes());

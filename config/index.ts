@@ -6,6 +6,8 @@ import path from 'node:path';
 import { z } from 'zod';
 
 const positiveInt = z.coerce.number().int().positive();
+const decimalString = z.string().regex(/^\d{1,15}(\.\d{1,18})?$/, 'must be a non-negative decimal');
+const evmAddress = z.string().regex(/^0x[0-9a-fA-F]{40}$/, 'must be a 0x-prefixed 20-byte address');
 
 export const configSchema = z.object({
   HOST: z.string().default('127.0.0.1'),
@@ -28,6 +30,18 @@ export const configSchema = z.object({
   BODY_LIMIT_BYTES: positiveInt.default(64 * 1024),
   /** Seconds that an API key lookup may be served from memory (revocations in other processes apply within this). */
   API_KEY_CACHE_SECONDS: z.coerce.number().min(0).default(5),
+  /** A latest price older than this is not quoted (503 PRICE_UNAVAILABLE). */
+  QUOTE_MAX_PRICE_AGE_MS: positiveInt.default(15_000),
+  /** Largest order (USD notional) while an asset is ASSET_LIMITED. */
+  LIMITED_MAX_ORDER_NOTIONAL: decimalString.default('10000'),
+  /** Caps on the issuer's notional attested in an off-hours session, over all assets and per asset. */
+  OFFHOURS_GLOBAL_EXPOSURE_LIMIT: decimalString.default('1000000'),
+  OFFHOURS_ASSET_EXPOSURE_LIMIT: decimalString.default('250000'),
+  /** EIP-712 verifyingContract per chain; defaults are fixed addresses derived from the project name. */
+  TOKEN_MANAGER_ETHEREUM: evmAddress.optional(),
+  TOKEN_MANAGER_BSC: evmAddress.optional(),
+  /** How long after expiry a late execution report (executed before expiry) is still accepted. */
+  ATTESTATION_SETTLEMENT_GRACE_MS: positiveInt.default(600_000),
   /** Prebuilt workflow bundle (scripts/build-workflow-bundle.ts) for production; unset bundles from source at start. */
   WORKFLOW_BUNDLE_PATH: z.string().min(1).optional(),
 });

@@ -2,7 +2,8 @@
  * `npm run keys -- <command>`: manage API keys in the configured database (DATABASE_URL, or the
  * embedded one under DATA_DIR, which must be running: start it with `npm start`).
  *
- *   create --scope read|write|admin [--name NAME] [--rate N] [--burst N]   prints the new secret once
+ *   create --scope read|write|admin [--name NAME] [--account ID] [--rate N] [--burst N]
+ *          prints the new secret once; write/admin keys without --account get a new account
  *   revoke <key id>
  *   list
  */
@@ -17,6 +18,7 @@ import { readStackFile } from '../stack/stack-file';
 const createOptions = z.object({
   scope: z.enum(['read', 'write', 'admin']),
   name: z.string().min(1).default('cli key'),
+  account: z.string().min(1).optional(),
   rate: z.coerce.number().int().positive().optional(),
   burst: z.coerce.number().int().positive().optional(),
 });
@@ -31,15 +33,22 @@ function databaseUrl(): string {
 async function main(): Promise<void> {
   const { positionals, values } = parseArgs({
     allowPositionals: true,
-    options: { scope: { type: 'string' }, name: { type: 'string' }, rate: { type: 'string' }, burst: { type: 'string' } },
+    options: { scope: { type: 'string' }, name: { type: 'string' }, account: { type: 'string' }, rate: { type: 'string' }, burst: { type: 'string' } },
   });
   const [command, argument] = positionals;
   const db = createPool(databaseUrl(), 1);
   try {
     if (command === 'create') {
       const options = createOptions.parse(values);
-      const { key, secret } = await createApiKey(db, { name: options.name, scope: options.scope, rateLimitPerSecond: options.rate, rateLimitBurst: options.burst });
-      process.stdout.write(`created ${key.id} (${key.scope})\nsecret: ${secret}\n`);
+      const { key, secret } = await createApiKey(db, {
+        name: options.name,
+        scope: options.scope,
+        accountId: options.account,
+        rateLimitPerSecond: options.rate,
+        rateLimitBurst: options.burst,
+      });
+      const account = key.accountId ? `, account ${key.accountId}, userId ${key.userId}` : '';
+      process.stdout.write(`created ${key.id} (${key.scope}${account})\nsecret: ${secret}\n`);
     } else if (command === 'revoke' && argument) {
       const revoked = await revokeApiKey(db, argument);
       await publishChange(db, 'api-keys');
@@ -48,10 +57,11 @@ async function main(): Promise<void> {
     } else if (command === 'list') {
       for (const key of await listApiKeys(db)) {
         const limit = key.rateLimitPerSecond ? ` ${key.rateLimitPerSecond}/s burst ${key.rateLimitBurst ?? '-'}` : '';
-        process.stdout.write(`${key.id}  ${key.scope.padEnd(5)}  ${key.revokedAt ? 'revoked' : 'active '}  ${key.name}${limit}\n`);
+        const account = key.accountId ? `  ${key.accountId}` : '';
+        process.stdout.write(`${key.id}  ${key.scope.padEnd(5)}  ${key.revokedAt ? 'revoked' : 'active '}  ${key.name}${account}${limit}\n`);
       }
     } else {
-      process.stderr.write('usage: npm run keys -- create --scope read|write|admin [--name N] [--rate N] [--burst N] | revoke <id> | list\n');
+      process.stderr.write('usage: npm run keys -- create --scope read|write|admin [--name N] [--account ID] [--rate N] [--burst N] | revoke <id> | list\n');
       process.exitCode = 2;
     }
   } finally {

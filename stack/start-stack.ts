@@ -18,6 +18,10 @@ import { backfillMarketData } from '../market-data/backfill';
 import { startFeed } from '../market-data/feed';
 import { MarketDataPipeline } from '../market-data/pipeline';
 import { SimulatedPriceSource } from '../market-data/simulated-source';
+import { tokenManagers } from '../attestations/token-managers';
+import { loadSigners, signerPublicInfo } from '../signing';
+import { ISSUER_TASK_QUEUE } from '../temporal/task-queues';
+import { attestationSettings } from './attestation-settings';
 import { ensureDevKeys, type DevKeys } from './dev-keys';
 import { progressReporter } from './progress';
 import { startTemporal } from './temporal';
@@ -77,14 +81,28 @@ export async function startStack(config: Config): Promise<RunningStack> {
     const feed = startFeed({ pipeline, source });
     stops.push(() => feed.stop());
 
-    const temporal = await startTemporal({ db, logger, workflowBundlePath: config.WORKFLOW_BUNDLE_PATH });
+    const temporal = await startTemporal({
+      db,
+      logger,
+      workflowBundlePath: config.WORKFLOW_BUNDLE_PATH,
+      settlementGraceMs: config.ATTESTATION_SETTLEMENT_GRACE_MS,
+    });
     stops.push(() => temporal.stop());
 
+    const signers = loadSigners({ dataDir: config.DATA_DIR });
+    const managers = tokenManagers({ ethereum: config.TOKEN_MANAGER_ETHEREUM, bsc: config.TOKEN_MANAGER_BSC });
     const app = createApp({
       config,
       db,
       logger,
       temporal: temporal.client,
+      attestations: {
+        signers,
+        tokenManagers: managers,
+        settings: attestationSettings(config),
+        taskQueue: ISSUER_TASK_QUEUE,
+        settlementGraceMs: config.ATTESTATION_SETTLEMENT_GRACE_MS,
+      },
       ingestTicks: async (ticks) => {
         await pipeline.ingest(ticks);
         return { accepted: ticks.length };
@@ -106,6 +124,7 @@ export async function startStack(config: Config): Promise<RunningStack> {
       keys,
       database: databaseUrl,
       temporal: { address: temporal.service.address, namespace: temporal.service.namespace, kind: temporal.service.kind },
+      signers: signerPublicInfo(signers, managers),
     };
     writeStackFile(config.DATA_DIR, stack);
     return { logger, stack, keys, stop };

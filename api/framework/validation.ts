@@ -26,10 +26,17 @@ export function parseQuery<T extends z.ZodType>(
   throw new ApiError(codes[field] ?? 'INVALID_PARAMETER', `Invalid query parameter ${describeIssue(issue)}`);
 }
 
-/** Parses a JSON body; failures are INVALID_REQUEST_BODY naming the field. */
-export function parseBody<T extends z.ZodType>(schema: T, body: unknown): z.infer<T> {
+/**
+ * Parses a JSON body. `codes` maps a field to the error code it fails with; other fields, unknown
+ * fields and a body that is not an object fail with INVALID_REQUEST_BODY. The message names the field.
+ */
+export function parseBody<T extends z.ZodType>(schema: T, body: unknown, codes: Partial<Record<string, ErrorCode>> = {}): z.infer<T> {
   const parsed = schema.safeParse(body ?? {});
   if (parsed.success) return parsed.data;
   const issue = parsed.error.issues[0]!;
-  throw new ApiError('INVALID_REQUEST_BODY', `Invalid request body: ${describeIssue(issue)}`);
+  if (issue.code === 'unrecognized_keys') {
+    throw new ApiError('INVALID_REQUEST_BODY', `Invalid request body: unknown field ${issue.keys.join(', ')}`);
+  }
+  const field = String(issue.path[0] ?? '');
+  throw new ApiError(codes[field] ?? 'INVALID_REQUEST_BODY', `Invalid request body: ${describeIssue(issue)}`);
 }

@@ -1,6 +1,9 @@
 /** What route handlers share: the database, the clock, caches, and how to announce a change. */
 import type { Client as TemporalClient } from '@temporalio/client';
+import type { AttestationSettings } from '../../attestations/create-attestation';
+import type { TokenManagers } from '../../attestations/token-managers';
 import type { Config } from '../../config';
+import type { Signers } from '../../signing';
 import { publishChange, type ChangeTopic } from '../../db/changes';
 import type { Database } from '../../db/pool';
 import type { PriceTickInput } from '../../market-data/ingest';
@@ -24,6 +27,17 @@ export interface ApiDependencies {
   ingestTicks?: (ticks: PriceTickInput[]) => Promise<{ accepted: number }>;
   /** Temporal client for starting, signalling and inspecting workflows. */
   temporal?: TemporalClient;
+  /** Signing and limits of attestations; without it the attestation routes answer 503. */
+  attestations?: AttestationServices;
+}
+
+export interface AttestationServices {
+  signers: Signers;
+  tokenManagers: TokenManagers;
+  settings: AttestationSettings;
+  /** Task queue of the attestation workflows. */
+  taskQueue: string;
+  settlementGraceMs: number;
 }
 
 export interface ApiServices {
@@ -36,6 +50,7 @@ export interface ApiServices {
   keys: ApiKeyResolver;
   ingestTicks?: ApiDependencies['ingestTicks'];
   temporal?: TemporalClient;
+  attestations?: AttestationServices;
   /** Drops this process's cached answers for `topic` now, and tells other processes. */
   changed(topic: ChangeTopic): Promise<void>;
   /** Drops cached answers for a topic another process announced. */
@@ -64,6 +79,7 @@ export function createServices(dependencies: ApiDependencies): ApiServices {
     keys,
     ingestTicks: dependencies.ingestTicks,
     temporal: dependencies.temporal,
+    attestations: dependencies.attestations,
     forget,
     async changed(topic) {
       forget(topic);

@@ -55,3 +55,13 @@ CREATE TABLE attestations (
 );
 CREATE INDEX attestations_user_asset ON attestations (account_id, symbol, created_at);
 CREATE INDEX attestations_outstanding ON attestations (symbol, expires_at) WHERE state = 'outstanding';
+CREATE INDEX attestations_session ON attestations (session_started_at, symbol);
+
+-- Keys that can write and existed before accounts get an account each.
+WITH keys AS (
+  SELECT id, name, 'acct_' || substr(md5(id), 1, 16) AS account_id FROM api_keys WHERE scope IN ('write', 'admin') AND account_id IS NULL
+), created AS (
+  INSERT INTO accounts (id, user_id, name)
+  SELECT account_id, '0x' || md5(random()::text || id) || md5(id || random()::text), name FROM keys
+)
+UPDATE api_keys k SET account_id = keys.account_id FROM keys WHERE k.id = keys.id;

@@ -1,5 +1,5 @@
 /** Reads of the token catalogue: assets and their contract addresses. */
-import type { Database } from '../pool';
+import type { Queryable } from '../pool';
 
 export type TradingSession = 'premarket' | 'regular' | 'postmarket' | 'overnight';
 
@@ -25,7 +25,7 @@ export interface AddressRecord {
 }
 
 /** Every asset, ordered by symbol. */
-export async function listAssets(db: Database): Promise<AssetRecord[]> {
+export async function listAssets(db: Queryable): Promise<AssetRecord[]> {
   const { rows } = await db.query<AssetRecord>(
     `SELECT symbol, ticker, name, kind, tradable_sessions AS "tradableSessions", tradable_offhours AS "tradableOffhours",
             listed_at AS "listedAt", shares_outstanding::text AS "sharesOutstanding", average_volume::text AS "averageVolume",
@@ -36,7 +36,7 @@ export async function listAssets(db: Database): Promise<AssetRecord[]> {
 }
 
 /** Contract addresses, optionally of one asset, ordered by symbol then network. */
-export async function listAddresses(db: Database, symbol?: string): Promise<AddressRecord[]> {
+export async function listAddresses(db: Queryable, symbol?: string): Promise<AddressRecord[]> {
   const { rows } = await db.query<AddressRecord>(
     `SELECT symbol, network_chain_id AS "networkChainId", address, decimals
        FROM asset_addresses WHERE $1::text IS NULL OR symbol = $1

@@ -1,5 +1,5 @@
 /** Shares-multiplier changes and dividends. Rows may be dated in the future; reads filter by time. */
-import type { Database } from '../pool';
+import type { Queryable } from '../pool';
 
 export interface MultiplierChangeRecord {
   sharesMultiplier: string;
@@ -15,7 +15,7 @@ export interface DividendRecord {
 
 /** Multiplier changes of a symbol in [from, until], oldest first. */
 export async function listMultiplierChanges(
-  db: Database,
+  db: Queryable,
   parameters: { symbol: string; from: number; until: number },
 ): Promise<MultiplierChangeRecord[]> {
   const { rows } = await db.query<MultiplierChangeRecord>(
@@ -28,7 +28,7 @@ export async function listMultiplierChanges(
 }
 
 /** The multiplier in force at `at` for every symbol that has one. */
-export async function multipliersAt(db: Database, at: number): Promise<Map<string, string>> {
+export async function multipliersAt(db: Queryable, at: number): Promise<Map<string, string>> {
   const { rows } = await db.query<{ symbol: string; value: string }>(
     `SELECT DISTINCT ON (symbol) symbol, shares_multiplier::text AS value
        FROM shares_multiplier_changes WHERE changed_at <= $1 ORDER BY symbol, changed_at DESC`,
@@ -38,7 +38,7 @@ export async function multipliersAt(db: Database, at: number): Promise<Map<strin
 }
 
 /** Dividends of a symbol with an ex-date on or before `until` (YYYY-MM-DD), oldest first. */
-export async function listDividends(db: Database, symbol: string, until: string): Promise<DividendRecord[]> {
+export async function listDividends(db: Queryable, symbol: string, until: string): Promise<DividendRecord[]> {
   const { rows } = await db.query<DividendRecord>(
     `SELECT to_char(ex_date, 'YYYY-MM-DD') AS "exDate", to_char(payment_date, 'YYYY-MM-DD') AS "paymentDate",
             cash_amount::text AS "cashAmount"

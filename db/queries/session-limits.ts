@@ -1,5 +1,5 @@
 /** Static per-user maximums per asset and session, editable by an operator. */
-import type { Database, Queryable } from '../pool';
+import type { Queryable } from '../pool';
 
 export type LimitSession = 'premarket' | 'regular' | 'postmarket' | 'overnight' | 'offhours';
 
@@ -22,13 +22,13 @@ export async function findSessionLimit(db: Queryable, symbol: string, session: L
   return rows[0];
 }
 
-export async function listSessionLimits(db: Database): Promise<SessionLimitRecord[]> {
+export async function listSessionLimits(db: Queryable): Promise<SessionLimitRecord[]> {
   const { rows } = await db.query<SessionLimitRecord>(`SELECT ${COLUMNS} FROM session_limits ORDER BY symbol, session`);
   return rows;
 }
 
 /** Inserts limits that do not exist yet; existing (possibly operator-edited) rows are kept. */
-export async function insertDefaultSessionLimits(db: Database, limits: SessionLimitRecord[]): Promise<void> {
+export async function insertDefaultSessionLimits(db: Queryable, limits: SessionLimitRecord[]): Promise<void> {
   if (limits.length === 0) return;
   await db.query(
     `INSERT INTO session_limits (symbol, session, tradable, max_attestation_count, max_active_notional_value, max_session_notional_value)
@@ -45,7 +45,7 @@ export async function insertDefaultSessionLimits(db: Database, limits: SessionLi
   );
 }
 
-export async function updateSessionLimit(db: Database, limit: SessionLimitRecord): Promise<SessionLimitRecord> {
+export async function updateSessionLimit(db: Queryable, limit: SessionLimitRecord): Promise<SessionLimitRecord> {
   const { rows } = await db.query<SessionLimitRecord>(
     `INSERT INTO session_limits (symbol, session, tradable, max_attestation_count, max_active_notional_value, max_session_notional_value)
      VALUES ($1, $2, $3, $4, $5, $6)

@@ -2,7 +2,14 @@
  * The real app on a fresh clone of the test database, with one key per scope, for supertest.
  * `clock` pins the service's notion of now where a test needs a particular session.
  */
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import type { Client } from '@temporalio/client';
+import type { AttestationSettings } from '../../attestations/create-attestation';
+import { tokenManagers } from '../../attestations/token-managers';
+import { Decimal } from '../../domain/money';
+import { loadSigners, type Signers } from '../../signing';
 import pino from 'pino';
 import request from 'supertest';
 import type TestAgent from 'supertest/lib/agent';
@@ -13,12 +20,29 @@ import { cloneTemplateDatabase, type TestDb } from './database';
 
 export const TEST_BASE_URL = 'http://issuer.test';
 
+export const DEFAULT_ATTESTATION_SETTINGS: AttestationSettings = {
+  maxPriceAgeMs: 15_000,
+  limitedMaxOrderNotional: new Decimal('10000'),
+  offhoursGlobalExposure: new Decimal('1000000'),
+  offhoursAssetExposure: new Decimal('250000'),
+};
+
+let signers: Signers | undefined;
+
+/** Development signers in a directory of their own, shared by the test file. */
+export function testSigners(): Signers {
+  signers ??= loadSigners({ env: {}, dataDir: mkdtempSync(path.join(tmpdir(), 'issuer-test-signers-')) });
+  return signers;
+}
+
 export interface TestApi extends TestDb {
   app: App;
   http: TestAgent;
   keys: Record<KeyScope, string>;
   /** Moves the service's clock (epoch ms); undefined goes back to real time. */
   setNow(now: number | undefined): void;
+  /** Moves the clock to `now` and makes every latest price observed then (so it can be quoted). */
+  tradeAt(now: number): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -26,6 +50,10 @@ export interface TestApiOptions {
   rateLimitPerSecond?: number;
   rateLimitBurst?: number;
   temporal?: Client;
+  /** Task queue the attestation workflows are started on (with `temporal`). */
+  taskQueue?: string;
+  /** Overrides of the attestation limit settings. */
+  attestationSettings?: Partial<AttestationSettings>;
   /** Use this database instead of a fresh clone (the caller drops it). */
   database?: TestDb;
 }
@@ -46,6 +74,13 @@ export async function createTestApi(options: TestApiOptions = {}): Promise<TestA
     logger: pino({ level: 'silent' }),
     clock: () => pinned ?? Date.now(),
     temporal: options.temporal,
+    attestations: {
+      signers: testSigners(),
+      tokenManagers: tokenManagers(),
+      settings: { ...DEFAULT_ATTESTATION_SETTINGS, ...options.attestationSettings },
+      taskQueue: options.taskQueue ?? 'issuer',
+      settlementGraceMs: 60_000,
+    },
     ingestTicks: async (ticks) => {
       await pipeline.ingest(ticks);
       return { accepted: ticks.length };
@@ -55,14 +90,19 @@ export async function createTestApi(options: TestApiOptions = {}): Promise<TestA
   for (const scope of ['read', 'write', 'admin'] as const) {
     keys[scope] = (await createApiKey(database.db, { name: `test ${scope}`, scope })).secret;
   }
+  const setNow = (now: number | undefined): void => {
+    pinned = now;
+    for (const topic of ['prices', 'candles', 'status', 'session-limits', 'corporate-actions', 'catalogue'] as const) app.services.forget(topic);
+  };
   return {
     ...database,
     app,
     http: request(app.koa.callback()),
     keys,
-    setNow(now) {
-      pinned = now;
-      for (const topic of ['prices', 'candles', 'status', 'session-limits', 'corporate-actions', 'catalogue'] as const) app.services.forget(topic);
+    setNow,
+    async tradeAt(now) {
+      setNow(now);
+      await database.db.query('UPDATE latest_prices SET observed_at = $1', [now]);
     },
     close: () => (options.database ? Promise.resolve() : database.drop()),
   };

@@ -21,7 +21,8 @@ export async function cloneTemplateDatabase(): Promise<TestDb> {
   const name = `test_${randomBytes(6).toString('hex')}`;
   const admin = new Client({ connectionString: serverUrl() });
   await admin.connect();
-  await admin.query(`CREATE DATABASE ${name} TEMPLATE ${TEMPLATE}`);
+  // FILE_COPY clones a large template much faster than the default WAL-logged copy.
+  await admin.query(`CREATE DATABASE ${name} TEMPLATE ${TEMPLATE} STRATEGY = FILE_COPY`);
   await admin.end();
   const url = serverUrl().replace(/\/postgres$/, `/${name}`);
   const db = createPool(url, 10);

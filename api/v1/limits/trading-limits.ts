@@ -1,0 +1,66 @@
+/**
+ * GET /v1/limits/trading?symbol&side — the calling user's real-time headroom for an asset: tokens and
+ * notional still allowed, attestations left, and why trading is restricted if it is. Both parameters
+ * are required. A key without an account (read-only) sees the headroom of a user with nothing outstanding.
+ * Never cached.
+ */
+import type { Middleware } from 'koa';
+import { z } from 'zod';
+import { headroom, limitMessage } from '../../../attestations/limits';
+import { tradingStatus } from '../../../attestations/trading-status';
+import { findAssetPricing, sessionExposure, userUsage, type UserUsage } from '../../../db/queries/attestations';
+import { listLatestPrices } from '../../../db/queries/market-data';
+import { Decimal, formatDecimal, Rounding } from '../../../domain/money';
+import { quotePrice, tokenAmountForNotional } from '../../../domain/pricing';
+import { documentationUrl, type ErrorCode } from '../../framework/errors';
+import type { ApiState } from '../../framework/state';
+import { parseQuery } from '../../framework/validation';
+import type { ApiServices } from '../../services';
+import { requireAttestations } from '../attestations/context';
+
+const tradingQuery = z.object({
+  symbol: z.string({ error: 'symbol is required' }),
+  side: z.enum(['buy', 'sell'], { error: 'side is required and must be buy or sell' }),
+});
+
+const NOTHING_USED: UserUsage = { outstandingCount: 0, outstandingNotional: '0', sessionNotional: '0' };
+
+export function tradingLimitsRoute(services: ApiServices): Middleware<ApiState> {
+  return async (ctx) => {
+    const { settings } = requireAttestations(services);
+    const query = parseQuery(tradingQuery, ctx.query, { symbol: 'INVALID_SYMBOL', side: 'INVALID_SIDE' });
+    const asset = await services.assets.resolve(query.symbol);
+    const now = services.clock();
+    const accountId = ctx.state.apiKey?.accountId;
+    const status = await tradingStatus(services.db, asset, now);
+    const [usage, exposure, prices, policy] = await Promise.all([
+      accountId ? userUsage(services.db, { accountId, symbol: asset.symbol, now, sessionStartedAt: status.sessionStartedAt }) : NOTHING_USED,
+      status.session === 'offhours' ? sessionExposure(services.db, { symbol: asset.symbol, now, sessionStartedAt: status.sessionStartedAt }) : undefined,
+      listLatestPrices(services.db),
+      findAssetPricing(services.db, asset.symbol),
+    ]);
+    const room = headroom(status, usage, exposure, settings);
+    const latest = prices.find((price) => price.symbol === asset.symbol);
+    const fresh = latest !== undefined && policy !== undefined && now - latest.observedAt <= settings.maxPriceAgeMs;
+    const price = fresh ? quotePrice(new Decimal(latest.tokenPrice), query.side, 'short', policy) : undefined;
+
+    let reason: { code: ErrorCode; message: string } | undefined;
+    if (status.restriction) reason = status.restriction;
+    else if (!price) reason = { code: 'PRICE_UNAVAILABLE', message: `No current price for ${asset.symbol}` };
+    else if (room.exhausted) reason = { code: room.exhausted, message: limitMessage(room.exhausted) };
+    else if (status.limited) reason = { code: 'ASSET_LIMITED', message: limitMessage('ASSET_LIMITED') };
+    const open = !status.restriction && price !== undefined && room.exhausted === undefined;
+
+    ctx.set('Cache-Control', 'no-store');
+    ctx.body = {
+      timestamp: now,
+      symbol: asset.symbol,
+      side: query.side,
+      maxTokens: open && price ? formatDecimal(tokenAmountForNotional(room.maxNotional, price)) : '0',
+      maxNotionalValue: open ? formatDecimal(room.maxNotional, 18, Rounding.DOWN) : '0',
+      remainingAttestations: String(status.restriction ? 0 : room.remainingAttestations),
+      isAssetTradingOpen: open,
+      ...(reason && { reason: { message: reason.message, documentation: documentationUrl(services.config.PUBLIC_BASE_URL, reason.code), code: reason.code } }),
+    };
+  };
+}

@@ -1,0 +1,192 @@
+/**
+ * Creates a signed attestation: prices the request, signs the quote, then — under a lock that
+ * serialises the user's orders for the asset (or all orders while off-hours exposure caps apply) —
+ * checks every limit, stores the attestation and lets the caller start its lifecycle workflow.
+ * An Idempotency-Key makes a retry answer the first attestation; the same key with another body is refused.
+ */
+import { createHash, randomBytes } from 'node:crypto';
+import type { PoolClient } from 'pg';
+import type { Database } from '../db/pool';
+import type { AssetRecord } from '../db/queries/assets';
+import { findByIdempotencyKey, insertAttestation, sessionExposure, userUsage } from '../db/queries/attestations';
+import { formatDecimal, Rounding, toScaledInteger } from '../domain/money';
+import { expirationSeconds } from '../domain/pricing';
+import { bytesToBase64, evmDomain, QUOTE_SIDE, solanaAddressBytes, ZERO_BYTES32, type Quote, type Signers } from '../signing';
+import { AttestationRefused } from './errors';
+import { limitMessage, refusedBy, type LimitSettings } from './limits';
+import { priceRequest, type PricedRequest } from './price-request';
+import type { AttestationRequest, Chain } from './request';
+import type { TokenManagers } from './token-managers';
+
+export interface AttestationSettings extends LimitSettings {
+  maxPriceAgeMs: number;
+}
+
+export interface AttestationDependencies {
+  db: Database;
+  signers: Signers;
+  tokenManagers: TokenManagers;
+  settings: AttestationSettings;
+}
+
+export interface AttestationResponse {
+  attestationId: string;
+  userId: string;
+  chainId: string;
+  symbol: string;
+  ticker: string;
+  assetAddress: string;
+  side: '0' | '1';
+  tokenAmount: string;
+  price: string;
+  expiration: number;
+  signature: string;
+  additionalData: string;
+}
+
+export interface CreatedAttestation {
+  attestation: AttestationResponse;
+  /** Epoch ms at which it expires (for its workflow). */
+  expiresAt: number;
+  /** True when an idempotent retry answered an earlier attestation. */
+  replayed: boolean;
+}
+
+export interface AttestationCaller {
+  accountId: string;
+  userId: `0x${string}`;
+}
+
+const BARE_CHAIN_ID: Record<Chain, bigint> = { 'ethereum-1': 1n, 'bsc-56': 56n, 'solana-900': 900n };
+const UNIQUE_VIOLATION = '23505';
+
+/** A canonical hash of the parsed request: the same order in any JSON spelling hashes the same. */
+function requestHash(symbol: string, request: AttestationRequest): string {
+  const canonical = [symbol, request.side, request.tokenAmount ?? '', request.notionalValue ?? '', request.duration, request.chainId, request.userAddress ?? ''];
+  return createHash('sha256').update(JSON.stringify(canonical)).digest('hex');
+}
+
+function replay(record: { requestHash: string; response: unknown }, hash: string): CreatedAttestation {
+  if (record.requestHash !== hash) throw new AttestationRefused('IDEMPOTENCY_KEY_REUSED', 'This Idempotency-Key was used with a different request');
+  const attestation = record.response as AttestationResponse;
+  return { attestation, expiresAt: attestation.expiration * 1000, replayed: true };
+}
+
+/** For Solana the user's wallet is bound into the signed bytes through additionalData; EVM quotes carry zeros. */
+function additionalDataOf(chain: Chain, userAddress: string | undefined): `0x${string}` {
+  if (chain !== 'solana-900') return ZERO_BYTES32;
+  const bytes = solanaAddressBytes(userAddress!);
+  if (!bytes) throw new AttestationRefused('INVALID_USER_ADDRESS', 'userAddress is not a base58 32-byte Solana public key');
+  return `0x${Buffer.from(bytes).toString('hex')}`;
+}
+
+async function sign(dependencies: AttestationDependencies, priced: PricedRequest, quote: Quote): Promise<Uint8Array> {
+  if (priced.chain === 'solana-900') return dependencies.signers.solana.sign(quote);
+  return dependencies.signers.evm.sign(quote, evmDomain(priced.chain, dependencies.tokenManagers[priced.chain]));
+}
+
+/** Serialises competing orders: per user and asset, or globally while off-hours exposure caps apply. */
+async function lockFor(client: PoolClient, priced: PricedRequest, caller: AttestationCaller): Promise<void> {
+  const key = priced.status.session === 'offhours' ? 'attestations:offhours' : `attestations:${caller.accountId}:${priced.asset.symbol}`;
+  await client.query('SELECT pg_advisory_xact_lock(hashtext($1))', [key]);
+}
+
+export async function createAttestation(
+  dependencies: AttestationDependencies,
+  input: { caller: AttestationCaller; asset: AssetRecord; request: AttestationRequest; idempotencyKey?: string; now: number },
+): Promise<CreatedAttestation> {
+  const { db } = dependencies;
+  const { caller, asset, request, idempotencyKey, now } = input;
+  const hash = requestHash(asset.symbol, request);
+  if (idempotencyKey) {
+    const earlier = await findByIdempotencyKey(db, caller.accountId, idempotencyKey);
+    if (earlier) return replay(earlier, hash);
+  }
+
+  const priced = await priceRequest({ db, now, maxPriceAgeMs: dependencies.settings.maxPriceAgeMs }, asset, request);
+  const additionalData = additionalDataOf(priced.chain, request.userAddress);
+  const attestationId = BigInt(`0x${randomBytes(16).toString('hex')}`);
+  const expiration = expirationSeconds(now, priced.duration, priced.policy);
+  const quote: Quote = {
+    chainId: BARE_CHAIN_ID[priced.chain],
+    attestationId,
+    userId: caller.userId,
+    asset: priced.assetAddress,
+    price: toScaledInteger(priced.price, 18, Rounding.DOWN),
+    quantity: toScaledInteger(priced.tokenAmount, 18, Rounding.DOWN),
+    expiration: BigInt(expiration),
+    side: QUOTE_SIDE[priced.side],
+    additionalData,
+  };
+  const attestation: AttestationResponse = {
+    attestationId: attestationId.toString(),
+    userId: caller.userId,
+    chainId: quote.chainId.toString(),
+    symbol: asset.symbol,
+    ticker: asset.ticker,
+    assetAddress: priced.assetAddress,
+    side: String(quote.side) as '0' | '1',
+    tokenAmount: quote.quantity.toString(),
+    price: quote.price.toString(),
+    expiration,
+    signature: bytesToBase64(await sign(dependencies, priced, quote)),
+    additionalData: bytesToBase64(Buffer.from(additionalData.slice(2), 'hex')),
+  };
+
+  const client = await db.connect();
+  try {
+    await client.query('BEGIN');
+    await lockFor(client, priced, caller);
+    if (idempotencyKey) {
+      // A first call with this key may have committed while this one waited for the lock.
+      const earlier = await findByIdempotencyKey(client, caller.accountId, idempotencyKey);
+      if (earlier) {
+        await client.query('ROLLBACK');
+        return replay(earlier, hash);
+      }
+    }
+    const [usage, exposure] = await Promise.all([
+      userUsage(client, { accountId: caller.accountId, symbol: asset.symbol, now, sessionStartedAt: priced.status.sessionStartedAt }),
+      priced.status.session === 'offhours'
+        ? sessionExposure(client, { symbol: asset.symbol, now, sessionStartedAt: priced.status.sessionStartedAt })
+        : Promise.resolve(undefined),
+    ]);
+    const refusal = refusedBy(priced.status, usage, exposure, dependencies.settings, priced.notional);
+    if (refusal) throw new AttestationRefused(refusal, limitMessage(refusal));
+    await insertAttestation(client, {
+      attestationId: attestation.attestationId,
+      accountId: caller.accountId,
+      userId: caller.userId,
+      symbol: asset.symbol,
+      chain: priced.chain,
+      side: priced.side,
+      duration: priced.duration,
+      tokenAmount: formatDecimal(priced.tokenAmount),
+      price: formatDecimal(priced.price),
+      notional: formatDecimal(priced.notional),
+      session: priced.status.session,
+      sessionStartedAt: priced.status.sessionStartedAt,
+      createdAt: now,
+      expiresAt: expiration * 1000,
+      userAddress: priced.chain === 'solana-900' ? (request.userAddress ?? null) : null,
+      assetAddress: priced.assetAddress,
+      signature: attestation.signature,
+      additionalData: attestation.additionalData,
+      response: attestation,
+      idempotencyKey: idempotencyKey ?? null,
+      requestHash: hash,
+    });
+    await client.query('COMMIT');
+  } catch (error) {
+    await client.query('ROLLBACK').catch(() => undefined);
+    // Two first calls with one Idempotency-Key raced (different assets, different locks): the loser answers the winner's.
+    if (idempotencyKey && (error as { code?: string }).code === UNIQUE_VIOLATION) {
+      const winner = await findByIdempotencyKey(db, caller.accountId, idempotencyKey);
+      if (winner) return replay(winner, hash);
+    }
+    throw error;
+  } finally {
+    client.release();
+  }
+  return { attestation, expiresAt: expiration * 1000, replayed: false };
+}

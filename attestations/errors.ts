@@ -1,0 +1,13 @@
+/** Why an attestation or quote was refused: the API error code it leaves with, and a message. */
+import type { ErrorCode } from '../api/framework/errors';
+
+export class AttestationRefused extends Error {
+  override readonly name = 'AttestationRefused';
+
+  constructor(
+    readonly code: ErrorCode,
+    message: string,
+  ) {
+    super(message);
+  }
+}

@@ -1,0 +1,81 @@
+/**
+ * The limits an order is checked against, and the headroom trading limits report: the user's
+ * outstanding count and notional, the session notional, the issuer's off-hours exposure caps, and the
+ * reduced order size of a limited asset. Pure: callers load usage and status.
+ */
+import type { Exposure, UserUsage } from '../db/queries/attestations';
+import { Decimal } from '../domain/money';
+import type { TradingStatus } from './trading-status';
+
+export type LimitCode = 'ASSET_LIMITED' | 'MAX_ATTESTATIONS' | 'MAX_LIMIT_REACHED' | 'SESSION_LIMIT_REACHED' | 'OFFHOURS_EXPOSURE_LIMIT_REACHED';
+
+export interface LimitSettings {
+  /** Largest order (USD notional) while an asset is ASSET_LIMITED. */
+  limitedMaxOrderNotional: Decimal;
+  /** Caps on the issuer's notional outstanding or executed within an off-hours session. */
+  offhoursGlobalExposure: Decimal;
+  offhoursAssetExposure: Decimal;
+}
+
+export interface Headroom {
+  remainingAttestations: number;
+  /** Largest further notional allowed (never negative). */
+  maxNotional: Decimal;
+  /** The limit that leaves no room, if one does. */
+  exhausted?: LimitCode;
+}
+
+const MESSAGES: Record<LimitCode, string> = {
+  ASSET_LIMITED: 'The asset is limited: the order exceeds the reduced maximum order size',
+  MAX_ATTESTATIONS: 'Maximum number of outstanding attestations for this asset reached',
+  MAX_LIMIT_REACHED: 'The order would exceed the maximum active notional value',
+  SESSION_LIMIT_REACHED: 'The order would exceed the maximum notional value of this session',
+  OFFHOURS_EXPOSURE_LIMIT_REACHED: 'The order would exceed the off-hours exposure limit',
+};
+
+export function limitMessage(code: LimitCode): string {
+  return MESSAGES[code];
+}
+
+const appliesExposure = (status: TradingStatus): boolean => status.session === 'offhours';
+
+/** Each notional cap with the code it fails with, in the order refusals are reported. */
+function notionalCaps(status: TradingStatus, usage: UserUsage, exposure: Exposure | undefined, settings: LimitSettings) {
+  const caps: { code: LimitCode; room: Decimal }[] = [];
+  if (status.limited) caps.push({ code: 'ASSET_LIMITED', room: settings.limitedMaxOrderNotional });
+  caps.push({ code: 'MAX_LIMIT_REACHED', room: new Decimal(status.sessionLimit.maxActiveNotionalValue).minus(usage.outstandingNotional) });
+  caps.push({ code: 'SESSION_LIMIT_REACHED', room: new Decimal(status.sessionLimit.maxSessionNotionalValue).minus(usage.sessionNotional) });
+  if (appliesExposure(status) && exposure) {
+    const global = settings.offhoursGlobalExposure.minus(exposure.global);
+    const asset = settings.offhoursAssetExposure.minus(exposure.asset);
+    caps.push({ code: 'OFFHOURS_EXPOSURE_LIMIT_REACHED', room: Decimal.min(global, asset) });
+  }
+  return caps;
+}
+
+/** The first limit an order of `notional` would break, if any. */
+export function refusedBy(
+  status: TradingStatus,
+  usage: UserUsage,
+  exposure: Exposure | undefined,
+  settings: LimitSettings,
+  notional: Decimal,
+): LimitCode | undefined {
+  const caps = notionalCaps(status, usage, exposure, settings);
+  const limited = caps.find((cap) => cap.code === 'ASSET_LIMITED');
+  if (limited && notional.greaterThan(limited.room)) return 'ASSET_LIMITED';
+  if (usage.outstandingCount >= status.sessionLimit.maxAttestationCount) return 'MAX_ATTESTATIONS';
+  return caps.find((cap) => cap.code !== 'ASSET_LIMITED' && notional.greaterThan(cap.room))?.code;
+}
+
+/** What is left for the user right now. */
+export function headroom(status: TradingStatus, usage: UserUsage, exposure: Exposure | undefined, settings: LimitSettings): Headroom {
+  const remainingAttestations = Math.max(0, status.sessionLimit.maxAttestationCount - usage.outstandingCount);
+  const caps = notionalCaps(status, usage, exposure, settings);
+  const tightest = caps.reduce((low, cap) => (cap.room.lessThan(low.room) ? cap : low));
+  const maxNotional = Decimal.max(0, tightest.room);
+  let exhausted: LimitCode | undefined;
+  if (remainingAttestations === 0) exhausted = 'MAX_ATTESTATIONS';
+  else if (maxNotional.isZero()) exhausted = tightest.code;
+  return { remainingAttestations, maxNotional, exhausted };
+}

@@ -1,0 +1,55 @@
+/**
+ * The attestation and soft-quote request bodies: their schema, the defaults (`duration` short,
+ * `chainId` ethereum-1) and the error code each field fails with.
+ */
+import { z } from 'zod';
+import type { ErrorCode } from '../api/framework/errors';
+
+const DECIMAL = /^(0|[1-9]\d{0,14})(\.\d{1,18})?$/;
+const amount = (field: string) =>
+  z
+    .string({ error: `${field} must be a decimal string` })
+    .regex(DECIMAL, `${field} must be a decimal string with at most 18 digits after the point`)
+    .refine((value) => !/^0(\.0+)?$/.test(value), `${field} must be greater than zero`);
+
+export const CHAINS = ['ethereum-1', 'bsc-56', 'solana-900'] as const;
+export type Chain = (typeof CHAINS)[number];
+
+const softQuoteFields = {
+  symbol: z.string({ error: 'symbol must be a string' }),
+  side: z.enum(['buy', 'sell'], { error: 'side must be buy or sell' }),
+  tokenAmount: amount('tokenAmount').optional(),
+  notionalValue: amount('notionalValue').optional(),
+  /** Default `short`. */
+  duration: z.enum(['short', 'long'], { error: 'duration must be short or long' }).default('short'),
+  /** Default `ethereum-1`. */
+  chainId: z.enum(CHAINS, { error: 'chainId must be one of ethereum-1, bsc-56, solana-900' }).default('ethereum-1'),
+};
+
+export const softQuoteRequest = z.strictObject(softQuoteFields);
+export const attestationRequest = z.strictObject({
+  ...softQuoteFields,
+  /** Required for solana-900 only (checked after parsing, with its own codes). */
+  userAddress: z.string({ error: 'userAddress must be a string' }).optional(),
+});
+
+export type SoftQuoteRequest = z.infer<typeof softQuoteRequest>;
+export type AttestationRequest = z.infer<typeof attestationRequest>;
+
+/** The code a failing field answers with; unknown fields and non-objects are INVALID_REQUEST_BODY. */
+export const REQUEST_FIELD_CODES: Partial<Record<string, ErrorCode>> = {
+  symbol: 'INVALID_SYMBOL',
+  side: 'INVALID_SIDE',
+  tokenAmount: 'INVALID_TOKEN_AMOUNT',
+  notionalValue: 'INVALID_NOTIONAL_VALUE',
+  duration: 'INVALID_DURATION',
+  chainId: 'INVALID_CHAIN_ID',
+  userAddress: 'INVALID_USER_ADDRESS',
+};
+
+/** Exactly one of tokenAmount and notionalValue: the message says which rule was broken. */
+export function amountProblem(request: SoftQuoteRequest): string | undefined {
+  if (request.tokenAmount !== undefined && request.notionalValue !== undefined) return 'send tokenAmount or notionalValue, not both';
+  if (request.tokenAmount === undefined && request.notionalValue === undefined) return 'tokenAmount or notionalValue is required';
+  return undefined;
+}

@@ -1,0 +1,129 @@
+/** Attestations as the API creates and reads them, and the usage that limits are checked against. */
+import type { Queryable } from '../pool';
+
+export interface NewAttestation {
+  attestationId: string;
+  accountId: string;
+  userId: string;
+  symbol: string;
+  chain: string;
+  side: 'buy' | 'sell';
+  duration: 'short' | 'long';
+  tokenAmount: string;
+  price: string;
+  notional: string;
+  session: string;
+  sessionStartedAt: number;
+  createdAt: number;
+  expiresAt: number;
+  userAddress: string | null;
+  assetAddress: string;
+  signature: string;
+  additionalData: string;
+  response: unknown;
+  idempotencyKey: string | null;
+  requestHash: string;
+}
+
+export async function insertAttestation(db: Queryable, a: NewAttestation): Promise<void> {
+  await db.query(
+    `INSERT INTO attestations (attestation_id, account_id, user_id, symbol, chain, side, duration, token_amount, price, notional,
+       session, session_started_at, created_at, expires_at, user_address, asset_address, signature, additional_data, response,
+       idempotency_key, request_hash)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21)`,
+    [
+      a.attestationId, a.accountId, a.userId, a.symbol, a.chain, a.side, a.duration, a.tokenAmount, a.price, a.notional,
+      a.session, a.sessionStartedAt, a.createdAt, a.expiresAt, a.userAddress, a.assetAddress, a.signature, a.additionalData,
+      JSON.stringify(a.response), a.idempotencyKey, a.requestHash,
+    ],
+  );
+}
+
+export interface IdempotentRecord {
+  requestHash: string;
+  response: unknown;
+}
+
+/** The attestation an account created under an idempotency key, if any. */
+export async function findByIdempotencyKey(db: Queryable, accountId: string, key: string): Promise<IdempotentRecord | undefined> {
+  const { rows } = await db.query<IdempotentRecord>(
+    `SELECT request_hash AS "requestHash", response FROM attestations WHERE account_id = $1 AND idempotency_key = $2`,
+    [accountId, key],
+  );
+  return rows[0];
+}
+
+export interface StoredAttestation {
+  response: Record<string, unknown>;
+  state: 'outstanding' | 'executed' | 'expired';
+  expiresAt: number;
+  executionTxHash: string | null;
+  stateChangedAt: number | null;
+}
+
+/** One attestation of an account (another account's is not found). */
+export async function findAccountAttestation(db: Queryable, accountId: string, attestationId: string): Promise<StoredAttestation | undefined> {
+  const { rows } = await db.query<StoredAttestation>(
+    `SELECT response, state, expires_at AS "expiresAt", execution_tx_hash AS "executionTxHash", state_changed_at AS "stateChangedAt"
+       FROM attestations WHERE account_id = $1 AND attestation_id = $2::numeric`,
+    [accountId, attestationId],
+  );
+  return rows[0];
+}
+
+export interface UserUsage {
+  /** Attestations neither executed nor expired (by state and by time). */
+  outstandingCount: number;
+  outstandingNotional: string;
+  /** Notional of this session's attestations that are outstanding or executed. */
+  sessionNotional: string;
+}
+
+/** A user's usage of an asset's limits at `now`, in the session that started at `sessionStartedAt`. */
+export async function userUsage(
+  db: Queryable,
+  parameters: { accountId: string; symbol: string; now: number; sessionStartedAt: number },
+): Promise<UserUsage> {
+  const { rows } = await db.query<UserUsage>(
+    `SELECT count(*) FILTER (WHERE live)::int AS "outstandingCount",
+            coalesce(sum(notional) FILTER (WHERE live), 0)::text AS "outstandingNotional",
+            coalesce(sum(notional) FILTER (WHERE session_started_at = $4 AND (live OR state = 'executed')), 0)::text AS "sessionNotional"
+       FROM (SELECT notional, state, session_started_at, (state = 'outstanding' AND expires_at > $3) AS live
+               FROM attestations
+              WHERE account_id = $1 AND symbol = $2 AND (state = 'outstanding' OR session_started_at = $4)) AS a`,
+    [parameters.accountId, parameters.symbol, parameters.now, parameters.sessionStartedAt],
+  );
+  return rows[0]!;
+}
+
+export interface Exposure {
+  global: string;
+  asset: string;
+}
+
+/** The issuer's exposure in a session: notional of all users' attestations outstanding or executed in it. */
+export async function sessionExposure(db: Queryable, parameters: { symbol: string; now: number; sessionStartedAt: number }): Promise<Exposure> {
+  const { rows } = await db.query<Exposure>(
+    `SELECT coalesce(sum(notional), 0)::text AS global, coalesce(sum(notional) FILTER (WHERE symbol = $1), 0)::text AS asset
+       FROM attestations
+      WHERE session_started_at = $3 AND (state = 'executed' OR (state = 'outstanding' AND expires_at > $2))`,
+    [parameters.symbol, parameters.now, parameters.sessionStartedAt],
+  );
+  return rows[0]!;
+}
+
+export interface AssetPricingRecord {
+  shortSpreadBps: number;
+  longSpreadBps: number;
+  shortTtlSeconds: number;
+  longTtlSeconds: number;
+}
+
+export async function findAssetPricing(db: Queryable, symbol: string): Promise<AssetPricingRecord | undefined> {
+  const { rows } = await db.query<AssetPricingRecord>(
+    `SELECT short_spread_bps AS "shortSpreadBps", long_spread_bps AS "longSpreadBps", short_ttl_seconds AS "shortTtlSeconds",
+            long_ttl_seconds AS "longTtlSeconds" FROM asset_pricing WHERE symbol = $1`,
+    [symbol],
+  );
+  return rows[0];
+}

@@ -1,0 +1,365 @@
+/**
+ * POST /v1/attestations, POST /v1/attestations/soft and GET /v1/attestations/{id} against the real app
+ * and PostgreSQL: validation, refusals, every limit (including a 50-way race), idempotency, and
+ * signatures verified independently (viem for EIP-712, node:crypto for ed25519).
+ */
+import { createPublicKey, verify } from 'node:crypto';
+import { recoverTypedDataAddress } from 'viem';
+import { tokenManagers } from '../../attestations/token-managers';
+import { newYorkTime } from '../../domain/calendar';
+import { Decimal } from '../../domain/money';
+import { EIP712_DOMAIN_NAME, encodeSolanaQuote, QUOTE_TYPES, decodeBase58 } from '../../signing';
+import { createTestApi, testSigners, type TestApi } from '../support/api';
+
+const MONDAY_10AM = newYorkTime('2026-11-23', '10:00');
+const SATURDAY_NOON = newYorkTime('2026-11-28', '12:00');
+const TUESDAY_11PM = newYorkTime('2026-11-24', '23:00');
+const SOLANA_WALLET = 'GvpCiTGbQbyGSF9ZxWx1jYsVRV7YkgDnjVgBR8oVRhW9';
+
+let api: TestApi;
+beforeEach(async () => {
+  api = await createTestApi();
+  await api.tradeAt(MONDAY_10AM);
+});
+afterEach(() => api.close());
+
+const attest = (body: object, key = api.keys.write) => api.http.post('/v1/attestations').set('x-api-key', key).send(body);
+const soft = (body: object, key = api.keys.write) => api.http.post('/v1/attestations/soft').set('x-api-key', key).send(body);
+const count = async () => (await api.db.query<{ n: number }>('SELECT count(*)::int AS n FROM attestations')).rows[0]!.n;
+const tokenPrice = async (symbol: string) =>
+  new Decimal((await api.db.query<{ p: string }>('SELECT token_price::text AS p FROM latest_prices WHERE symbol = $1', [symbol])).rows[0]!.p);
+const setLimit = (symbol: string, session: string, count: number, active: string, perSession = '10000000') =>
+  api.db.query('UPDATE session_limits SET max_attestation_count = $3, max_active_notional_value = $4, max_session_notional_value = $5 WHERE symbol = $1 AND session = $2', [
+    symbol, session, count, active, perSession,
+  ]);
+
+const valid = { symbol: 'AAPLon', side: 'buy', tokenAmount: '1.5' };
+
+describe('request validation', () => {
+  test.each([
+    [{}, 'INVALID_SYMBOL', 'symbol'],
+    [{ ...valid, symbol: 'AAPL' }, 'INVALID_SYMBOL', 'Symbol'],
+    [{ ...valid, symbol: 5 }, 'INVALID_SYMBOL', 'symbol'],
+    [{ symbol: 'AAPLon', tokenAmount: '1' }, 'INVALID_SIDE', 'side'],
+    [{ ...valid, side: 'hold' }, 'INVALID_SIDE', 'side'],
+    [{ ...valid, tokenAmount: 1.5 }, 'INVALID_TOKEN_AMOUNT', 'tokenAmount'],
+    [{ ...valid, tokenAmount: '-1' }, 'INVALID_TOKEN_AMOUNT', 'tokenAmount'],
+    [{ ...valid, tokenAmount: '0' }, 'INVALID_TOKEN_AMOUNT', 'tokenAmount'],
+    [{ ...valid, tokenAmount: '0.000' }, 'INVALID_TOKEN_AMOUNT', 'tokenAmount'],
+    [{ ...valid, tokenAmount: '1.0000000000000000001' }, 'INVALID_TOKEN_AMOUNT', 'tokenAmount'],
+    [{ ...valid, tokenAmount: '1e3' }, 'INVALID_TOKEN_AMOUNT', 'tokenAmount'],
+    [{ ...valid, tokenAmount: '' }, 'INVALID_TOKEN_AMOUNT', 'tokenAmount'],
+    [{ symbol: 'AAPLon', side: 'buy', notionalValue: 100 }, 'INVALID_NOTIONAL_VALUE', 'notionalValue'],
+    [{ symbol: 'AAPLon', side: 'buy', notionalValue: '-5' }, 'INVALID_NOTIONAL_VALUE', 'notionalValue'],
+    [{ ...valid, notionalValue: '100' }, 'INVALID_AMOUNT', 'not both'],
+    [{ symbol: 'AAPLon', side: 'buy' }, 'INVALID_AMOUNT', 'required'],
+    [{ ...valid, duration: 'medium' }, 'INVALID_DURATION', 'duration'],
+    [{ ...valid, chainId: 'polygon-137' }, 'INVALID_CHAIN_ID', 'chainId'],
+    [{ ...valid, chainId: 1 }, 'INVALID_CHAIN_ID', 'chainId'],
+    [{ ...valid, price: '1' }, 'INVALID_REQUEST_BODY', 'price'],
+    [{ ...valid, chainId: 'solana-900' }, 'MISSING_USER_ADDRESS', 'userAddress'],
+    [{ ...valid, chainId: 'solana-900', userAddress: 'not-base58!' }, 'INVALID_USER_ADDRESS', 'userAddress'],
+    [{ ...valid, chainId: 'solana-900', userAddress: '3yZe7d' }, 'INVALID_USER_ADDRESS', 'userAddress'],
+  ])('%j → 400 %s', async (body, code, mentions) => {
+    const response = await attest(body);
+    expect(response.status).toBe(400);
+    expect(response.body.code).toBe(code);
+    expect(response.body.message).toContain(mentions);
+    expect(await count()).toBe(0);
+  });
+
+  test('an unknown symbol is 404 ASSET_NOT_FOUND', async () => {
+    const response = await attest({ ...valid, symbol: 'ZZZZon' });
+    expect(response.status).toBe(404);
+    expect(response.body.code).toBe('ASSET_NOT_FOUND');
+  });
+
+  test('a body that is not JSON is 400', async () => {
+    const response = await api.http.post('/v1/attestations').set('x-api-key', api.keys.write).set('content-type', 'application/json').send('{');
+    expect(response.body.code).toBe('MALFORMED_JSON');
+  });
+});
+
+describe('an attestation', () => {
+  test('has the documented fields, a valid EIP-712 signature by the configured signer, and is stored outstanding', async () => {
+    const response = await attest(valid);
+    expect(response.status).toBe(200);
+    const body = response.body;
+    const mid = await tokenPrice('AAPLon');
+    const { rows } = await api.db.query('SELECT a.user_id FROM accounts a JOIN api_keys k ON k.account_id = a.id WHERE k.scope = $1', ['write']);
+    expect(body).toEqual({
+      attestationId: expect.stringMatching(/^\d+$/),
+      userId: rows[0].user_id,
+      chainId: '1',
+      symbol: 'AAPLon',
+      ticker: 'AAPL',
+      assetAddress: expect.stringMatching(/^0x[0-9a-fA-F]{40}$/),
+      side: '0',
+      tokenAmount: '1500000000000000000',
+      price: expect.stringMatching(/^\d+$/),
+      expiration: Math.floor(MONDAY_10AM / 1000) + 30,
+      signature: expect.any(String),
+      additionalData: Buffer.alloc(32).toString('base64'),
+    });
+    expect(BigInt(body.attestationId) < 1n << 128n).toBe(true);
+    // A buy pays the short spread (10 bps for stocks) over mid.
+    const price = new Decimal(body.price).dividedBy('1e18');
+    expect(price.toFixed(6)).toBe(mid.times('1.001').toFixed(6));
+
+    const signature = Buffer.from(body.signature, 'base64');
+    expect(signature).toHaveLength(65);
+    const signer = await recoverTypedDataAddress({
+      domain: { name: EIP712_DOMAIN_NAME, version: '1', chainId: 1, verifyingContract: tokenManagers()['ethereum-1'] },
+      types: QUOTE_TYPES,
+      primaryType: 'Quote',
+      message: {
+        chainId: 1n,
+        attestationId: BigInt(body.attestationId),
+        userId: body.userId,
+        asset: body.assetAddress,
+        price: BigInt(body.price),
+        quantity: BigInt(body.tokenAmount),
+        expiration: BigInt(body.expiration),
+        side: 0,
+        additionalData: `0x${'00'.repeat(32)}`,
+      },
+      signature: `0x${signature.toString('hex')}`,
+    });
+    expect(signer).toBe(testSigners().evm.address);
+
+    const stored = await api.db.query('SELECT state, token_amount::text, session, chain FROM attestations WHERE attestation_id = $1', [body.attestationId]);
+    expect(stored.rows[0]).toEqual({ state: 'outstanding', token_amount: '1.5', session: 'regular', chain: 'ethereum-1' });
+  });
+
+  test('on bsc-56 carries chain id 56 and the BSC token address', async () => {
+    const response = await attest({ ...valid, chainId: 'bsc-56', side: 'sell', duration: 'long' });
+    expect(response.body).toMatchObject({ chainId: '56', side: '1' });
+    const { rows } = await api.db.query(`SELECT address FROM asset_addresses WHERE symbol = 'AAPLon' AND network_chain_id = 'bsc-56'`);
+    expect(response.body.assetAddress).toBe(rows[0].address);
+    // A long quote lives longer.
+    expect(response.body.expiration).toBe(Math.floor(MONDAY_10AM / 1000) + 300);
+  });
+
+  test('on solana-900 is signed with ed25519 over the documented bytes, binding the wallet', async () => {
+    const response = await attest({ ...valid, chainId: 'solana-900', userAddress: SOLANA_WALLET });
+    expect(response.status).toBe(200);
+    const body = response.body;
+    expect(body.chainId).toBe('900');
+    expect(Buffer.from(body.additionalData, 'base64')).toEqual(Buffer.from(decodeBase58(SOLANA_WALLET)!));
+    const message = encodeSolanaQuote({
+      chainId: 900n,
+      attestationId: BigInt(body.attestationId),
+      userId: body.userId,
+      asset: body.assetAddress,
+      price: BigInt(body.price),
+      quantity: BigInt(body.tokenAmount),
+      expiration: BigInt(body.expiration),
+      side: 0,
+      additionalData: `0x${Buffer.from(body.additionalData, 'base64').toString('hex')}`,
+    });
+    const publicKey = createPublicKey({
+      key: Buffer.concat([Buffer.from('302a300506032b6570032100', 'hex'), Buffer.from(decodeBase58(testSigners().solana.publicKey)!)]),
+      format: 'der',
+      type: 'spki',
+    });
+    expect(verify(null, message, publicKey, Buffer.from(body.signature, 'base64'))).toBe(true);
+  });
+
+  test('by notional buys the notional divided by the price, rounded down', async () => {
+    const response = await attest({ symbol: 'AAPLon', side: 'buy', notionalValue: '1000' });
+    const price = new Decimal(response.body.price).dividedBy('1e18');
+    const expected = new Decimal('1000').dividedBy(price).toDecimalPlaces(18, Decimal.ROUND_DOWN);
+    expect(response.body.tokenAmount).toBe(expected.times('1e18').toFixed(0));
+  });
+
+  test('is readable by its owner with its state, and by nobody else', async () => {
+    const created = (await attest(valid)).body;
+    const own = await api.http.get(`/v1/attestations/${created.attestationId}`).set('x-api-key', api.keys.write);
+    expect(own.status).toBe(200);
+    expect(own.body).toMatchObject({ ...created, state: 'outstanding', executionTxHash: null });
+    for (const key of [api.keys.admin, api.keys.read]) {
+      const other = await api.http.get(`/v1/attestations/${created.attestationId}`).set('x-api-key', key);
+      expect(other.status).toBe(404);
+      expect(other.body.code).toBe('ATTESTATION_NOT_FOUND');
+    }
+    api.setNow(created.expiration * 1000);
+    expect((await api.http.get(`/v1/attestations/${created.attestationId}`).set('x-api-key', api.keys.write)).body.state).toBe('expired');
+    expect((await api.http.get('/v1/attestations/12x').set('x-api-key', api.keys.write)).body.code).toBe('INVALID_PARAMETER');
+  });
+});
+
+describe('refusals before anything is counted', () => {
+  test('a read-only key is 403 READ_ONLY_API_KEY', async () => {
+    const response = await attest(valid, api.keys.read);
+    expect(response.status).toBe(403);
+    expect(response.body.code).toBe('READ_ONLY_API_KEY');
+  });
+
+  test.each([
+    ['market closed: Saturday', SATURDAY_NOON, 'AAPLon', 'MARKET_CLOSED'],
+    ['no overnight session for KOon', TUESDAY_11PM, 'KOon', 'ASSET_CLOSED_FOR_SESSION'],
+  ])('%s → 403 %s', async (_name, now, symbol, code) => {
+    await api.tradeAt(now);
+    const response = await attest({ ...valid, symbol });
+    expect(response.status).toBe(403);
+    expect(response.body.code).toBe(code);
+    expect(await count()).toBe(0);
+  });
+
+  test('an asset that trades off-hours can be attested on a Saturday', async () => {
+    await api.tradeAt(SATURDAY_NOON);
+    expect((await attest({ ...valid, symbol: 'SPYon' })).status).toBe(200);
+  });
+
+  test('a paused market and a paused asset are refused', async () => {
+    const admin = (path: string, body?: object) => api.http.post(path).set('x-api-key', api.keys.admin).send(body);
+    await admin('/v1/status/assets/AAPLon/pause', { reason: 'news' });
+    expect((await attest(valid)).body.code).toBe('ASSET_PAUSED');
+    expect((await attest({ ...valid, symbol: 'MSFTon' })).status).toBe(200);
+    await admin('/v1/status/market/pause', { reason: 'halt' });
+    expect((await attest({ ...valid, symbol: 'MSFTon' })).body.code).toBe('MARKET_PAUSED');
+    expect(await count()).toBe(1);
+  });
+
+  test('a limited asset takes small orders only', async () => {
+    await api.http.post('/v1/status/assets/AAPLon/limit').set('x-api-key', api.keys.admin).send({ reason: 'volatility' });
+    expect((await attest({ symbol: 'AAPLon', side: 'buy', notionalValue: '20000' })).body.code).toBe('ASSET_LIMITED');
+    expect((await attest({ symbol: 'AAPLon', side: 'buy', notionalValue: '5000' })).status).toBe(200);
+  });
+
+  test('a stale price is not quoted (503 PRICE_UNAVAILABLE)', async () => {
+    api.setNow(MONDAY_10AM + 60_000);
+    const response = await attest(valid);
+    expect(response.status).toBe(503);
+    expect(response.body.code).toBe('PRICE_UNAVAILABLE');
+  });
+});
+
+describe('limits', () => {
+  test('Max Attestation Count: outstanding ones count until they expire', async () => {
+    await setLimit('AAPLon', 'regular', 2, '1000000');
+    expect((await attest(valid)).status).toBe(200);
+    const second = (await attest(valid)).body;
+    const third = await attest(valid);
+    expect(third.status).toBe(403);
+    expect(third.body.code).toBe('MAX_ATTESTATIONS');
+    // Another user is not affected.
+    expect((await attest(valid, api.keys.admin)).status).toBe(200);
+    // Expiry releases the count by time, even before any workflow records it.
+    await api.tradeAt(second.expiration * 1000);
+    expect((await attest(valid)).status).toBe(200);
+  });
+
+  test('an executed attestation stops counting as outstanding', async () => {
+    await setLimit('AAPLon', 'regular', 1, '1000000');
+    const first = (await attest(valid)).body;
+    expect((await attest(valid)).body.code).toBe('MAX_ATTESTATIONS');
+    await api.db.query(`UPDATE attestations SET state = 'executed' WHERE attestation_id = $1`, [first.attestationId]);
+    expect((await attest(valid)).status).toBe(200);
+  });
+
+  test('Max Active Notional Value', async () => {
+    await setLimit('AAPLon', 'regular', 10, '1000');
+    expect((await attest({ symbol: 'AAPLon', side: 'buy', notionalValue: '600' })).status).toBe(200);
+    const over = await attest({ symbol: 'AAPLon', side: 'buy', notionalValue: '600' });
+    expect(over.body.code).toBe('MAX_LIMIT_REACHED');
+    expect((await attest({ symbol: 'AAPLon', side: 'buy', notionalValue: '300' })).status).toBe(200);
+  });
+
+  test('Session Notional Value counts executed attestations of the session', async () => {
+    await setLimit('AAPLon', 'regular', 10, '1000', '1500');
+    const first = (await attest({ symbol: 'AAPLon', side: 'buy', notionalValue: '900' })).body;
+    await api.db.query(`UPDATE attestations SET state = 'executed' WHERE attestation_id = $1`, [first.attestationId]);
+    const over = await attest({ symbol: 'AAPLon', side: 'buy', notionalValue: '700' });
+    expect(over.body.code).toBe('SESSION_LIMIT_REACHED');
+    expect((await attest({ symbol: 'AAPLon', side: 'buy', notionalValue: '500' })).status).toBe(200);
+  });
+
+  test('off-hours exposure caps apply across users', async () => {
+    await api.close();
+    api = await createTestApi({ attestationSettings: { offhoursGlobalExposure: new Decimal('1000'), offhoursAssetExposure: new Decimal('800') } });
+    await api.tradeAt(SATURDAY_NOON);
+    expect((await attest({ symbol: 'SPYon', side: 'buy', notionalValue: '700' })).status).toBe(200);
+    expect((await attest({ symbol: 'SPYon', side: 'buy', notionalValue: '200' }, api.keys.admin)).body.code).toBe('OFFHOURS_EXPOSURE_LIMIT_REACHED');
+    // The asset cap (800) refuses more SPYon; the global cap (1000) refuses 350 more of anything.
+    expect((await attest({ symbol: 'QQQon', side: 'buy', notionalValue: '350' }, api.keys.admin)).body.code).toBe('OFFHOURS_EXPOSURE_LIMIT_REACHED');
+    expect((await attest({ symbol: 'QQQon', side: 'buy', notionalValue: '250' }, api.keys.admin)).status).toBe(200);
+  });
+
+  test('50 simultaneous requests against a count limit of 5 yield exactly 5 attestations', async () => {
+    await setLimit('AAPLon', 'regular', 5, '100000000');
+    const responses = await Promise.all(Array.from({ length: 50 }, () => attest(valid)));
+    const statuses = responses.map((response) => response.status);
+    expect(statuses.filter((status) => status === 200)).toHaveLength(5);
+    expect(responses.filter((response) => response.body.code === 'MAX_ATTESTATIONS')).toHaveLength(45);
+    expect(await count()).toBe(5);
+  });
+});
+
+describe('Idempotency-Key', () => {
+  test('a retry with the same key and body answers the first attestation; another body is 422', async () => {
+    const first = await attest(valid).set('Idempotency-Key', 'order-1');
+    const retry = await attest({ tokenAmount: '1.5', side: 'buy', symbol: 'AAPLon' }).set('Idempotency-Key', 'order-1');
+    expect(retry.status).toBe(200);
+    expect(retry.headers['idempotent-replayed']).toBe('true');
+    expect(retry.body).toEqual(first.body);
+    const conflict = await attest({ ...valid, tokenAmount: '2' }).set('Idempotency-Key', 'order-1');
+    expect(conflict.status).toBe(422);
+    expect(conflict.body.code).toBe('IDEMPOTENCY_KEY_REUSED');
+    expect(await count()).toBe(1);
+  });
+
+  test('concurrent first calls with one key create one attestation', async () => {
+    const responses = await Promise.all(Array.from({ length: 10 }, () => attest(valid).set('Idempotency-Key', 'order-2')));
+    expect(responses.every((response) => response.status === 200)).toBe(true);
+    expect(new Set(responses.map((response) => response.body.attestationId)).size).toBe(1);
+    expect(await count()).toBe(1);
+  });
+
+  test('the same key from another account is another attestation', async () => {
+    const mine = (await attest(valid).set('Idempotency-Key', 'order-3')).body;
+    const theirs = (await attest(valid, api.keys.admin).set('Idempotency-Key', 'order-3')).body;
+    expect(theirs.attestationId).not.toBe(mine.attestationId);
+  });
+
+  test('a malformed key is 400', async () => {
+    expect((await attest(valid).set('Idempotency-Key', 'x'.repeat(300))).body.code).toBe('INVALID_IDEMPOTENCY_KEY');
+  });
+});
+
+describe('soft quotes', () => {
+  test('are priced like attestations but carry no id, user, expiry or signature, and count against nothing', async () => {
+    await setLimit('AAPLon', 'regular', 1, '1000000');
+    const quote = await soft(valid);
+    expect(quote.status).toBe(200);
+    expect(quote.body).toEqual({
+      chainId: '1',
+      symbol: 'AAPLon',
+      ticker: 'AAPL',
+      assetAddress: expect.stringMatching(/^0x/),
+      side: '0',
+      tokenAmount: '1500000000000000000',
+      price: expect.stringMatching(/^\d+$/),
+    });
+    expect((await soft(valid)).status).toBe(200);
+    const attestation = await attest(valid);
+    expect(attestation.body.price).toBe(quote.body.price);
+    expect(await count()).toBe(1);
+  });
+
+  test.each([
+    [{ ...valid, userAddress: SOLANA_WALLET }, 400, 'INVALID_REQUEST_BODY'],
+    [{ ...valid, tokenAmount: '0' }, 400, 'INVALID_TOKEN_AMOUNT'],
+    [{ ...valid, symbol: 'ZZZon' }, 404, 'ASSET_NOT_FOUND'],
+  ])('refuses %j', async (body, status, code) => {
+    const response = await soft(body);
+    expect(response.status).toBe(status);
+    expect(response.body.code).toBe(code);
+  });
+
+  test('are refused for a read-only key and when the market is closed', async () => {
+    expect((await soft(valid, api.keys.read)).body.code).toBe('READ_ONLY_API_KEY');
+    await api.tradeAt(SATURDAY_NOON);
+    expect((await soft(valid)).body.code).toBe('MARKET_CLOSED');
+  });
+});
