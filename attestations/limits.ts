@@ -37,6 +37,9 @@ export function limitMessage(code: LimitCode): string {
   return MESSAGES[code];
 }
 
+/** Headroom below one cent is no headroom: nothing useful can be attested with it. */
+const MIN_NOTIONAL = new Decimal('0.01');
+
 const appliesExposure = (status: TradingStatus): boolean => status.session === 'offhours';
 
 /** Each notional cap with the code it fails with, in the order refusals are reported. */
@@ -73,7 +76,7 @@ export function headroom(status: TradingStatus, usage: UserUsage, exposure: Expo
   const remainingAttestations = Math.max(0, status.sessionLimit.maxAttestationCount - usage.outstandingCount);
   const caps = notionalCaps(status, usage, exposure, settings);
   const tightest = caps.reduce((low, cap) => (cap.room.lessThan(low.room) ? cap : low));
-  const maxNotional = Decimal.max(0, tightest.room);
+  const maxNotional = tightest.room.lessThan(MIN_NOTIONAL) ? new Decimal(0) : tightest.room;
   let exhausted: LimitCode | undefined;
   if (remainingAttestations === 0) exhausted = 'MAX_ATTESTATIONS';
   else if (maxNotional.isZero()) exhausted = tightest.code;

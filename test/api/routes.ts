@@ -6,6 +6,8 @@ export interface RouteCase {
   path: string;
   scope: KeyScope;
   body?: unknown;
+  /** Status of a successful call with the scope (default 200). */
+  okStatus?: number;
 }
 
 export const ROUTES: RouteCase[] = [
@@ -47,6 +49,10 @@ export const ROUTES: RouteCase[] = [
     scope: 'admin',
     body: { ticks: [{ symbol: 'AAPLon', timestamp: 1_700_000_000_000, underlyingPrice: '190.5' }] },
   },
+  { method: 'get', path: '/v1/limits/trading?symbol=AAPLon&side=buy', scope: 'read' },
+  { method: 'get', path: '/v1/attestations/1', scope: 'read', okStatus: 404 },
+  { method: 'post', path: '/v1/attestations', scope: 'write', body: { symbol: 'SPYon', side: 'buy', tokenAmount: '1' } },
+  { method: 'post', path: '/v1/attestations/soft', scope: 'write', body: { symbol: 'SPYon', side: 'buy', tokenAmount: '1' } },
   { method: 'get', path: '/v1/workflows', scope: 'admin' },
   { method: 'get', path: '/v1/workflows/market-data-retention', scope: 'admin' },
   { method: 'get', path: '/v1/workflows/market-data-retention/history', scope: 'admin' },

@@ -45,6 +45,20 @@ describe.each(ROUTES.map((route) => [label(route), route] as const))('%s', (_nam
   if (route.scope === 'read') {
     test.each(['read', 'write', 'admin'] as const)('answers a %s key', async (scope) => {
       const response = await send(route, api.keys[scope]);
+      expect(response.status).toBe(route.okStatus ?? 200);
+    });
+  } else if (route.scope === 'write') {
+    test('refuses a read key with 403 READ_ONLY_API_KEY and stores nothing', async () => {
+      const attestations = () => api.db.query('SELECT count(*)::int AS n FROM attestations');
+      const before = (await attestations()).rows[0].n;
+      const response = await send(route, api.keys.read);
+      expect(response.status).toBe(403);
+      expect(response.body.code).toBe('READ_ONLY_API_KEY');
+      expect((await attestations()).rows[0].n).toBe(before);
+    });
+    test.each(['write', 'admin'] as const)('lets a %s key through authorisation', async (scope) => {
+      await api.tradeAt(Date.now());
+      const response = await send(route, api.keys[scope]);
       expect(response.status).toBe(200);
     });
   } else {
