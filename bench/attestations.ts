@@ -1,0 +1,77 @@
+/**
+ * Attestation creation at concurrency 32: the real route (which starts each attestation's workflow on
+ * the in-memory Temporal service, with the worker in its own process) beside the floor — the same
+ * request without the workflow start — in one run. Load is spread over 32 accounts, as many users
+ * would send it; limits are raised so nothing is refused.
+ */
+import { fork, type ChildProcess } from 'node:child_process';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { createPool } from '../db/pool';
+import { createApiKey } from '../db/queries/api-keys';
+import { sessionAt } from '../domain/calendar';
+import { load, type LoadResult } from './load';
+
+const CONNECTIONS = 32;
+const ACCOUNTS = 32;
+/** Trades in every session, so the benchmark runs on any day. */
+const SYMBOL = 'SPYon';
+
+function child<T>(script: string, env: Record<string, string>): { process: ChildProcess; ready: Promise<T> } {
+  const process_ = fork(path.join(__dirname, script), [], {
+    env: { ...process.env, ...env },
+    execArgv: ['--import', 'tsx'],
+    stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
+  });
+  const ready = new Promise<T>((resolve, reject) => {
+    process_.once('message', (message) => resolve(message as T));
+    process_.once('exit', (code) => reject(new Error(`${script} exited with ${code}`)));
+  });
+  return { process: process_, ready };
+}
+
+export interface AttestationBench {
+  session: string;
+  results: LoadResult[];
+  attestations: number;
+  workflows: number;
+}
+
+export async function benchAttestations(databaseUrl: string, seconds = 10): Promise<AttestationBench> {
+  const db = createPool(databaseUrl, 4);
+  await db.query('UPDATE session_limits SET tradable = true, max_attestation_count = 1000000000, max_active_notional_value = 1e15, max_session_notional_value = 1e15');
+  const keys: string[] = [];
+  for (let index = 0; index < ACCOUNTS; index += 1) {
+    keys.push((await createApiKey(db, { name: `bench trader ${index}`, scope: 'write', rateLimitPerSecond: 1_000_000, rateLimitBurst: 1_000_000 })).secret);
+  }
+
+  const worker = child<{ address: string }>('temporal-worker.ts', { BENCH_DATABASE_URL: databaseUrl });
+  const processes = [worker.process];
+  try {
+    const { address } = await worker.ready;
+    const server = child<{ real: string; floor: string }>('attestation-server.ts', {
+      BENCH_DATABASE_URL: databaseUrl,
+      BENCH_TEMPORAL_ADDRESS: address,
+      BENCH_DATA_DIR: mkdtempSync(path.join(tmpdir(), 'bench-signers-')),
+    });
+    processes.push(server.process);
+    const urls = await server.ready;
+    const request = {
+      seconds,
+      connections: CONNECTIONS,
+      method: 'POST' as const,
+      body: JSON.stringify({ symbol: SYMBOL, side: 'buy', tokenAmount: '0.5' }),
+      headerSets: keys.map((key) => ({ 'x-api-key': key, 'content-type': 'application/json' })),
+    };
+    await load({ ...request, name: 'warm-up', url: `${urls.floor}/v1/attestations`, seconds: 2 });
+    await load({ ...request, name: 'warm-up', url: `${urls.real}/v1/attestations`, seconds: 2 });
+    const floor = await load({ ...request, name: 'floor: validate + price + limits + insert + sign', url: `${urls.floor}/v1/attestations` });
+    const real = await load({ ...request, name: 'POST /v1/attestations (+ workflow start)', url: `${urls.real}/v1/attestations` });
+    const { rows } = await db.query<{ n: number }>('SELECT count(*)::int AS n FROM attestations');
+    return { session: sessionAt(Date.now()), results: [floor, real], attestations: rows[0]!.n, workflows: 0 };
+  } finally {
+    for (const process_ of processes) process_.kill('SIGTERM');
+    await db.end();
+  }
+}

@@ -1,0 +1,101 @@
+/**
+ * HTTP load for the benchmarks: wrk (Debian package, native, its own process) when installed,
+ * else autocannon (in this process, so it saturates first). Requests cycle through header sets,
+ * so one run can spread its load over many API keys.
+ */
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import autocannon from 'autocannon';
+
+export interface LoadSpec {
+  name: string;
+  url: string;
+  seconds: number;
+  connections: number;
+  method?: 'GET' | 'POST';
+  body?: string;
+  /** Requests cycle through these; a single set sends the same headers every time. */
+  headerSets: Record<string, string>[];
+}
+
+export interface LoadResult {
+  name: string;
+  requestsPerSecond: number;
+  p50Ms: number;
+  p99Ms: number;
+  errors: number;
+}
+
+function hasWrk(): boolean {
+  return spawnSync('wrk', ['--version']).error === undefined;
+}
+
+export const loadGenerator = hasWrk() ? 'wrk' : 'autocannon';
+
+/** wrk's latency figures ("6.28ms", "1.2s", "850.00us") in milliseconds. */
+function wrkMs(text: string): number {
+  const match = /([\d.]+)(us|ms|s)/.exec(text);
+  if (!match) return Number.NaN;
+  const value = Number(match[1]);
+  return match[2] === 'us' ? value / 1000 : match[2] === 's' ? value * 1000 : value;
+}
+
+function luaString(value: string): string {
+  return JSON.stringify(value);
+}
+
+function wrkScript(spec: LoadSpec): string {
+  const sets = spec.headerSets
+    .map((headers) => `{${Object.entries(headers).map(([k, v]) => `[${luaString(k)}]=${luaString(v)}`).join(',')}}`)
+    .join(',\n');
+  return `local sets = {${sets}}
+local i = 0
+request = function()
+  i = (i % #sets) + 1
+  return wrk.format(${luaString(spec.method ?? 'GET')}, nil, sets[i], ${spec.body === undefined ? 'nil' : luaString(spec.body)})
+end
+`;
+}
+
+function loadWithWrk(spec: LoadSpec): LoadResult {
+  const script = path.join(mkdtempSync(path.join(tmpdir(), 'bench-wrk-')), 'load.lua');
+  writeFileSync(script, wrkScript(spec));
+  const args = ['-t1', `-c${spec.connections}`, `-d${spec.seconds}s`, '--latency', '-s', script, spec.url];
+  const output = spawnSync('wrk', args, { encoding: 'utf8' }).stdout;
+  const line = (pattern: RegExp) => pattern.exec(output)?.[1] ?? '';
+  return {
+    name: spec.name,
+    requestsPerSecond: Math.round(Number(line(/Requests\/sec:\s+([\d.]+)/))),
+    p50Ms: wrkMs(line(/50%\s+(\S+)/)),
+    p99Ms: wrkMs(line(/99%\s+(\S+)/)),
+    errors: Number(line(/Non-2xx or 3xx responses:\s+(\d+)/) || 0) + Number(line(/Socket errors:.*timeout (\d+)/) || 0),
+  };
+}
+
+async function loadWithAutocannon(spec: LoadSpec): Promise<LoadResult> {
+  const result = await autocannon({
+    url: spec.url,
+    connections: spec.connections,
+    duration: spec.seconds,
+    requests: spec.headerSets.map((headers) => ({ method: spec.method ?? 'GET', headers, body: spec.body })),
+  });
+  return {
+    name: spec.name,
+    requestsPerSecond: Math.round(result.requests.average),
+    p50Ms: result.latency.p50,
+    p99Ms: result.latency.p99,
+    errors: result.errors + result.non2xx,
+  };
+}
+
+export async function load(spec: LoadSpec): Promise<LoadResult> {
+  return loadGenerator === 'wrk' ? loadWithWrk(spec) : loadWithAutocannon(spec);
+}
+
+export function formatResults(results: LoadResult[]): string {
+  return results
+    .map((r) => `  ${r.name.padEnd(48)} ${String(r.requestsPerSecond).padStart(8)} req/s   p50 ${String(r.p50Ms).padStart(5)} ms   p99 ${String(r.p99Ms).padStart(6)} ms   errors ${r.errors}`)
+    .join('\n');
+}
