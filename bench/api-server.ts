@@ -1,6 +1,6 @@
 /**
  * Child process of the benchmark: serves the real app (on the database named by BENCH_DATABASE_URL)
- * and a bare Koa JSON endpoint, each on its own port, and reports both ports to the parent.
+ * and bare Koa JSON endpoints, each on its own port, and reports both to the parent.
  */
 import Koa from 'koa';
 import pino from 'pino';
@@ -19,10 +19,14 @@ async function main(): Promise<void> {
   });
   const api = await listen(app, { host: '127.0.0.1', port: 0 });
 
+  // The bare endpoints: a tiny JSON object, and the latest-prices answer itself (serialised per request,
+  // as a plain Koa JSON handler would), so the comparison can be made at equal payload.
+  const latest = await fetch(`${api.url}/v1/assets/all/prices/latest`, { headers: { 'x-api-key': process.env.BENCH_API_KEY! } });
+  const samePayload: unknown = await latest.json();
+  const tiny = { ok: true, items: [1, 2, 3] };
   const bare = new Koa();
-  const payload = { ok: true, items: [1, 2, 3] };
   bare.use((ctx) => {
-    ctx.body = payload;
+    ctx.body = ctx.path === '/latest' ? samePayload : tiny;
   });
   const bareServer = bare.listen(0, '127.0.0.1');
   await new Promise((resolve) => bareServer.once('listening', resolve));

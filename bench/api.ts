@@ -35,7 +35,7 @@ export async function benchApi(databaseUrl: string, seconds = 10): Promise<LoadR
   await db.end();
 
   const child = fork(path.join(__dirname, 'api-server.ts'), [], {
-    env: { ...process.env, BENCH_DATABASE_URL: databaseUrl },
+    env: { ...process.env, BENCH_DATABASE_URL: databaseUrl, BENCH_API_KEY: secret },
     execArgv: ['--import', 'tsx'],
     stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
   });
@@ -49,7 +49,8 @@ export async function benchApi(databaseUrl: string, seconds = 10): Promise<LoadR
     await get('warm-up', `${urls.api}/v1/assets/all/prices/latest`, auth, 2);
     await get('warm-up', `${urls.api}/v1/assets/AAPLon/prices/ohlc?interval=1min&range=1day`, auth, 2);
     return [
-      await get('bare Koa JSON', `${urls.bare}/`, {}, seconds),
+      await get('bare Koa JSON (tiny object)', `${urls.bare}/`, {}, seconds),
+      await get('bare Koa JSON (the latest-prices body)', `${urls.bare}/latest`, {}, seconds),
       await get('GET /v1/assets/all/prices/latest', `${urls.api}/v1/assets/all/prices/latest`, auth, seconds),
       await get('GET /v1/assets/AAPLon/prices/ohlc 1min/1day', `${urls.api}/v1/assets/AAPLon/prices/ohlc?interval=1min&range=1day`, auth, seconds),
       await get('  same, without gzip', `${urls.api}/v1/assets/AAPLon/prices/ohlc?interval=1min&range=1day`, { 'x-api-key': secret }, seconds),

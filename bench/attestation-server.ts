@@ -19,8 +19,11 @@ import { ISSUER_TASK_QUEUE } from '../temporal/task-queues';
 
 async function main(): Promise<void> {
   const db = createPool(process.env.BENCH_DATABASE_URL!, 20);
+  // The benchmark may shift this process's clock into a given session (prices and the app agree on it).
+  const offset = Number(process.env.BENCH_CLOCK_OFFSET_MS ?? 0);
+  const clock = () => Date.now() + offset;
   const logger = pino({ level: 'info' }, pino.destination({ dest: '/dev/null', sync: false }));
-  const feed = startFeed({ pipeline: new MarketDataPipeline(db), source: new SimulatedPriceSource({ assets: CATALOGUE, tickMs: 1_000 }) });
+  const feed = startFeed({ pipeline: new MarketDataPipeline(db), source: new SimulatedPriceSource({ assets: CATALOGUE, tickMs: 1_000, clock }) });
   const temporal = await createTemporalClient({ address: process.env.BENCH_TEMPORAL_ADDRESS!, namespace: 'default' });
   const attestations = {
     signers: loadSigners({ env: {}, dataDir: process.env.BENCH_DATA_DIR! }),
@@ -35,8 +38,8 @@ async function main(): Promise<void> {
     settlementGraceMs: 60_000,
   };
   const config = { PUBLIC_BASE_URL: 'http://127.0.0.1', RATE_LIMIT_PER_SECOND: 50, RATE_LIMIT_BURST: 100, BODY_LIMIT_BYTES: 65_536, API_KEY_CACHE_SECONDS: 5 };
-  const real = await listen(createApp({ config, db, logger, temporal, attestations }), { host: '127.0.0.1', port: 0 });
-  const floor = await listen(createApp({ config, db, logger, attestations }), { host: '127.0.0.1', port: 0 });
+  const real = await listen(createApp({ config, db, logger, clock, temporal, attestations }), { host: '127.0.0.1', port: 0 });
+  const floor = await listen(createApp({ config, db, logger, clock, attestations }), { host: '127.0.0.1', port: 0 });
   process.send!({ real: real.url, floor: floor.url });
   process.on('SIGTERM', () => {
     void feed.stop().finally(() => process.exit(0));

@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { createPool } from '../db/pool';
 import { createApiKey } from '../db/queries/api-keys';
-import { sessionAt } from '../domain/calendar';
+import { nextSession, sessionAt, type Session } from '../domain/calendar';
 import { load, type LoadResult } from './load';
 
 const CONNECTIONS = 32;
@@ -32,13 +32,25 @@ function child<T>(script: string, env: Record<string, string>): { process: Child
 }
 
 export interface AttestationBench {
-  session: string;
+  session: Session;
   results: LoadResult[];
   attestations: number;
-  workflows: number;
 }
 
-export async function benchAttestations(databaseUrl: string, seconds = 10): Promise<AttestationBench> {
+/** Milliseconds to add to now to be half an hour into the next (or current) `session`. */
+function offsetInto(session: Session): number {
+  const now = Date.now();
+  if (sessionAt(now) === session) return 0;
+  const next = nextSession(now, (candidate) => candidate === session);
+  if (!next) throw new Error(`no ${session} session within 30 days`);
+  return next.start + 30 * 60_000 - now;
+}
+
+/**
+ * Measures in `session` (the regular session takes per-account locks; off-hours adds the global lock of
+ * the exposure caps). The server's clock is shifted into that session when it is not the current one.
+ */
+export async function benchAttestations(databaseUrl: string, session: Session, seconds = 10): Promise<AttestationBench> {
   const db = createPool(databaseUrl, 4);
   await db.query('UPDATE session_limits SET tradable = true, max_attestation_count = 1000000000, max_active_notional_value = 1e15, max_session_notional_value = 1e15');
   const keys: string[] = [];
@@ -54,6 +66,7 @@ export async function benchAttestations(databaseUrl: string, seconds = 10): Prom
       BENCH_DATABASE_URL: databaseUrl,
       BENCH_TEMPORAL_ADDRESS: address,
       BENCH_DATA_DIR: mkdtempSync(path.join(tmpdir(), 'bench-signers-')),
+      BENCH_CLOCK_OFFSET_MS: String(offsetInto(session)),
     });
     processes.push(server.process);
     const urls = await server.ready;
@@ -68,8 +81,8 @@ export async function benchAttestations(databaseUrl: string, seconds = 10): Prom
     await load({ ...request, name: 'warm-up', url: `${urls.real}/v1/attestations`, seconds: 2 });
     const floor = await load({ ...request, name: 'floor: validate + price + limits + insert + sign', url: `${urls.floor}/v1/attestations` });
     const real = await load({ ...request, name: 'POST /v1/attestations (+ workflow start)', url: `${urls.real}/v1/attestations` });
-    const { rows } = await db.query<{ n: number }>('SELECT count(*)::int AS n FROM attestations');
-    return { session: sessionAt(Date.now()), results: [floor, real], attestations: rows[0]!.n, workflows: 0 };
+    const { rows } = await db.query<{ n: number }>('SELECT count(*)::int AS n FROM attestations WHERE session = $1', [session]);
+    return { session, results: [floor, real], attestations: rows[0]!.n };
   } finally {
     for (const process_ of processes) process_.kill('SIGTERM');
     await db.end();
