@@ -4,15 +4,13 @@
  * amount and notional. Shared by soft quotes and attestations.
  */
 import type { AssetRecord } from '../db/queries/assets';
-import { findAssetPricing } from '../db/queries/attestations';
-import { listAddresses } from '../db/queries/assets';
-import { listLatestPrices } from '../db/queries/market-data';
 import type { Queryable } from '../db/pool';
+import type { QuoteContextRecord } from '../db/queries/attestations';
 import { Decimal } from '../domain/money';
 import { notionalOf, quotePrice, tokenAmountForNotional, type PricingPolicy } from '../domain/pricing';
 import { AttestationRefused } from './errors';
 import type { Chain, SoftQuoteRequest } from './request';
-import { tradingStatus, type TradingStatus } from './trading-status';
+import { loadTradingStatus, type TradingStatus } from './trading-status';
 
 export interface PricedRequest {
   asset: AssetRecord;
@@ -36,23 +34,24 @@ export interface PricingContext {
   maxPriceAgeMs: number;
 }
 
+/** The asset's pricing policy from its quote context, if it has one. */
+export function pricingPolicy(context: QuoteContextRecord): PricingPolicy | undefined {
+  const { shortSpreadBps, longSpreadBps, shortTtlSeconds, longTtlSeconds } = context;
+  if (shortSpreadBps === null || longSpreadBps === null || shortTtlSeconds === null || longTtlSeconds === null) return undefined;
+  return { shortSpreadBps, longSpreadBps, shortTtlSeconds, longTtlSeconds };
+}
+
 export async function priceRequest(context: PricingContext, asset: AssetRecord, request: SoftQuoteRequest): Promise<PricedRequest> {
   const { db, now } = context;
-  const [status, prices, policy, addresses] = await Promise.all([
-    tradingStatus(db, asset, now),
-    listLatestPrices(db),
-    findAssetPricing(db, asset.symbol),
-    listAddresses(db, asset.symbol),
-  ]);
+  const { status, context: quote } = await loadTradingStatus(db, asset, now, request.chainId);
   if (status.restriction) throw new AttestationRefused(status.restriction.code, status.restriction.message);
-  const latest = prices.find((price) => price.symbol === asset.symbol);
-  if (!latest || now - latest.observedAt > context.maxPriceAgeMs) {
+  if (quote.tokenPrice === null || quote.priceObservedAt === null || now - quote.priceObservedAt > context.maxPriceAgeMs) {
     throw new AttestationRefused('PRICE_UNAVAILABLE', `No current price for ${asset.symbol}; retry shortly`);
   }
-  const address = addresses.find((candidate) => candidate.networkChainId === request.chainId);
-  if (!policy || !address) throw new Error(`${asset.symbol} has no pricing or no ${request.chainId} address configured`);
+  const policy = pricingPolicy(quote);
+  if (!policy || quote.assetAddress === null) throw new Error(`${asset.symbol} has no pricing or no ${request.chainId} address configured`);
 
-  const price = quotePrice(new Decimal(latest.tokenPrice), request.side, request.duration, policy);
+  const price = quotePrice(new Decimal(quote.tokenPrice), request.side, request.duration, policy);
   const tokenAmount =
     request.tokenAmount !== undefined ? new Decimal(request.tokenAmount) : tokenAmountForNotional(new Decimal(request.notionalValue!), price);
   if (tokenAmount.isZero()) {
@@ -63,7 +62,7 @@ export async function priceRequest(context: PricingContext, asset: AssetRecord, 
     chain: request.chainId,
     side: request.side,
     duration: request.duration,
-    assetAddress: address.address,
+    assetAddress: quote.assetAddress,
     policy,
     status,
     price,

@@ -4,10 +4,10 @@
  * session. Shared by attestations, soft quotes and trading limits.
  */
 import type { AssetRecord } from '../db/queries/assets';
+import { quoteContext, type QuoteContextRecord } from '../db/queries/attestations';
 import type { Queryable } from '../db/pool';
-import { findSessionLimit, type SessionLimitRecord } from '../db/queries/session-limits';
-import { getMarketState, listCurrentAssetEvents } from '../db/queries/status';
-import { sessionIntervalAt, type Session } from '../domain/calendar';
+import type { SessionLimitRecord } from '../db/queries/session-limits';
+import { sessionIntervalAt, type Session, type SessionInterval } from '../domain/calendar';
 
 export type RestrictionCode = 'MARKET_PAUSED' | 'ASSET_PAUSED' | 'MARKET_CLOSED' | 'ASSET_CLOSED_FOR_SESSION';
 
@@ -27,26 +27,21 @@ export interface TradingStatus {
   limited: boolean;
 }
 
-const CLOSED: Omit<SessionLimitRecord, 'symbol' | 'session'> = {
-  tradable: false,
-  maxAttestationCount: 0,
-  maxActiveNotionalValue: '0',
-  maxSessionNotionalValue: '0',
-};
-
-export async function tradingStatus(db: Queryable, asset: AssetRecord, now: number): Promise<TradingStatus> {
-  const interval = sessionIntervalAt(now);
-  const [market, events, limit] = await Promise.all([
-    getMarketState(db),
-    listCurrentAssetEvents(db, now, asset.symbol),
-    findSessionLimit(db, asset.symbol, interval.session),
-  ]);
-  const active = events.filter((event) => event.startsAt <= now);
-  const paused = active.find((event) => event.code === 'ASSET_PAUSED');
-  const sessionLimit = limit ?? { symbol: asset.symbol, session: interval.session, ...CLOSED };
+/** The trading status an asset's quote context implies in the session `interval`. */
+export function statusFromContext(asset: AssetRecord, interval: SessionInterval, context: QuoteContextRecord): TradingStatus {
+  const sessionLimit: SessionLimitRecord = {
+    symbol: asset.symbol,
+    session: interval.session,
+    tradable: context.tradable ?? false,
+    maxAttestationCount: context.maxAttestationCount ?? 0,
+    maxActiveNotionalValue: context.maxActiveNotionalValue ?? '0',
+    maxSessionNotionalValue: context.maxSessionNotionalValue ?? '0',
+  };
+  const paused = context.activeEvents.find((event) => event.code === 'ASSET_PAUSED');
   let restriction: Restriction | undefined;
-  if (market.paused) restriction = { code: 'MARKET_PAUSED', message: `Trading is paused: ${market.reason ?? 'market paused by the operator'}` };
-  else if (paused) restriction = { code: 'ASSET_PAUSED', message: `Trading of ${asset.symbol} is paused: ${paused.reason}` };
+  if (context.marketPaused) {
+    restriction = { code: 'MARKET_PAUSED', message: `Trading is paused: ${context.marketPauseReason ?? 'market paused by the operator'}` };
+  } else if (paused) restriction = { code: 'ASSET_PAUSED', message: `Trading of ${asset.symbol} is paused: ${paused.reason}` };
   else if (interval.session === 'offhours' && !sessionLimit.tradable) restriction = { code: 'MARKET_CLOSED', message: 'The market is closed' };
   else if (!sessionLimit.tradable) {
     restriction = { code: 'ASSET_CLOSED_FOR_SESSION', message: `${asset.symbol} does not trade in the ${interval.session} session` };
@@ -56,6 +51,18 @@ export async function tradingStatus(db: Queryable, asset: AssetRecord, now: numb
     sessionStartedAt: interval.start,
     sessionLimit,
     restriction,
-    limited: active.some((event) => event.code === 'ASSET_LIMITED'),
+    limited: context.activeEvents.some((event) => event.code === 'ASSET_LIMITED'),
   };
+}
+
+/** The asset's trading status at `now`, with the rest of its quote context (price, pricing, address on `chain`). */
+export async function loadTradingStatus(
+  db: Queryable,
+  asset: AssetRecord,
+  now: number,
+  chain = 'ethereum-1',
+): Promise<{ status: TradingStatus; context: QuoteContextRecord }> {
+  const interval = sessionIntervalAt(now);
+  const context = await quoteContext(db, { symbol: asset.symbol, session: interval.session, chain, now });
+  return { status: statusFromContext(asset, interval, context), context };
 }

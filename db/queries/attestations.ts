@@ -26,17 +26,18 @@ export interface NewAttestation {
 }
 
 export async function insertAttestation(db: Queryable, a: NewAttestation): Promise<void> {
-  await db.query(
-    `INSERT INTO attestations (attestation_id, account_id, user_id, symbol, chain, side, duration, token_amount, price, notional,
+  await db.query({
+    name: 'insert-attestation',
+    text: `INSERT INTO attestations (attestation_id, account_id, user_id, symbol, chain, side, duration, token_amount, price, notional,
        session, session_started_at, created_at, expires_at, user_address, asset_address, signature, additional_data, response,
        idempotency_key, request_hash)
      VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21)`,
-    [
+    values: [
       a.attestationId, a.accountId, a.userId, a.symbol, a.chain, a.side, a.duration, a.tokenAmount, a.price, a.notional,
       a.session, a.sessionStartedAt, a.createdAt, a.expiresAt, a.userAddress, a.assetAddress, a.signature, a.additionalData,
       JSON.stringify(a.response), a.idempotencyKey, a.requestHash,
     ],
-  );
+  });
 }
 
 export interface IdempotentRecord {
@@ -84,15 +85,16 @@ export async function userUsage(
   db: Queryable,
   parameters: { accountId: string; symbol: string; now: number; sessionStartedAt: number },
 ): Promise<UserUsage> {
-  const { rows } = await db.query<UserUsage>(
-    `SELECT count(*) FILTER (WHERE live)::int AS "outstandingCount",
+  const { rows } = await db.query<UserUsage>({
+    name: 'user-usage',
+    text: `SELECT count(*) FILTER (WHERE live)::int AS "outstandingCount",
             coalesce(sum(notional) FILTER (WHERE live), 0)::text AS "outstandingNotional",
             coalesce(sum(notional) FILTER (WHERE session_started_at = $4 AND (live OR state = 'executed')), 0)::text AS "sessionNotional"
        FROM (SELECT notional, state, session_started_at, (state = 'outstanding' AND expires_at > $3) AS live
                FROM attestations
               WHERE account_id = $1 AND symbol = $2 AND (state = 'outstanding' OR session_started_at = $4)) AS a`,
-    [parameters.accountId, parameters.symbol, parameters.now, parameters.sessionStartedAt],
-  );
+    values: [parameters.accountId, parameters.symbol, parameters.now, parameters.sessionStartedAt],
+  });
   return rows[0]!;
 }
 
@@ -112,18 +114,52 @@ export async function sessionExposure(db: Queryable, parameters: { symbol: strin
   return rows[0]!;
 }
 
-export interface AssetPricingRecord {
-  shortSpreadBps: number;
-  longSpreadBps: number;
-  shortTtlSeconds: number;
-  longTtlSeconds: number;
+export interface QuoteContextRecord {
+  marketPaused: boolean;
+  marketPauseReason: string | null;
+  /** Codes and reasons of the asset's status events active at `now`. */
+  activeEvents: { code: 'ASSET_PAUSED' | 'ASSET_LIMITED'; reason: string }[];
+  tradable: boolean | null;
+  maxAttestationCount: number | null;
+  maxActiveNotionalValue: string | null;
+  maxSessionNotionalValue: string | null;
+  tokenPrice: string | null;
+  priceObservedAt: number | null;
+  shortSpreadBps: number | null;
+  longSpreadBps: number | null;
+  shortTtlSeconds: number | null;
+  longTtlSeconds: number | null;
+  /** The token's address on `chain`. */
+  assetAddress: string | null;
 }
 
-export async function findAssetPricing(db: Queryable, symbol: string): Promise<AssetPricingRecord | undefined> {
-  const { rows } = await db.query<AssetPricingRecord>(
-    `SELECT short_spread_bps AS "shortSpreadBps", long_spread_bps AS "longSpreadBps", short_ttl_seconds AS "shortTtlSeconds",
-            long_ttl_seconds AS "longTtlSeconds" FROM asset_pricing WHERE symbol = $1`,
-    [symbol],
-  );
-  return rows[0];
+/**
+ * Everything a quote for one asset needs, in one round trip: the market pause, the asset's active status
+ * events, its limits for the session, its latest price, its pricing and its address on the chain.
+ * A prepared statement: the hot path of attestation creation.
+ */
+export async function quoteContext(
+  db: Queryable,
+  parameters: { symbol: string; session: string; chain: string; now: number },
+): Promise<QuoteContextRecord> {
+  const { rows } = await db.query<QuoteContextRecord>({
+    name: 'quote-context',
+    text: `SELECT m.paused AS "marketPaused", m.reason AS "marketPauseReason",
+              coalesce((SELECT json_agg(json_build_object('code', e.code, 'reason', e.reason) ORDER BY e.starts_at)
+                          FROM asset_status_events e
+                         WHERE e.symbol = $1 AND e.starts_at <= $4 AND (e.ends_at IS NULL OR e.ends_at > $4)), '[]') AS "activeEvents",
+              l.tradable, l.max_attestation_count AS "maxAttestationCount",
+              l.max_active_notional_value::text AS "maxActiveNotionalValue", l.max_session_notional_value::text AS "maxSessionNotionalValue",
+              p.token_price::text AS "tokenPrice", p.observed_at AS "priceObservedAt",
+              r.short_spread_bps AS "shortSpreadBps", r.long_spread_bps AS "longSpreadBps",
+              r.short_ttl_seconds AS "shortTtlSeconds", r.long_ttl_seconds AS "longTtlSeconds",
+              a.address AS "assetAddress"
+         FROM market_state m
+         LEFT JOIN session_limits l ON l.symbol = $1 AND l.session = $2
+         LEFT JOIN latest_prices p ON p.symbol = $1
+         LEFT JOIN asset_pricing r ON r.symbol = $1
+         LEFT JOIN asset_addresses a ON a.symbol = $1 AND a.network_chain_id = $3`,
+    values: [parameters.symbol, parameters.session, parameters.chain, parameters.now],
+  });
+  return rows[0]!;
 }

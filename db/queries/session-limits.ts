@@ -16,12 +16,6 @@ export interface SessionLimitRecord {
 const COLUMNS = `symbol, session, tradable, max_attestation_count AS "maxAttestationCount",
   max_active_notional_value::text AS "maxActiveNotionalValue", max_session_notional_value::text AS "maxSessionNotionalValue"`;
 
-/** The limits of one asset in one session. */
-export async function findSessionLimit(db: Queryable, symbol: string, session: LimitSession): Promise<SessionLimitRecord | undefined> {
-  const { rows } = await db.query<SessionLimitRecord>(`SELECT ${COLUMNS} FROM session_limits WHERE symbol = $1 AND session = $2`, [symbol, session]);
-  return rows[0];
-}
-
 export async function listSessionLimits(db: Queryable): Promise<SessionLimitRecord[]> {
   const { rows } = await db.query<SessionLimitRecord>(`SELECT ${COLUMNS} FROM session_limits ORDER BY symbol, session`);
   return rows;

@@ -7,9 +7,9 @@
 import type { Middleware } from 'koa';
 import { z } from 'zod';
 import { headroom, limitMessage } from '../../../attestations/limits';
-import { tradingStatus } from '../../../attestations/trading-status';
-import { findAssetPricing, sessionExposure, userUsage, type UserUsage } from '../../../db/queries/attestations';
-import { listLatestPrices } from '../../../db/queries/market-data';
+import { pricingPolicy } from '../../../attestations/price-request';
+import { loadTradingStatus } from '../../../attestations/trading-status';
+import { sessionExposure, userUsage, type UserUsage } from '../../../db/queries/attestations';
 import { Decimal, formatDecimal, Rounding } from '../../../domain/money';
 import { quotePrice, tokenAmountForNotional } from '../../../domain/pricing';
 import { documentationUrl, type ErrorCode } from '../../framework/errors';
@@ -32,17 +32,15 @@ export function tradingLimitsRoute(services: ApiServices): Middleware<ApiState> 
     const asset = await services.assets.resolve(query.symbol);
     const now = services.clock();
     const accountId = ctx.state.apiKey?.accountId;
-    const status = await tradingStatus(services.db, asset, now);
-    const [usage, exposure, prices, policy] = await Promise.all([
+    const { status, context } = await loadTradingStatus(services.db, asset, now);
+    const [usage, exposure] = await Promise.all([
       accountId ? userUsage(services.db, { accountId, symbol: asset.symbol, now, sessionStartedAt: status.sessionStartedAt }) : NOTHING_USED,
       status.session === 'offhours' ? sessionExposure(services.db, { symbol: asset.symbol, now, sessionStartedAt: status.sessionStartedAt }) : undefined,
-      listLatestPrices(services.db),
-      findAssetPricing(services.db, asset.symbol),
     ]);
     const room = headroom(status, usage, exposure, settings);
-    const latest = prices.find((price) => price.symbol === asset.symbol);
-    const fresh = latest !== undefined && policy !== undefined && now - latest.observedAt <= settings.maxPriceAgeMs;
-    const price = fresh ? quotePrice(new Decimal(latest.tokenPrice), query.side, 'short', policy) : undefined;
+    const policy = pricingPolicy(context);
+    const fresh = context.tokenPrice !== null && context.priceObservedAt !== null && policy && now - context.priceObservedAt <= settings.maxPriceAgeMs;
+    const price = fresh ? quotePrice(new Decimal(context.tokenPrice!), query.side, 'short', policy) : undefined;
 
     let reason: { code: ErrorCode; message: string } | undefined;
     if (status.restriction) reason = status.restriction;
