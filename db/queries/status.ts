@@ -48,15 +48,7 @@ export async function listCurrentAssetEvents(db: Queryable, now: number, symbol?
   return rows;
 }
 
-export interface NewAssetStatusEvent {
-  symbol: string;
-  code: AssetStatusCode;
-  type: 'scheduled' | 'unscheduled';
-  reason: string;
-  startsAt: number;
-  endsAt: number | null;
-  updateSharesMultiplier: boolean;
-}
+export type NewAssetStatusEvent = Omit<AssetStatusEventRecord, 'eventId'>;
 
 export async function insertAssetEvent(db: Queryable, event: NewAssetStatusEvent): Promise<AssetStatusEventRecord> {
   const { rows } = await db.query<AssetStatusEventRecord>(

@@ -10,6 +10,7 @@ import { addDays, isTradingDay, newYorkTime, sessionIntervalAt } from '../calend
 import { DEFAULT_PRICE_SEED, listingTime, singleAssetUnderlyingPrice, splitEffectiveTime } from '../market/single-asset-path';
 import { Decimal, Rounding, formatDecimal } from '../money';
 import { type AssetDefinition } from './types';
+import { memoByAssetAndSeed } from './memo';
 
 /** Why the multiplier changed. */
 export type MultiplierReason = 'listing' | 'cash_dividend' | 'stock_split';
@@ -31,7 +32,6 @@ export interface MultiplierStep {
   reason: MultiplierReason;
 }
 
-const histories = new WeakMap<AssetDefinition, Map<number, MultiplierStep[]>>();
 
 /** The last regular-session price of the underlying on the trading day before `date`. */
 export function previousRegularClose(asset: AssetDefinition, date: string, seed: number = DEFAULT_PRICE_SEED): Decimal {
@@ -72,19 +72,7 @@ function buildHistory(asset: AssetDefinition, seed: number): MultiplierStep[] {
   return steps;
 }
 
-function stepsOf(asset: AssetDefinition, seed: number): MultiplierStep[] {
-  let bySeed = histories.get(asset);
-  if (bySeed === undefined) {
-    bySeed = new Map();
-    histories.set(asset, bySeed);
-  }
-  let steps = bySeed.get(seed);
-  if (steps === undefined) {
-    steps = buildHistory(asset, seed);
-    bySeed.set(seed, steps);
-  }
-  return steps;
-}
+const stepsOf = memoByAssetAndSeed(buildHistory);
 
 /** The complete multiplier schedule of `asset` (including changes still ahead), oldest first. */
 export function multiplierSchedule(asset: AssetDefinition, seed: number = DEFAULT_PRICE_SEED): readonly MultiplierStep[] {

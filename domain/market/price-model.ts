@@ -17,6 +17,7 @@ import { Decimal, Rounding } from '../money';
 import { type Octave, fractalNoise, hashString, latticeValue, mixHash, octaveKeys, unitHash } from './noise';
 import { DEFAULT_PRICE_SEED, UNDERLYING_PRICE_DECIMALS, cumulativeSplitRatio, rawSingleAssetPrice } from './single-asset-path';
 import { type MarketSide, cachedSessionInterval, isMarketOpen, tokenEffectiveTime, underlyingEffectiveTime } from './trading-hours';
+import { memoByAssetAndSeed } from '../catalogue/memo';
 
 export { DEFAULT_PRICE_SEED, UNDERLYING_PRICE_DECIMALS, listingTime } from './single-asset-path';
 export { type MarketSide, isTokenOpen, isUnderlyingOpen } from './trading-hours';
@@ -67,7 +68,6 @@ interface TokenModel {
   multiplierSteps: readonly { at: number; value: number }[];
 }
 
-const models = new WeakMap<AssetDefinition, Map<number, TokenModel>>();
 
 function buildModel(asset: AssetDefinition, seed: number): TokenModel {
   const key = mixHash(seed >>> 0, hashString(asset.symbol));
@@ -88,19 +88,7 @@ function buildModel(asset: AssetDefinition, seed: number): TokenModel {
   };
 }
 
-function modelOf(asset: AssetDefinition, seed: number): TokenModel {
-  let bySeed = models.get(asset);
-  if (bySeed === undefined) {
-    bySeed = new Map();
-    models.set(asset, bySeed);
-  }
-  let model = bySeed.get(seed);
-  if (model === undefined) {
-    model = buildModel(asset, seed);
-    bySeed.set(seed, model);
-  }
-  return model;
-}
+const modelOf = memoByAssetAndSeed(buildModel);
 
 /** `x` rounded half-even to `decimals` decimals, as an integer count of 10^-decimals units. */
 function scaledHalfEven(x: number, decimals: number): number {

@@ -9,6 +9,7 @@ import { type AssetDefinition } from '../catalogue/types';
 import { Decimal, Rounding } from '../money';
 import { type Octave, fractalNoise, hashString, mixHash, octaveKeys } from './noise';
 import { underlyingEffectiveTime } from './trading-hours';
+import { memoByAssetAndSeed } from '../catalogue/memo';
 
 /** Bound once: hot paths then skip a global lookup per call (slow in sandboxed runtimes such as jest's). */
 const { exp } = Math;
@@ -49,7 +50,6 @@ interface PathModel {
   splitSteps: SplitStep[];
 }
 
-const models = new WeakMap<AssetDefinition, Map<number, PathModel>>();
 
 /** Instant (epoch ms) a split takes effect: 09:30 New York on its date. */
 export function splitEffectiveTime(date: string): number {
@@ -77,19 +77,7 @@ function buildModel(asset: AssetDefinition, seed: number): PathModel {
   return { octaves, keys, logBase, splitSteps };
 }
 
-function modelOf(asset: AssetDefinition, seed: number): PathModel {
-  let bySeed = models.get(asset);
-  if (bySeed === undefined) {
-    bySeed = new Map();
-    models.set(asset, bySeed);
-  }
-  let model = bySeed.get(seed);
-  if (model === undefined) {
-    model = buildModel(asset, seed);
-    bySeed.set(seed, model);
-  }
-  return model;
-}
+const modelOf = memoByAssetAndSeed(buildModel);
 
 /** Split ratio accumulated by instant `t` (1 before any split). */
 export function cumulativeSplitRatio(asset: AssetDefinition, t: number): number {
