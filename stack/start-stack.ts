@@ -50,7 +50,7 @@ export async function startStack(config: Config): Promise<RunningStack> {
       stops.push(() => embedded.stop());
       databaseUrl = embedded.url;
     }
-    const db = createPool(databaseUrl, 20);
+    const db = createPool(databaseUrl, 20, (error) => logger.warn({ err: error }, 'an idle database connection failed'));
     stops.push(() => db.end());
 
     const applied = await migrate(db, { onProgress: (message) => logger.info(message) });
