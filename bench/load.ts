@@ -34,14 +34,6 @@ function hasWrk(): boolean {
 
 export const loadGenerator = hasWrk() ? 'wrk' : 'autocannon';
 
-/** wrk's latency figures ("6.28ms", "1.2s", "850.00us") in milliseconds. */
-function wrkMs(text: string): number {
-  const match = /([\d.]+)(us|ms|s)/.exec(text);
-  if (!match) return Number.NaN;
-  const value = Number(match[1]);
-  return match[2] === 'us' ? value / 1000 : match[2] === 's' ? value * 1000 : value;
-}
-
 function luaString(value: string): string {
   return JSON.stringify(value);
 }
@@ -56,21 +48,29 @@ request = function()
   i = (i % #sets) + 1
   return wrk.format(${luaString(spec.method ?? 'GET')}, nil, sets[i], ${spec.body === undefined ? 'nil' : luaString(spec.body)})
 end
+done = function(summary, latency, requests)
+  local e = summary.errors
+  io.write(string.format("RESULT %d %d %.3f %.3f %d\\n", summary.requests, summary.duration, latency:percentile(50) / 1000,
+    latency:percentile(99) / 1000, e.status + e.timeout + e.connect + e.read + e.write))
+end
 `;
 }
 
 function loadWithWrk(spec: LoadSpec): LoadResult {
   const script = path.join(mkdtempSync(path.join(tmpdir(), 'bench-wrk-')), 'load.lua');
   writeFileSync(script, wrkScript(spec));
-  const args = ['-t1', `-c${spec.connections}`, `-d${spec.seconds}s`, '--latency', '-s', script, spec.url];
+  const args = ['-t1', `-c${spec.connections}`, `-d${spec.seconds}s`, '-s', script, spec.url];
   const output = spawnSync('wrk', args, { encoding: 'utf8' }).stdout;
-  const line = (pattern: RegExp) => pattern.exec(output)?.[1] ?? '';
+  // The script's done() prints: requests, duration (µs), p50 and p99 (ms), errors (non-2xx/3xx and socket).
+  const fields = /RESULT (\d+) (\d+) ([\d.]+) ([\d.]+) (\d+)/.exec(output);
+  if (!fields) throw new Error(`wrk printed no result for ${spec.name}:\n${output}`);
+  const [, requests, durationUs, p50, p99, errors] = fields.map(Number) as number[];
   return {
     name: spec.name,
-    requestsPerSecond: Math.round(Number(line(/Requests\/sec:\s+([\d.]+)/))),
-    p50Ms: wrkMs(line(/50%\s+(\S+)/)),
-    p99Ms: wrkMs(line(/99%\s+(\S+)/)),
-    errors: Number(line(/Non-2xx or 3xx responses:\s+(\d+)/) || 0) + Number(line(/Socket errors:.*timeout (\d+)/) || 0),
+    requestsPerSecond: Math.round(requests! / (durationUs! / 1e6)),
+    p50Ms: p50!,
+    p99Ms: p99!,
+    errors: errors!,
   };
 }
 

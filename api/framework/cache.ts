@@ -26,7 +26,7 @@ const GZIP_MIN_BYTES = 4_096;
 
 function serialise(value: unknown): CachedBody {
   const json = Buffer.from(JSON.stringify(value));
-  // Level 4 costs a few ms for the largest answers (OHLC, ~350 kB) once per cache lifetime.
+  // Compressed once per cache lifetime: level 4 costs a few ms for the largest answers (OHLC, ~350 kB).
   return json.length >= GZIP_MIN_BYTES ? { json, gzip: gzipSync(json, { level: 4, strategy: zlib.Z_DEFAULT_STRATEGY }) } : { json };
 }
 
