@@ -2,7 +2,7 @@
  * Development API keys: one per scope, created on first start. Their secrets are kept only in
  * .data/stack.json (a development convenience); if that file is lost, fresh keys are made.
  */
-import { createApiKey, listApiKeys, type KeyScope } from '../db/queries/api-keys';
+import { createApiKey, type KeyScope } from '../db/queries/api-keys';
 import type { Database } from '../db/pool';
 
 export type DevKeys = Record<KeyScope, string>;
@@ -24,4 +24,3 @@ export async function ensureDevKeys(db: Database, known: Partial<DevKeys> | unde
   return keys as DevKeys;
 }
 
-export { listApiKeys };

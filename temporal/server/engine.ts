@@ -144,7 +144,7 @@ export class NamespaceEngine implements RunHost, CommandHost {
     const parent = run.init.parent;
     const outcome = run.outcome;
     if (parent && outcome && outcome.status !== 'continuedAsNew') this.notifyParent(run, parent.run, parent.initiatedEventId);
-    for (const child of run.children.values()) this.applyParentClosePolicy(run, child);
+    for (const child of run.children.values()) this.applyParentClosePolicy(child);
     this.clock.poke();
   }
 
@@ -676,7 +676,7 @@ export class NamespaceEngine implements RunHost, CommandHost {
     }, true);
   }
 
-  private applyParentClosePolicy(parent: WorkflowRun, child: { workflowId: string; runId?: string; parentClosePolicy: number }): void {
+  private applyParentClosePolicy(child: { workflowId: string; runId?: string; parentClosePolicy: number }): void {
     if (!child.runId) return;
     const current = this.currentRun(child.workflowId);
     if (!current?.isRunning || current.init.firstExecutionRunId !== this.runs.get(child.runId)?.init.firstExecutionRunId) return;
