@@ -4,13 +4,14 @@
  * activities, and time skipping (in-memory only). The bundle is built once per source version.
  */
 import { createHash } from 'node:crypto';
-import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { Client, Connection } from '@temporalio/client';
+import { Client, Connection, type WorkflowHandle } from '@temporalio/client';
 import { bundleWorkflowCode, DefaultLogger, NativeConnection, Runtime, Worker } from '@temporalio/worker';
 import { startInMemoryTemporal } from '../../temporal/server';
 import { TimeSkipping } from '../../temporal/testing';
+import { historyToJsonText } from '../temporal/environment';
 
 const ROOT = path.join(__dirname, '..', '..');
 const WORKFLOWS = path.join(ROOT, 'workflows');
@@ -23,7 +24,8 @@ function sourcesHash(): string {
   return hash.digest('hex').slice(0, 16);
 }
 
-async function productBundle(): Promise<string> {
+/** The product workflows bundled once per source version; returns the bundle's code. */
+export async function productBundle(): Promise<string> {
   const cached = path.join(os.tmpdir(), `issuer-workflows-${sourcesHash()}.js`);
   if (existsSync(cached)) return readFileSync(cached, 'utf8');
   const { code } = await bundleWorkflowCode({ workflowsPath: require.resolve(WORKFLOWS), logger: new DefaultLogger('WARN') });
@@ -87,6 +89,24 @@ export async function startProductTemporal(activities: object): Promise<ProductT
       await server?.stop();
     },
   };
+}
+
+const PRODUCT_HISTORIES = path.join(ROOT, 'test', 'histories', 'product');
+
+/**
+ * Stores a finished workflow's history for test/workflows/replay.test.ts when RECORD_HISTORIES is set
+ * (`RECORD_HISTORIES=1 npx jest test/workflows`).
+ */
+export async function recordProductHistory(name: string, handle: WorkflowHandle): Promise<void> {
+  if (!process.env.RECORD_HISTORIES) return;
+  mkdirSync(PRODUCT_HISTORIES, { recursive: true });
+  writeFileSync(path.join(PRODUCT_HISTORIES, `${name}.json`), historyToJsonText(await handle.fetchHistory()));
+}
+
+export function productHistoryFiles(): string[] {
+  return existsSync(PRODUCT_HISTORIES)
+    ? readdirSync(PRODUCT_HISTORIES).filter((file) => file.endsWith('.json')).map((file) => path.join(PRODUCT_HISTORIES, file))
+    : [];
 }
 
 /** Polls `check` until it passes or `timeoutMs` runs out (then throws its last error). */

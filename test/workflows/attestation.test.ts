@@ -13,7 +13,7 @@ import { recoverAttestationWorkflows, startAttestationWorkflow } from '../../att
 import { attestationExecutedSignal, attestationFailureTypes, attestationStateQuery, type AttestationWorkflowState } from '../../temporal/messages';
 import { attestationWorkflowId } from '../../temporal/workflow-ids';
 import { cloneTemplateDatabase, type TestDb } from '../support/database';
-import { startProductTemporal, type ProductTemporal } from '../support/temporal';
+import { recordProductHistory, startProductTemporal, type ProductTemporal } from '../support/temporal';
 
 let database: TestDb;
 let temporal: ProductTemporal;
@@ -98,6 +98,7 @@ withTimeSkipping('without an execution the attestation expires once expiry and g
   expect(await handle.result()).toEqual(settledState(attestationId, expiresAt, 'expired', null));
   expect(await attestationRow(attestationId)).toEqual({ state: 'expired', txHash: null, stateChangedAt: expiresAt });
   expect(await handle.query(attestationStateQuery)).toEqual(settledState(attestationId, expiresAt, 'expired', null));
+  await recordProductHistory('attestation-expired', handle);
 });
 
 test('an execution before expiry is recorded with its tx hash and block time', async () => {
@@ -112,6 +113,7 @@ test('an execution before expiry is recorded with its tx hash and block time', a
   expect(await handle.result()).toEqual(settledState(attestationId, expiresAt, 'executed', hash));
   expect(await handle.query(attestationStateQuery)).toEqual(settledState(attestationId, expiresAt, 'executed', hash));
   expect(await attestationRow(attestationId)).toEqual({ state: 'executed', txHash: hash, stateChangedAt: executedAt });
+  await recordProductHistory('attestation-executed', handle);
 });
 
 test('a second execution signal with another tx hash is ignored', async () => {

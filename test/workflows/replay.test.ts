@@ -1,0 +1,30 @@
+/**
+ * Replay: histories of the product's workflows recorded by their tests (test/histories/product/*.json,
+ * re-recorded with `RECORD_HISTORIES=1 npx jest test/workflows`) must replay without nondeterminism against
+ * the current workflow code — a change that would break running attestation or retention workflows fails here.
+ */
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { DefaultLogger, Runtime, Worker } from '@temporalio/worker';
+import { historyFromJsonText } from '../temporal/environment';
+import { productBundle, productHistoryFiles } from '../support/temporal';
+
+const files = productHistoryFiles();
+
+beforeAll(() => {
+  try {
+    Runtime.install({ logger: new DefaultLogger('ERROR') });
+  } catch {
+    // Another test file in this worker installed it.
+  }
+});
+
+test('histories of every product workflow are recorded', () => {
+  expect(files.map((file) => path.basename(file)).sort()).toEqual(['attestation-executed.json', 'attestation-expired.json', 'market-data-retention.json']);
+});
+
+test.each(files.map((file) => [path.basename(file), file]))('%s replays deterministically', async (_name, file) => {
+  const history = historyFromJsonText(readFileSync(file, 'utf8'));
+  const workflowId = history.events?.[0]?.workflowExecutionStartedEventAttributes?.workflowId ?? path.basename(file);
+  await expect(Worker.runReplayHistory({ workflowBundle: { code: await productBundle() } }, history, workflowId)).resolves.toBeUndefined();
+});
