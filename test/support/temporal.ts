@@ -1,43 +1,48 @@
 /**
- * The product's workflows on a real SDK worker for tests: the in-memory Temporal service (or a real
- * cluster when TEMPORAL_ADDRESS is set), a client, a worker over workflows/index.ts with the given
- * activities, and time skipping (in-memory only). The bundle is built once per source version.
+ * Workflows on a real SDK worker for tests: the in-memory Temporal service (or a real cluster when
+ * TEMPORAL_ADDRESS is set), a client, a worker over a workflow bundle with the given activities, and time
+ * skipping (in-memory only). Bundles are built once per source version and cached on disk, so test files
+ * do not each pay for webpack. Also the recorded histories that replay tests read.
  */
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { Client, Connection, type WorkflowHandle } from '@temporalio/client';
+import { temporal } from '@temporalio/proto';
 import { bundleWorkflowCode, DefaultLogger, NativeConnection, Runtime, Worker } from '@temporalio/worker';
 import { startInMemoryTemporal } from '../../temporal/server';
 import { TimeSkipping } from '../../temporal/testing';
-import { historyToJsonText } from '../temporal/environment';
 
 const ROOT = path.join(__dirname, '..', '..');
-const WORKFLOWS = path.join(ROOT, 'workflows');
 
-function sourcesHash(): string {
+/**
+ * The bundle of `workflowsPath`, built once per version of the `.ts` sources in `sourceDirs` (or of the
+ * entry file alone) and cached under the temp directory as `<name>-<hash>.js`.
+ */
+export async function cachedWorkflowBundle(name: string, workflowsPath: string, sourceDirs: string[] = []): Promise<string> {
   const hash = createHash('sha256');
-  for (const dir of [WORKFLOWS, path.join(ROOT, 'temporal')]) {
-    for (const file of readdirSync(dir).filter((name) => name.endsWith('.ts')).sort()) hash.update(readFileSync(path.join(dir, file)));
-  }
-  return hash.digest('hex').slice(0, 16);
-}
-
-/** The product workflows bundled once per source version; returns the bundle's code. */
-export async function productBundle(): Promise<string> {
-  const cached = path.join(os.tmpdir(), `issuer-workflows-${sourcesHash()}.js`);
+  const files = sourceDirs.length === 0 ? [workflowsPath] : sourceDirs.flatMap((dir) => readdirSync(dir).filter((file) => file.endsWith('.ts')).sort().map((file) => path.join(dir, file)));
+  for (const file of files) hash.update(readFileSync(file));
+  const cached = path.join(os.tmpdir(), `${name}-${hash.digest('hex').slice(0, 16)}.js`);
   if (existsSync(cached)) return readFileSync(cached, 'utf8');
-  const { code } = await bundleWorkflowCode({ workflowsPath: require.resolve(WORKFLOWS), logger: new DefaultLogger('WARN') });
+  const { code } = await bundleWorkflowCode({ workflowsPath, logger: new DefaultLogger('WARN') });
   writeFileSync(cached, code);
   return code;
 }
 
-export interface ProductTemporal {
+/** The product workflows (workflows/index.ts) bundled once per source version. */
+export function productBundle(): Promise<string> {
+  return cachedWorkflowBundle('issuer-workflows', require.resolve(path.join(ROOT, 'workflows')), [path.join(ROOT, 'workflows'), path.join(ROOT, 'temporal')]);
+}
+
+export interface WorkerEnvironment {
   client: Client;
   taskQueue: string;
   /** Present only against the in-memory service. */
   timeSkipping?: TimeSkipping;
+  /** True when running against a real server (TEMPORAL_ADDRESS). */
+  external: boolean;
   /** Stops the worker only (to test what happens while no worker runs). */
   stopWorker(): Promise<void>;
   /** Starts a fresh worker on the same task queue. */
@@ -47,7 +52,8 @@ export interface ProductTemporal {
 
 let runtimeInstalled = false;
 
-export async function startProductTemporal(activities: object): Promise<ProductTemporal> {
+/** Starts the service (unless external), a client and a worker on a fresh task queue. */
+export async function startWorkerEnvironment(options: { bundle: () => Promise<string>; activities: object; taskQueuePrefix: string }): Promise<WorkerEnvironment> {
   if (!runtimeInstalled) {
     Runtime.install({ logger: new DefaultLogger('ERROR') });
     runtimeInstalled = true;
@@ -56,16 +62,16 @@ export async function startProductTemporal(activities: object): Promise<ProductT
   const server = externalAddress ? undefined : await startInMemoryTemporal();
   const address = externalAddress ?? server!.address;
   const namespace = process.env.TEMPORAL_NAMESPACE ?? 'default';
-  const taskQueue = `issuer-test-${process.pid}-${Date.now()}`;
+  const taskQueue = `${options.taskQueuePrefix}-${process.pid}-${Date.now()}`;
   const [code, nativeConnection, connection] = await Promise.all([
-    productBundle(),
+    options.bundle(),
     NativeConnection.connect({ address, grpcCompression: { codec: server ? 'none' : 'gzip' } }),
     Connection.connect({ address }),
   ]);
   let worker: Worker | undefined;
   let running: Promise<void> | undefined;
-  const startWorker = async (workerActivities: object) => {
-    worker = await Worker.create({ connection: nativeConnection, namespace, taskQueue, workflowBundle: { code }, activities: workerActivities });
+  const startWorker = async (activities: object) => {
+    worker = await Worker.create({ connection: nativeConnection, namespace, taskQueue, workflowBundle: { code }, activities });
     running = worker.run();
   };
   const stopWorker = async () => {
@@ -73,12 +79,13 @@ export async function startProductTemporal(activities: object): Promise<ProductT
     await running;
     worker = undefined;
   };
-  await startWorker(activities);
+  await startWorker(options.activities);
   const timeSkipping = server ? TimeSkipping.connect(address) : undefined;
   return {
     client: new Client({ connection, namespace }),
     taskQueue,
     timeSkipping,
+    external: !server,
     startWorker,
     stopWorker,
     async teardown() {
@@ -89,6 +96,46 @@ export async function startProductTemporal(activities: object): Promise<ProductT
       await server?.stop();
     },
   };
+}
+
+export type ProductTemporal = WorkerEnvironment;
+
+/** The product's workflows on a worker with the given activities. */
+export function startProductTemporal(activities: object): Promise<ProductTemporal> {
+  return startWorkerEnvironment({ bundle: productBundle, activities, taskQueuePrefix: 'issuer-test' });
+}
+
+/** Polls `check` until it passes or `timeoutMs` runs out (then throws its last error). */
+export async function eventually<T>(check: () => Promise<T>, timeoutMs = 10_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    try {
+      return await check();
+    } catch (error) {
+      if (Date.now() > deadline) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+  }
+}
+
+type History = temporal.api.history.v1.IHistory;
+
+/**
+ * Histories as JSON files (protobuf JSON names, enums as names, int64 as strings, bytes as base64). Uses
+ * @temporalio/proto's own converters: this install's historyToJSON/historyFromJSON trip over two copies of
+ * protobufjs.
+ */
+export function historyToJsonText(history: History): string {
+  const object = temporal.api.history.v1.History.toObject(temporal.api.history.v1.History.fromObject(history), {
+    longs: String,
+    enums: String,
+    bytes: String,
+  });
+  return `${JSON.stringify(object, null, 2)}\n`;
+}
+
+export function historyFromJsonText(text: string): temporal.api.history.v1.History {
+  return temporal.api.history.v1.History.fromObject(JSON.parse(text) as object);
 }
 
 const PRODUCT_HISTORIES = path.join(ROOT, 'test', 'histories', 'product');
@@ -107,17 +154,4 @@ export function productHistoryFiles(): string[] {
   return existsSync(PRODUCT_HISTORIES)
     ? readdirSync(PRODUCT_HISTORIES).filter((file) => file.endsWith('.json')).map((file) => path.join(PRODUCT_HISTORIES, file))
     : [];
-}
-
-/** Polls `check` until it passes or `timeoutMs` runs out (then throws its last error). */
-export async function eventually<T>(check: () => Promise<T>, timeoutMs = 10_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    try {
-      return await check();
-    } catch (error) {
-      if (Date.now() > deadline) throw error;
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
-  }
 }

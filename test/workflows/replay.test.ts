@@ -6,8 +6,7 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { DefaultLogger, Runtime, Worker } from '@temporalio/worker';
-import { historyFromJsonText } from '../temporal/environment';
-import { productBundle, productHistoryFiles } from '../support/temporal';
+import { historyFromJsonText, productBundle, productHistoryFiles } from '../support/temporal';
 
 const files = productHistoryFiles();
 
