@@ -35,6 +35,21 @@ const setLimit = (symbol: string, session: string, count: number, active: string
 
 const valid = { symbol: 'AAPLon', side: 'buy', tokenAmount: '1.5' };
 
+/** The signed quote, rebuilt from an attestation response the way a verifier would. */
+function quoteOf(body: Record<string, string>) {
+  return {
+    chainId: BigInt(body.chainId!),
+    attestationId: BigInt(body.attestationId!),
+    userId: body.userId as `0x${string}`,
+    asset: body.assetAddress!,
+    price: BigInt(body.price!),
+    quantity: BigInt(body.tokenAmount!),
+    expiration: BigInt(body.expiration!),
+    side: Number(body.side) as 0 | 1,
+    additionalData: `0x${Buffer.from(body.additionalData!, 'base64').toString('hex')}` as `0x${string}`,
+  };
+}
+
 describe('request validation', () => {
   test.each([
     [{}, 'INVALID_SYMBOL', 'symbol'],
@@ -112,17 +127,7 @@ describe('an attestation', () => {
       domain: { name: EIP712_DOMAIN_NAME, version: '1', chainId: 1, verifyingContract: tokenManagers()['ethereum-1'] },
       types: QUOTE_TYPES,
       primaryType: 'Quote',
-      message: {
-        chainId: 1n,
-        attestationId: BigInt(body.attestationId),
-        userId: body.userId,
-        asset: body.assetAddress,
-        price: BigInt(body.price),
-        quantity: BigInt(body.tokenAmount),
-        expiration: BigInt(body.expiration),
-        side: 0,
-        additionalData: `0x${'00'.repeat(32)}`,
-      },
+      message: { ...quoteOf(body), asset: body.assetAddress as `0x${string}` },
       signature: `0x${signature.toString('hex')}`,
     });
     expect(signer).toBe(testSigners().evm.address);
@@ -146,17 +151,7 @@ describe('an attestation', () => {
     const body = response.body;
     expect(body.chainId).toBe('900');
     expect(Buffer.from(body.additionalData, 'base64')).toEqual(Buffer.from(decodeBase58(SOLANA_WALLET)!));
-    const message = encodeSolanaQuote({
-      chainId: 900n,
-      attestationId: BigInt(body.attestationId),
-      userId: body.userId,
-      asset: body.assetAddress,
-      price: BigInt(body.price),
-      quantity: BigInt(body.tokenAmount),
-      expiration: BigInt(body.expiration),
-      side: 0,
-      additionalData: `0x${Buffer.from(body.additionalData, 'base64').toString('hex')}`,
-    });
+    const message = encodeSolanaQuote(quoteOf(body));
     const publicKey = createPublicKey({
       key: Buffer.concat([Buffer.from('302a300506032b6570032100', 'hex'), Buffer.from(decodeBase58(testSigners().solana.publicKey)!)]),
       format: 'der',

@@ -1,20 +1,18 @@
 /** Operators inspecting workflows through the admin API: list with filters, describe, history, errors. */
 import { WorkflowIdConflictPolicy } from '@temporalio/client';
-import { createActivities } from '../../activities';
 import { MARKET_DATA_RETENTION_WORKFLOW_ID } from '../../temporal/workflow-ids';
 import type { marketDataRetentionWorkflow } from '../../workflows';
 import { createTestApi, type TestApi } from '../support/api';
-import { cloneTemplateDatabase, type TestDb } from '../support/database';
-import { eventually, startProductTemporal, type ProductTemporal } from '../support/temporal';
+import { startTestStack, type TestStack } from '../support/stack';
+import { eventually, type ProductTemporal } from '../support/temporal';
 
-let database: TestDb;
+let stack: TestStack;
 let temporal: ProductTemporal;
 let api: TestApi;
 
 beforeAll(async () => {
-  database = await cloneTemplateDatabase();
-  temporal = await startProductTemporal(createActivities({ db: database.db }));
-  api = await createTestApi({ database, temporal: temporal.client });
+  stack = await startTestStack();
+  ({ temporal, api } = stack);
   await temporal.client.workflow.start<typeof marketDataRetentionWorkflow>('marketDataRetentionWorkflow', {
     workflowId: MARKET_DATA_RETENTION_WORKFLOW_ID,
     taskQueue: temporal.taskQueue,
@@ -22,10 +20,7 @@ beforeAll(async () => {
     workflowIdConflictPolicy: WorkflowIdConflictPolicy.USE_EXISTING,
   });
 });
-afterAll(async () => {
-  await temporal?.teardown();
-  await database?.drop();
-});
+afterAll(() => stack?.close());
 
 const get = (path: string) => api.http.get(path).set('x-api-key', api.keys.admin);
 
@@ -73,7 +68,7 @@ test.each([
 });
 
 test('without a workflow service the routes answer 503', async () => {
-  const detached = await createTestApi({ database });
+  const detached = await createTestApi({ database: stack.database });
   const response = await detached.http.get('/v1/workflows').set('x-api-key', detached.keys.admin);
   expect(response.status).toBe(503);
   expect(response.body.code).toBe('TEMPORAL_UNAVAILABLE');

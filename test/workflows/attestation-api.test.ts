@@ -2,26 +2,21 @@
  * An attestation end to end: created through the API, its lifecycle workflow started by the API,
  * executed by a signal (as the chain watcher will send), and its state read back through the API.
  */
-import { createActivities } from '../../activities';
 import { attestationExecutedSignal, attestationStateQuery } from '../../temporal/messages';
 import { attestationWorkflowId } from '../../temporal/workflow-ids';
-import { createTestApi, type TestApi } from '../support/api';
-import { cloneTemplateDatabase, type TestDb } from '../support/database';
-import { eventually, startProductTemporal, type ProductTemporal } from '../support/temporal';
+import type { TestApi } from '../support/api';
+import { startTestStack, type TestStack } from '../support/stack';
+import { eventually, type ProductTemporal } from '../support/temporal';
 
-let database: TestDb;
+let stack: TestStack;
 let temporal: ProductTemporal;
 let api: TestApi;
 
 beforeAll(async () => {
-  database = await cloneTemplateDatabase();
-  temporal = await startProductTemporal(createActivities({ db: database.db }));
-  api = await createTestApi({ database, temporal: temporal.client, taskQueue: temporal.taskQueue });
+  stack = await startTestStack();
+  ({ temporal, api } = stack);
 });
-afterAll(async () => {
-  await temporal?.teardown();
-  await database?.drop();
-});
+afterAll(() => stack?.close());
 
 test('the API starts attestation-<id>; an execution signal makes it executed in the database and the API', async () => {
   // Trade at the real current time when a session for SPYon (tradable around the clock) is always open.
