@@ -33,6 +33,16 @@ export async function listLatestPrices(db: Queryable): Promise<LatestPriceRecord
   return rows;
 }
 
+/** The latest price of one symbol, if it has one. */
+export async function findLatestPrice(db: Queryable, symbol: string): Promise<LatestPriceRecord | undefined> {
+  const { rows } = await db.query<LatestPriceRecord>(
+    `SELECT symbol, token_price::text AS "tokenPrice", underlying_price::text AS "underlyingPrice", observed_at AS "observedAt"
+       FROM latest_prices WHERE symbol = $1`,
+    [symbol],
+  );
+  return rows[0];
+}
+
 export async function upsertLatestPrices(db: Queryable, prices: LatestPriceRecord[]): Promise<void> {
   if (prices.length === 0) return;
   await db.query(

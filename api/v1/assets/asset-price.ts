@@ -1,6 +1,6 @@
 /** GET /v1/assets/{symbol}/prices/latest — the latest price of one asset. */
 import type { Middleware } from 'koa';
-import { listLatestPrices } from '../../../db/queries/market-data';
+import { findLatestPrice } from '../../../db/queries/market-data';
 import { ApiError } from '../../framework/errors';
 import type { ApiServices } from '../../services';
 import { respondCached } from '../respond';
@@ -10,7 +10,7 @@ export function assetPriceRoute(services: ApiServices): Middleware {
   return async (ctx) => {
     const asset = await services.assets.resolve(ctx.params.symbol);
     await respondCached(ctx, services, { tag: 'prices', key: `one:${asset.symbol}`, ttlMs: 1_000 }, async () => {
-      const price = (await listLatestPrices(services.db)).find((candidate) => candidate.symbol === asset.symbol);
+      const price = await findLatestPrice(services.db, asset.symbol);
       if (!price) throw new ApiError('ASSET_NOT_FOUND', `No price for ${asset.symbol} yet`);
       return assetPriceView(asset, price);
     });

@@ -1,7 +1,7 @@
 /** GET /v1/assets/{symbol}/dividends — trailing-year yield at the current price, payout frequency, last dividend. */
 import type { Middleware } from 'koa';
 import { listDividends } from '../../../db/queries/corporate-actions';
-import { listLatestPrices } from '../../../db/queries/market-data';
+import { findLatestPrice } from '../../../db/queries/market-data';
 import { newYorkDate } from '../../../domain/calendar';
 import { dividendYield, payoutFrequency } from '../../../domain/market/statistics';
 import { formatDecimal } from '../../../domain/money';
@@ -14,8 +14,8 @@ export function dividendsRoute(services: ApiServices): Middleware {
     await respondCached(ctx, services, { tag: 'corporate-actions', key: `dividends:${asset.symbol}`, ttlMs: 60_000 }, async () => {
       const now = services.clock();
       const today = newYorkDate(now);
-      const [dividends, prices] = await Promise.all([listDividends(services.db, asset.symbol, today), listLatestPrices(services.db)]);
-      const price = prices.find((candidate) => candidate.symbol === asset.symbol)?.underlyingPrice;
+      const [dividends, latest] = await Promise.all([listDividends(services.db, asset.symbol, today), findLatestPrice(services.db, asset.symbol)]);
+      const price = latest?.underlyingPrice;
       const paid = dividends.filter((dividend) => dividend.paymentDate <= today);
       const last = paid.at(-1);
       return {

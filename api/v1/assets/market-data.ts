@@ -5,7 +5,7 @@
 import type { Middleware } from 'koa';
 import type { AssetRecord } from '../../../db/queries/assets';
 import { multipliersAt } from '../../../db/queries/corporate-actions';
-import { dailyStatistics, listCandles, listLatestPrices, windowOpenPrices } from '../../../db/queries/market-data';
+import { dailyStatistics, findLatestPrice, listCandles, windowOpenPrices } from '../../../db/queries/market-data';
 import { change24h } from '../../../domain/market/statistics';
 import { Decimal, formatDecimal, Rounding } from '../../../domain/money';
 import { ApiError } from '../../framework/errors';
@@ -34,13 +34,12 @@ export function marketDataRoute(services: ApiServices): Middleware {
     await respondCached(ctx, services, { tag: 'prices', key: `market:${asset.symbol}`, ttlMs: 60_000 }, async () => {
       const now = services.clock();
       const from = windowStart(asset, '1day', now);
-      const [prices, history, opens, multipliers] = await Promise.all([
-        listLatestPrices(services.db),
+      const [latest, history, opens, multipliers] = await Promise.all([
+        findLatestPrice(services.db, asset.symbol),
         listCandles(services.db, { symbol: asset.symbol, interval: '15min', from }),
         windowOpenPrices(services.db, 'primary', [{ symbol: asset.symbol, from }]),
         multipliersAt(services.db, now),
       ]);
-      const latest = prices.find((price) => price.symbol === asset.symbol);
       if (!latest) throw new ApiError('ASSET_NOT_FOUND', `No price for ${asset.symbol} yet`);
       const windowOpen = opens.get(asset.symbol) ?? latest.tokenPrice;
       return {
