@@ -13,7 +13,8 @@ import {
   temporal,
   toNumber,
 } from './proto';
-import { type ActivityRetryPolicy, type WorkflowRun } from './workflow-state';
+import { type ActivityRetryPolicy } from './run-activities';
+import { type WorkflowRun } from './workflow-state';
 
 type Command = temporal.api.command.v1.ICommand;
 
@@ -45,7 +46,7 @@ export function validateCommands(
   commands: Command[],
 ): { cause: temporal.api.enums.v1.WorkflowTaskFailedCause; message: string } | undefined {
   const Cause = temporal.api.enums.v1.WorkflowTaskFailedCause;
-  const activityIds = new Set(run.activityIds.keys());
+  const activityIds = new Set(run.activities.ids.keys());
   for (const command of commands) {
     const type = command.commandType ?? 0;
     if (!supportedCommands.has(type)) {
@@ -93,7 +94,7 @@ export function applyCommands(host: CommandHost, run: WorkflowRun, commands: Com
         scheduleActivity(run, command.scheduleActivityTaskCommandAttributes ?? {}, completedEventId, identity);
         break;
       case CommandType.COMMAND_TYPE_REQUEST_CANCEL_ACTIVITY_TASK:
-        run.requestCancelActivity(toNumber(command.requestCancelActivityTaskCommandAttributes?.scheduledEventId), completedEventId);
+        run.activities.requestCancel(toNumber(command.requestCancelActivityTaskCommandAttributes?.scheduledEventId), completedEventId);
         break;
       case CommandType.COMMAND_TYPE_START_TIMER: {
         const attributes = command.startTimerCommandAttributes ?? {};
@@ -190,7 +191,7 @@ export function applyCommands(host: CommandHost, run: WorkflowRun, commands: Com
           namespace: run.host.namespace,
           parentClosePolicy: attributes.parentClosePolicy ?? temporal.api.enums.v1.ParentClosePolicy.PARENT_CLOSE_POLICY_TERMINATE,
         });
-        run.deferUntilCompleted(() => host.startChild(run, initiatedEventId));
+        run.workflowTasks.deferUntilCompleted(() => host.startChild(run, initiatedEventId));
         break;
       }
       case CommandType.COMMAND_TYPE_SIGNAL_EXTERNAL_WORKFLOW_EXECUTION: {
@@ -208,7 +209,7 @@ export function applyCommands(host: CommandHost, run: WorkflowRun, commands: Com
           },
         });
         const initiatedEventId = toNumber(initiated.eventId);
-        run.deferUntilCompleted(() => host.signalExternal(run, initiatedEventId, attributes));
+        run.workflowTasks.deferUntilCompleted(() => host.signalExternal(run, initiatedEventId, attributes));
         break;
       }
       case CommandType.COMMAND_TYPE_REQUEST_CANCEL_EXTERNAL_WORKFLOW_EXECUTION: {
@@ -224,7 +225,7 @@ export function applyCommands(host: CommandHost, run: WorkflowRun, commands: Com
           },
         });
         const initiatedEventId = toNumber(initiated.eventId);
-        run.deferUntilCompleted(() => host.cancelExternal(run, initiatedEventId, attributes));
+        run.workflowTasks.deferUntilCompleted(() => host.cancelExternal(run, initiatedEventId, attributes));
         break;
       }
       default:
@@ -299,7 +300,7 @@ function scheduleActivity(
     },
   });
   const now = run.host.clock.now();
-  run.addActivity({
+  run.activities.add({
     scheduledEventId: toNumber(scheduled.eventId),
     activityId,
     activityType: attributes.activityType?.name ?? '',

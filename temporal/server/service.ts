@@ -5,7 +5,8 @@
  * UNIMPLEMENTED, as grpc-js does for any handler missing from a service.
  */
 import * as grpc from '@grpc/grpc-js';
-import { type NamespaceEngine, ServiceError } from './engine';
+import { type NamespaceEngine } from './engine';
+import { ServiceError } from './errors';
 import { durationToMs, google, msToTimestamp, temporal, timestampToMs } from './proto';
 import { VisibilityQueryError } from './visibility';
 

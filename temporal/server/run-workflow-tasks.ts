@@ -1,0 +1,395 @@
+/**
+ * The workflow tasks of one workflow run, and the events buffered while one is started.
+ *
+ * A task is scheduled → started → completed / failed / timed out. Events that happen while a task is started
+ * are buffered and written after that task's completion events, as the Temporal server does. Tasks follow
+ * the server's rules for stickiness and retries: after a completion that asks for a sticky queue, later
+ * tasks go to that worker's queue carrying only the events after the previous started event (falling back to
+ * the normal queue with full history when that worker stops polling, its schedule-to-start timeout passes,
+ * or stickiness is reset); a failed or timed-out task writes its events once, and the retries that follow
+ * are transient — their Scheduled/Started events reach the worker but are written to history only when an
+ * attempt completes.
+ */
+import { randomUUID } from 'node:crypto';
+import { type ScheduledTimer } from './clock';
+import { eventNumber, newEvent } from './history-events';
+import {
+  durationToMs,
+  EventType,
+  type Failure,
+  type HistoryEvent,
+  int64,
+  msToDuration,
+  msToTimestamp,
+  temporal,
+  TimeoutType,
+} from './proto';
+import { encodeTaskToken, type TaskToken } from './task-tokens';
+import { type WorkflowRun } from './workflow-state';
+
+type PollWorkflowTaskResponse = temporal.api.workflowservice.v1.IPollWorkflowTaskQueueResponse;
+
+export interface WorkflowTaskState {
+  /** For a transient task, the id its Scheduled event will take. */
+  scheduledEventId: number;
+  startedEventId?: number;
+  attempt: number;
+  /** A retry whose Scheduled/Started events are not in history (yet). */
+  transient: boolean;
+  /** Scheduled and Started events of a started transient task, written only if it completes. */
+  transientEvents?: HistoryEvent[];
+  /** The sticky queue the task is offered on; undefined for the normal queue. */
+  stickyQueue?: string;
+  /** Counts offers to a queue; an offer whose number is not current is stale. */
+  dispatch: number;
+  scheduledTime: number;
+  startedTime?: number;
+  timeoutTimer?: ScheduledTimer;
+  scheduleToStartTimer?: ScheduledTimer;
+}
+
+/** The sticky queue of the worker that completed the last workflow task, as it asked for. */
+export interface Stickiness {
+  taskQueue: string;
+  scheduleToStartMs: number;
+}
+
+/** What the workflow tasks need from their run. */
+export type WorkflowTaskOwner = Pick<
+  WorkflowRun,
+  'host' | 'init' | 'isRunning' | 'workflowId' | 'runId' | 'execution' | 'history' | 'nextEventId' | 'addEvent'
+>;
+
+export class WorkflowTasks {
+  /** The scheduled or started workflow task, if any. */
+  task?: WorkflowTaskState;
+  /** Started event id of the last successfully completed workflow task. */
+  previousStartedEventId = 0;
+  sticky?: Stickiness;
+  private buffered: { time: number; write: (time: number) => void; triggersTask: boolean }[] = [];
+  private completing = false;
+  private wanted = false;
+  private afterCompletion: (() => void)[] = [];
+  private backoffTimer?: ScheduledTimer;
+
+  constructor(private readonly run: WorkflowTaskOwner) {}
+
+  /** Schedules the first workflow task after a start delay; a request before then schedules it at once. */
+  scheduleFirstAfter(delayMs: number): void {
+    this.backoffTimer = this.run.host.clock.after(delayMs, () => this.request());
+  }
+
+  /** The run closed: stops the task's timers and drops the task, stickiness and buffered events. */
+  clear(): void {
+    this.task?.timeoutTimer?.cancel();
+    this.task?.scheduleToStartTimer?.cancel();
+    this.task = undefined;
+    this.sticky = undefined;
+    this.backoffTimer?.cancel();
+    this.buffered = [];
+    this.afterCompletion = [];
+  }
+
+  /**
+   * Writes events now, or — while a workflow task is started — after that task's completion events.
+   * `triggersTask` asks for a new workflow task once written.
+   */
+  appendOrBuffer(write: (time: number) => void, triggersTask: boolean): void {
+    const time = this.run.host.clock.now();
+    if (this.task?.startedEventId !== undefined && !this.completing) {
+      this.buffered.push({ time, write, triggersTask });
+      return;
+    }
+    write(time);
+    if (triggersTask) this.request();
+  }
+
+  get hasBufferedEvents(): boolean {
+    return this.buffered.length > 0;
+  }
+
+  private flushBuffered(): void {
+    const buffered = this.buffered;
+    this.buffered = [];
+    for (const entry of buffered) {
+      entry.write(entry.time);
+      if (entry.triggersTask) this.wanted = true;
+    }
+  }
+
+  /** Schedules a workflow task unless one is already scheduled; during a started task, one follows it. */
+  request(): void {
+    if (!this.run.isRunning) return;
+    if (this.completing || this.task?.startedEventId !== undefined) {
+      this.wanted = true;
+      return;
+    }
+    if (this.task) return;
+    this.backoffTimer?.cancel();
+    this.schedule(1);
+  }
+
+  /**
+   * Schedules attempt `attempt`: a first attempt writes WorkflowTaskScheduled, a retry (attempt > 1) is
+   * transient. The task goes to the sticky queue while its worker is live, else to the normal queue.
+   */
+  private schedule(attempt: number): void {
+    if (this.sticky && !this.run.host.stickyQueueLive(this.sticky.taskQueue)) this.sticky = undefined;
+    const transient = attempt > 1;
+    const scheduledTime = this.run.host.clock.now();
+    const scheduledEventId = transient
+      ? this.run.nextEventId
+      : eventNumber(this.run.addEvent(EventType.EVENT_TYPE_WORKFLOW_TASK_SCHEDULED, this.scheduledAttributes(attempt), scheduledTime));
+    this.task = { scheduledEventId, attempt, transient, scheduledTime, dispatch: 0 };
+    this.offer(this.task);
+  }
+
+  private scheduledAttributes(attempt: number): HistoryEvent {
+    const taskQueue = this.sticky
+      ? { name: this.sticky.taskQueue, kind: temporal.api.enums.v1.TaskQueueKind.TASK_QUEUE_KIND_STICKY, normalName: this.run.init.taskQueue }
+      : { name: this.run.init.taskQueue, kind: temporal.api.enums.v1.TaskQueueKind.TASK_QUEUE_KIND_NORMAL };
+    return {
+      workflowTaskScheduledEventAttributes: { taskQueue, startToCloseTimeout: msToDuration(this.run.init.taskTimeoutMs), attempt },
+    };
+  }
+
+  /** Offers the scheduled task to the sticky queue (with its schedule-to-start timeout) or the normal one. */
+  private offer(task: WorkflowTaskState): void {
+    task.dispatch += 1;
+    task.stickyQueue = this.sticky?.taskQueue;
+    task.scheduleToStartTimer?.cancel();
+    task.scheduleToStartTimer = undefined;
+    if (this.sticky && this.sticky.scheduleToStartMs > 0) {
+      const dispatch = task.dispatch;
+      task.scheduleToStartTimer = this.run.host.clock.after(this.sticky.scheduleToStartMs, () => this.stickyScheduleToStartTimedOut(task, dispatch));
+    }
+    this.run.host.enqueueWorkflowTask(this, task.stickyQueue ?? this.run.init.taskQueue, task.dispatch);
+  }
+
+  /** The sticky worker did not pick the task up in time: WorkflowTaskTimedOut, then a task on the normal queue. */
+  private stickyScheduleToStartTimedOut(task: WorkflowTaskState, dispatch: number): void {
+    if (!this.run.isRunning || this.task !== task || task.startedEventId !== undefined || task.dispatch !== dispatch) return;
+    this.run.addEvent(EventType.EVENT_TYPE_WORKFLOW_TASK_TIMED_OUT, {
+      workflowTaskTimedOutEventAttributes: {
+        scheduledEventId: int64(task.scheduledEventId),
+        startedEventId: int64(0),
+        timeoutType: TimeoutType.TIMEOUT_TYPE_SCHEDULE_TO_START,
+      },
+    });
+    this.retry(task, false);
+  }
+
+  /**
+   * Stops sending this run's tasks to a sticky queue (ResetStickyTaskQueue, or its worker shut down); a task
+   * waiting there moves to the normal queue.
+   */
+  resetStickiness(): void {
+    this.sticky = undefined;
+    const task = this.task;
+    if (this.run.isRunning && task && task.startedEventId === undefined && task.stickyQueue !== undefined) this.offer(task);
+  }
+
+  /**
+   * Starts the scheduled workflow task for a poller; undefined if the offer `dispatch` is stale. A sticky
+   * task carries the events after the previous started event, a normal one the whole history; a transient
+   * task's Scheduled/Started events are appended to what is sent without entering history.
+   */
+  start(identity: string, dispatch: number): PollWorkflowTaskResponse | undefined {
+    const task = this.task;
+    if (!this.run.isRunning || !task || task.startedEventId !== undefined || task.dispatch !== dispatch) return undefined;
+    task.scheduleToStartTimer?.cancel();
+    const now = this.run.host.clock.now();
+    if (task.transient && task.scheduledEventId !== this.run.nextEventId) {
+      // New events since the retry was scheduled: it becomes a normal first attempt, as on the server.
+      task.transient = false;
+      task.attempt = 1;
+      task.scheduledEventId = eventNumber(this.run.addEvent(EventType.EVENT_TYPE_WORKFLOW_TASK_SCHEDULED, this.scheduledAttributes(1), now));
+    }
+    const startedAttributes: HistoryEvent = {
+      workflowTaskStartedEventAttributes: {
+        scheduledEventId: int64(task.scheduledEventId),
+        identity,
+        requestId: randomUUID(),
+        historySizeBytes: int64(0),
+      },
+    };
+    let transientEvents: HistoryEvent[] = [];
+    if (task.transient) {
+      transientEvents = [
+        newEvent(task.scheduledEventId, EventType.EVENT_TYPE_WORKFLOW_TASK_SCHEDULED, this.scheduledAttributes(task.attempt), task.scheduledTime),
+        newEvent(task.scheduledEventId + 1, EventType.EVENT_TYPE_WORKFLOW_TASK_STARTED, startedAttributes, now),
+      ];
+      task.transientEvents = transientEvents;
+      task.startedEventId = task.scheduledEventId + 1;
+    } else {
+      task.startedEventId = eventNumber(this.run.addEvent(EventType.EVENT_TYPE_WORKFLOW_TASK_STARTED, startedAttributes, now));
+    }
+    task.startedTime = now;
+    const token: TaskToken = { kind: 'workflow', workflowId: this.run.workflowId, runId: this.run.runId, id: task.scheduledEventId, attempt: task.attempt };
+    task.timeoutTimer = this.run.host.clock.after(this.run.init.taskTimeoutMs, () => this.timeOut(token));
+    const firstEventIndex = task.stickyQueue !== undefined ? this.previousStartedEventId : 0;
+    return {
+      taskToken: encodeTaskToken(token),
+      workflowExecution: this.run.execution,
+      workflowType: { name: this.run.init.workflowType },
+      previousStartedEventId: int64(this.previousStartedEventId),
+      startedEventId: int64(task.startedEventId),
+      attempt: task.attempt,
+      history: { events: this.run.history.slice(firstEventIndex).concat(transientEvents) },
+      workflowExecutionTaskQueue: { name: this.run.init.taskQueue, kind: temporal.api.enums.v1.TaskQueueKind.TASK_QUEUE_KIND_NORMAL },
+      scheduledTime: msToTimestamp(task.scheduledTime),
+      startedTime: msToTimestamp(now),
+    };
+  }
+
+  /** The started workflow task the token refers to, if it is still current. */
+  startedTask(token: TaskToken): WorkflowTaskState | undefined {
+    const task = this.task;
+    if (!this.run.isRunning || !task || task.startedEventId === undefined) return undefined;
+    if (task.scheduledEventId !== token.id || task.attempt !== token.attempt) return undefined;
+    return task;
+  }
+
+  /**
+   * Completes the started workflow task: writes WorkflowTaskCompleted, lets `applyCommands` write the
+   * commands' events, then the buffered events, then schedules the next task if anything asks for one.
+   * A completion that would close the workflow while events are buffered is refused (UNHANDLED_COMMAND).
+   */
+  complete(
+    request: temporal.api.workflowservice.v1.IRespondWorkflowTaskCompletedRequest,
+    closesWorkflow: boolean,
+    applyCommands: (completedEventId: number) => void,
+  ): void {
+    const task = this.task!;
+    task.timeoutTimer?.cancel();
+    if (closesWorkflow && this.buffered.length > 0) {
+      this.fail(
+        task,
+        temporal.api.enums.v1.WorkflowTaskFailedCause.WORKFLOW_TASK_FAILED_CAUSE_UNHANDLED_COMMAND,
+        { message: 'Workflow completion refused: new events arrived during the workflow task' },
+        request.identity ?? '',
+      );
+      return;
+    }
+    this.completing = true;
+    try {
+      for (const event of task.transientEvents ?? []) this.run.history.push(event);
+      const completed = this.run.addEvent(EventType.EVENT_TYPE_WORKFLOW_TASK_COMPLETED, {
+        workflowTaskCompletedEventAttributes: {
+          scheduledEventId: int64(task.scheduledEventId),
+          startedEventId: int64(task.startedEventId ?? 0),
+          identity: request.identity,
+          binaryChecksum: request.binaryChecksum,
+          sdkMetadata: request.sdkMetadata,
+          meteringMetadata: request.meteringMetadata,
+        },
+      });
+      this.previousStartedEventId = task.startedEventId ?? 0;
+      const stickyQueue = request.stickyAttributes?.workerTaskQueue?.name;
+      this.sticky = stickyQueue
+        ? { taskQueue: stickyQueue, scheduleToStartMs: durationToMs(request.stickyAttributes?.scheduleToStartTimeout) }
+        : undefined;
+      this.task = undefined;
+      this.wanted = false;
+      applyCommands(eventNumber(completed));
+      if (!this.run.isRunning) return;
+      this.flushBuffered();
+    } finally {
+      this.completing = false;
+    }
+    const followUps = this.afterCompletion;
+    this.afterCompletion = [];
+    if (this.wanted || request.forceCreateNewWorkflowTask) {
+      this.wanted = false;
+      this.request();
+    }
+    for (const followUp of followUps) followUp();
+  }
+
+  /** Runs `action` once the current workflow task completion has been written (children, external signals). */
+  deferUntilCompleted(action: () => void): void {
+    this.afterCompletion.push(action);
+  }
+
+  /** Fails the started workflow task (worker report or server refusal) and schedules the next attempt. */
+  fail(
+    task: WorkflowTaskState,
+    cause: temporal.api.enums.v1.WorkflowTaskFailedCause,
+    failure: Failure | null | undefined,
+    identity: string,
+  ): void {
+    task.timeoutTimer?.cancel();
+    if (!task.transient) {
+      this.run.addEvent(EventType.EVENT_TYPE_WORKFLOW_TASK_FAILED, {
+        workflowTaskFailedEventAttributes: {
+          scheduledEventId: int64(task.scheduledEventId),
+          startedEventId: int64(task.startedEventId ?? 0),
+          cause,
+          failure,
+          identity,
+        },
+      });
+    }
+    this.retry(task, true);
+  }
+
+  private timeOut(token: TaskToken): void {
+    const task = this.startedTask(token);
+    if (!task) return;
+    if (!task.transient) {
+      this.run.addEvent(EventType.EVENT_TYPE_WORKFLOW_TASK_TIMED_OUT, {
+        workflowTaskTimedOutEventAttributes: {
+          scheduledEventId: int64(task.scheduledEventId),
+          startedEventId: int64(task.startedEventId ?? 0),
+          timeoutType: TimeoutType.TIMEOUT_TYPE_START_TO_CLOSE,
+        },
+      });
+    }
+    this.retry(task, true);
+  }
+
+  /**
+   * Schedules the task after a failed or timed-out one. As on the server: a task that failed on a sticky
+   * queue is retried once on the normal queue as a first attempt, and events that arrived meanwhile make the
+   * retry a normal (non-transient) first attempt too; otherwise the attempt number grows.
+   */
+  private retry(task: WorkflowTaskState, incrementAttempt: boolean): void {
+    const wasSticky = this.sticky !== undefined;
+    this.sticky = undefined;
+    this.task = undefined;
+    const hadBuffered = this.buffered.length > 0;
+    this.flushBuffered();
+    this.wanted = false;
+    this.schedule(incrementAttempt && !wasSticky && !hadBuffered ? task.attempt + 1 : 1);
+  }
+
+  /** A forced close while a workflow task is started ends that task first, then writes buffered events. */
+  failStartedForClose(): void {
+    const task = this.task;
+    if (task?.startedEventId !== undefined && !task.transient) {
+      this.run.addEvent(EventType.EVENT_TYPE_WORKFLOW_TASK_FAILED, {
+        workflowTaskFailedEventAttributes: {
+          scheduledEventId: int64(task.scheduledEventId),
+          startedEventId: int64(task.startedEventId),
+          cause: temporal.api.enums.v1.WorkflowTaskFailedCause.WORKFLOW_TASK_FAILED_CAUSE_FORCE_CLOSE_COMMAND,
+        },
+      });
+    }
+    this.flushBuffered();
+  }
+
+  pendingInfo(): temporal.api.workflow.v1.IPendingWorkflowTaskInfo | null {
+    const task = this.task;
+    if (!task) return null;
+    return {
+      state:
+        task.startedEventId !== undefined
+          ? temporal.api.enums.v1.PendingWorkflowTaskState.PENDING_WORKFLOW_TASK_STATE_STARTED
+          : temporal.api.enums.v1.PendingWorkflowTaskState.PENDING_WORKFLOW_TASK_STATE_SCHEDULED,
+      scheduledTime: msToTimestamp(task.scheduledTime),
+      originalScheduledTime: msToTimestamp(task.scheduledTime),
+      startedTime: task.startedTime ? msToTimestamp(task.startedTime) : null,
+      attempt: task.attempt,
+    };
+  }
+}
