@@ -5,7 +5,7 @@
 import { DefaultLogger, NativeConnection, Runtime } from '@temporalio/worker';
 import { createActivities } from '../activities';
 import { createPool } from '../db/pool';
-import { startInMemoryTemporal } from '../temporal/server';
+import { startInMemoryTemporal } from '../temporal-server';
 import { ISSUER_TASK_QUEUE } from '../temporal/task-queues';
 import { createWorker } from '../worker/create-worker';
 

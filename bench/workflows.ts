@@ -7,7 +7,7 @@
  */
 import { Client, Connection } from '@temporalio/client';
 import { DefaultLogger, NativeConnection, Runtime, Worker } from '@temporalio/worker';
-import { startInMemoryTemporal } from '../temporal/server';
+import { startInMemoryTemporal } from '../temporal-server';
 import * as activities from '../test/temporal/activities';
 import { testWorkflowBundle } from '../test/temporal/environment';
 

@@ -10,7 +10,7 @@ import net from 'node:net';
 import path from 'node:path';
 import { Connection } from '@temporalio/client';
 import { z } from 'zod';
-import { startInMemoryTemporal } from './server';
+import { startInMemoryTemporal } from '../temporal-server';
 
 export type TemporalServiceKind = 'external' | 'cli-dev-server' | 'in-memory';
 

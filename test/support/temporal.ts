@@ -11,7 +11,7 @@ import path from 'node:path';
 import { Client, Connection, type WorkflowHandle } from '@temporalio/client';
 import { temporal } from '@temporalio/proto';
 import { bundleWorkflowCode, DefaultLogger, NativeConnection, Runtime, Worker } from '@temporalio/worker';
-import { startInMemoryTemporal } from '../../temporal/server';
+import { startInMemoryTemporal } from '../../temporal-server';
 import { TimeSkipping } from '../../temporal/testing';
 
 const ROOT = path.join(__dirname, '..', '..');

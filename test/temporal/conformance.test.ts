@@ -2,7 +2,7 @@
  * Conformance suite: the real SDK worker and client against the Temporal service, asserting Temporal's
  * documented semantics.
  *
- * By default it runs against the in-memory service (temporal/server). To run the same suite against a real
+ * By default it runs against the in-memory service (temporal-server/). To run the same suite against a real
  * server:   temporal server start-dev --port 7233   then   TEMPORAL_ADDRESS=127.0.0.1:7233 npx jest test/temporal
  * Time-skipping tests need the TestService and are skipped there.
  *
