@@ -4,7 +4,7 @@
  * operator edited are kept.
  */
 import { CATALOGUE, TOKEN_DECIMALS, type AssetDefinition, type ChainId } from '../domain/catalogue';
-import { multiplierHistory } from '../domain/catalogue/multiplier';
+import { multiplierHistory } from '../domain/market/multiplier';
 import { newYorkTime } from '../domain/calendar';
 import type { Database } from './pool';
 import { insertDefaultSessionLimits, type LimitSession, type SessionLimitRecord } from './queries/session-limits';

@@ -11,7 +11,7 @@
  *   off-hours move (and form candles) while their underlying is closed; otherwise it is frozen too.
  */
 import { findAsset } from '../catalogue';
-import { multiplierSchedule } from '../catalogue/multiplier';
+import { multiplierSchedule } from './multiplier';
 import { type AssetDefinition } from '../catalogue/types';
 import { Decimal, Rounding } from '../money';
 import { type Octave, fractalNoise, hashString, latticeValue, mixHash, octaveKeys, unitHash } from './noise';

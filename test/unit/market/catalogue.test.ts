@@ -1,7 +1,7 @@
 import { PublicKey } from '@solana/web3.js';
 import { getAddress, isAddress } from 'viem';
 import { CATALOGUE, evmTokenAddress, findAsset, solanaMintAddress } from '../../../domain/catalogue';
-import { multiplierAt, multiplierHistory, previousRegularClose } from '../../../domain/catalogue/multiplier';
+import { multiplierAt, multiplierHistory, previousRegularClose } from '../../../domain/market/multiplier';
 import { isTradingDay, newYorkTime } from '../../../domain/calendar';
 import { payoutFrequency } from '../../../domain/market/statistics';
 import { Decimal } from '../../../domain/money';

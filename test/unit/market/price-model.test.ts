@@ -1,5 +1,5 @@
 import { findAsset } from '../../../domain/catalogue';
-import { multiplierAt } from '../../../domain/catalogue/multiplier';
+import { multiplierAt } from '../../../domain/market/multiplier';
 import { newYorkTime } from '../../../domain/calendar';
 import {
   DEFAULT_PRICE_SEED,

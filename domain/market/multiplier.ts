@@ -7,10 +7,10 @@
  * Portfolio tokens keep a multiplier of 1.
  */
 import { addDays, isTradingDay, newYorkTime, sessionIntervalAt } from '../calendar';
-import { DEFAULT_PRICE_SEED, listingTime, singleAssetUnderlyingPrice, splitEffectiveTime } from '../market/single-asset-path';
+import { DEFAULT_PRICE_SEED, listingTime, singleAssetUnderlyingPrice, splitEffectiveTime } from './single-asset-path';
 import { Decimal, Rounding, formatDecimal } from '../money';
-import { type AssetDefinition } from './types';
-import { memoByAssetAndSeed } from './memo';
+import { type AssetDefinition } from '../catalogue/types';
+import { memoByAssetAndSeed } from '../catalogue/memo';
 
 /** Why the multiplier changed. */
 export type MultiplierReason = 'listing' | 'cash_dividend' | 'stock_split';
