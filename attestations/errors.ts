@@ -1,5 +1,5 @@
 /** Why an attestation or quote was refused: the API error code it leaves with, and a message. */
-import type { ErrorCode } from '../api/framework/errors';
+import type { ErrorCode } from '../domain/error-codes';
 
 export class AttestationRefused extends Error {
   override readonly name = 'AttestationRefused';

@@ -3,7 +3,7 @@
  * `chainId` ethereum-1) and the error code each field fails with.
  */
 import { z } from 'zod';
-import type { ErrorCode } from '../api/framework/errors';
+import type { ErrorCode } from '../domain/error-codes';
 
 const DECIMAL = /^(0|[1-9]\d{0,14})(\.\d{1,18})?$/;
 const amount = (field: string) =>

@@ -4,7 +4,7 @@
  * in reverse order.
  */
 import { createApp } from '../api/app';
-import { createLogger, type Logger } from '../api/framework/logger';
+import { createLogger, type Logger } from '../config/logger';
 import { listen } from '../api/server';
 import type { Config } from '../config';
 import { listenForChanges } from '../db/changes';

@@ -7,7 +7,7 @@
 import { type Client, WorkflowIdConflictPolicy } from '@temporalio/client';
 import { DefaultLogger, NativeConnection, Runtime, type LogLevel } from '@temporalio/worker';
 import { createActivities } from '../activities';
-import type { Logger } from '../api/framework/logger';
+import type { Logger } from '../config/logger';
 import { DEFAULT_SETTLEMENT_GRACE_MS, recoverAttestationWorkflows } from '../attestations/workflows';
 import type { Database } from '../db/pool';
 import { closeTemporalClient, createTemporalClient } from '../temporal/client';

@@ -4,6 +4,7 @@
  * `@temporalio/workflow` and imported by both sides, so names and payload types cannot drift apart.
  */
 import { defineQuery, defineSignal } from '@temporalio/workflow';
+import type { AttestationState } from '../domain/attestation-state';
 
 /** An attestation's quote executed on chain, as the chain watcher reports it. */
 export interface AttestationExecution {
@@ -14,9 +15,6 @@ export interface AttestationExecution {
 
 /** Reports an execution to `attestation-<id>`; only the first one at or before expiry counts. */
 export const attestationExecutedSignal = defineSignal<[AttestationExecution]>('attestationExecuted');
-
-/** Lifecycle of an attestation: `outstanding` until executed on chain or expired. */
-export type AttestationState = 'outstanding' | 'executed' | 'expired';
 
 export interface AttestationWorkflowState {
   attestationId: string;

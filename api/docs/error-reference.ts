@@ -1,6 +1,6 @@
 /** The public error reference that every error's `documentation` URL points into (anchors are lowercase codes). */
 import type { Middleware } from 'koa';
-import { ERROR_CODES } from '../framework/errors';
+import { ERROR_CODES } from '../../domain/error-codes';
 
 function escapeHtml(text: string): string {
   return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');

@@ -1,61 +1,8 @@
 /**
- * The closed set of API error codes, their HTTP statuses and reference text, in one place.
- * Handlers throw `ApiError`; the error middleware renders `{code, message, documentation}`.
+ * API failures: handlers throw `ApiError` with a code from the closed list in domain/error-codes.ts;
+ * the error middleware renders `{code, message, documentation}`.
  */
-
-interface ErrorCodeDefinition {
-  status: number;
-  /** One line for the error reference page: when a client sees this code. */
-  description: string;
-}
-
-export const ERROR_CODES = {
-  INVALID_SYMBOL: { status: 400, description: 'The symbol is malformed: at least 3 characters, ending in `on`.' },
-  INVALID_SORT: { status: 400, description: 'Query parameter `sort` is not `asc` or `desc`.' },
-  INVALID_INTERVAL: { status: 400, description: 'Query parameter `interval` is missing or not one of the OHLC intervals.' },
-  INVALID_RANGE: { status: 400, description: 'Query parameter `range` is missing or not one of the ranges.' },
-  INVALID_INTERVAL_RANGE: { status: 400, description: 'The `interval` and `range` pair is not one of the supported pairs.' },
-  INVALID_SIDE: { status: 400, description: '`side` is missing or not `buy` or `sell`.' },
-  INVALID_TOKEN_AMOUNT: { status: 400, description: '`tokenAmount` is not a decimal string greater than zero with at most 18 decimals.' },
-  INVALID_NOTIONAL_VALUE: { status: 400, description: '`notionalValue` is not a decimal string greater than zero with at most 18 decimals.' },
-  INVALID_AMOUNT: { status: 400, description: 'Exactly one of `tokenAmount` and `notionalValue` must be sent.' },
-  INVALID_DURATION: { status: 400, description: '`duration` is not `short` or `long`.' },
-  INVALID_CHAIN_ID: { status: 400, description: '`chainId` is not one of `ethereum-1`, `bsc-56`, `solana-900`.' },
-  MISSING_USER_ADDRESS: { status: 400, description: 'A `solana-900` attestation needs `userAddress`.' },
-  INVALID_USER_ADDRESS: { status: 400, description: '`userAddress` is not a base58 32-byte Solana public key.' },
-  INVALID_IDEMPOTENCY_KEY: { status: 400, description: 'The `Idempotency-Key` header must be 1–255 printable characters.' },
-  INVALID_PARAMETER: { status: 400, description: 'A query or path parameter is invalid; the message names it.' },
-  INVALID_REQUEST_BODY: { status: 400, description: 'The JSON body does not match the schema; the message names the field.' },
-  MALFORMED_JSON: { status: 400, description: 'The body is not valid JSON.' },
-  MISSING_API_KEY: { status: 401, description: 'The `x-api-key` header is missing, unknown or revoked.' },
-  READ_ONLY_API_KEY: { status: 403, description: 'A read-only key was used for a write operation.' },
-  MARKET_CLOSED: { status: 403, description: 'No session in which the asset trades is running.' },
-  MARKET_PAUSED: { status: 403, description: 'An operator paused the whole market.' },
-  ASSET_PAUSED: { status: 403, description: 'Trading of the asset is paused.' },
-  ASSET_CLOSED_FOR_SESSION: { status: 403, description: 'The asset does not trade in the current session.' },
-  ASSET_LIMITED: { status: 403, description: 'The asset is limited: the order exceeds the reduced maximum order size.' },
-  MAX_ATTESTATIONS: { status: 403, description: 'The user already has the maximum number of outstanding attestations for this asset in this session.' },
-  MAX_LIMIT_REACHED: { status: 403, description: "The order would take the user's outstanding notional for this asset over the session's maximum." },
-  SESSION_LIMIT_REACHED: { status: 403, description: "The order would take the user's notional attested in this session over its maximum." },
-  OFFHOURS_EXPOSURE_LIMIT_REACHED: { status: 403, description: "The order would take the issuer's off-hours exposure (global or for the asset) over its cap." },
-  ADMIN_SCOPE_REQUIRED: { status: 403, description: 'The operation needs a key with the `admin` scope.' },
-  ASSET_NOT_FOUND: { status: 404, description: 'No token with this symbol exists.' },
-  ATTESTATION_NOT_FOUND: { status: 404, description: 'No attestation with this id belongs to the calling account.' },
-  EVENT_NOT_FOUND: { status: 404, description: 'No asset status event with this id exists.' },
-  WORKFLOW_NOT_FOUND: { status: 404, description: 'No workflow with this id exists.' },
-  NOT_FOUND: { status: 404, description: 'No such route.' },
-  METHOD_NOT_ALLOWED: { status: 405, description: 'The route exists but not for this HTTP method.' },
-  PAYLOAD_TOO_LARGE: { status: 413, description: 'The request body exceeds the size limit.' },
-  UNSUPPORTED_MEDIA_TYPE: { status: 415, description: 'Request bodies must be `application/json`.' },
-  IDEMPOTENCY_KEY_REUSED: { status: 422, description: 'The `Idempotency-Key` was already used with a different request body.' },
-  RATE_LIMITED: { status: 429, description: 'The key exceeded its rate limit; retry after `Retry-After` seconds.' },
-  INTERNAL_ERROR: { status: 500, description: 'Unexpected server error; the message carries a request id to quote.' },
-  PRICE_UNAVAILABLE: { status: 503, description: 'No price recent enough to quote; retry shortly.' },
-  ATTESTATIONS_UNAVAILABLE: { status: 503, description: 'This API process is not configured to sign attestations.' },
-  TEMPORAL_UNAVAILABLE: { status: 503, description: 'The workflow service cannot be reached; retry later.' },
-} as const satisfies Record<string, ErrorCodeDefinition>;
-
-export type ErrorCode = keyof typeof ERROR_CODES;
+import { ERROR_CODES, type ErrorCode } from '../../domain/error-codes';
 
 /** A failure that leaves the API as `{code, message, documentation}` with the code's status. */
 export class ApiError extends Error {

@@ -6,7 +6,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Middleware } from 'koa';
 import { ApiError, errorBody } from './errors';
-import type { Logger } from './logger';
+import type { Logger } from '../../config/logger';
 import type { ApiState } from './state';
 
 const REQUEST_ID = /^[A-Za-z0-9._-]{8,64}$/;

@@ -3,7 +3,8 @@
  * A failure names the offending field and carries the code the route chose for it.
  */
 import type { z } from 'zod';
-import { ApiError, type ErrorCode } from './errors';
+import type { ErrorCode } from '../../domain/error-codes';
+import { ApiError } from './errors';
 
 function describeIssue(issue: z.core.$ZodIssue): string {
   const field = issue.path.length > 0 ? issue.path.join('.') : 'body';

@@ -9,7 +9,7 @@ import type { Database } from '../../db/pool';
 import type { PriceTickInput } from '../../market-data/ingest';
 import { ApiKeyResolver } from '../framework/auth';
 import { ResponseCache } from '../framework/cache';
-import type { Logger } from '../framework/logger';
+import type { Logger } from '../../config/logger';
 import { AssetDirectory } from './asset-directory';
 
 export type ApiConfig = Pick<

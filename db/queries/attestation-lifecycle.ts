@@ -3,7 +3,7 @@
  * only from `outstanding` so a retry or a second caller changes nothing, and the paged list of outstanding
  * attestations that worker start-up recovery walks. Creating attestations lives in `attestations.ts`.
  */
-import type { AttestationState } from '../../temporal/messages';
+import type { AttestationState } from '../../domain/attestation-state';
 import type { Queryable } from '../pool';
 
 /** Where an attestation stands in its lifecycle. */
