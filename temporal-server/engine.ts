@@ -2,22 +2,25 @@
  * The namespace engine of the in-memory Temporal service: it owns every workflow run, the task queues that
  * match tasks to polling workers, and the virtual clock. It implements the service's operations (start,
  * signal, query, cancel, terminate, history, describe, list, task polling and completion) on typed
- * requests; service.ts only adapts them to gRPC. Commands that reach other runs are in cross-run.ts, history
+ * requests; service.ts only adapts them to gRPC. Commands that reach other runs are in cross-run.ts, query
+ * dispatch in queries.ts, activity heartbeats and outcomes (by token or id) in activity-completions.ts, history
  * reads in history-feed.ts, describe and list in execution-views.ts.
  */
 import { randomUUID } from 'node:crypto';
 import { status as GrpcStatus } from '@grpc/grpc-js';
 import { VirtualClock } from './clock';
 import { applyCommands, closesWorkflow, validateCommands } from './commands';
+import { ActivityCompletions } from './activity-completions';
 import { CrossRunCommands } from './cross-run';
 import { alreadyStarted, notFound, ServiceError } from './errors';
 import { countExecutions, describeExecution, listExecutions } from './execution-views';
 import { HistoryFeed } from './history-feed';
-import { durationToMs, int64, type Payloads, temporal, WorkflowExecutionStatus } from './proto';
+import { QueryDispatcher } from './queries';
+import { durationToMs, type Payloads, temporal, WorkflowExecutionStatus } from './proto';
 import { type PendingActivity, type RunActivities } from './run-activities';
 import { type WorkflowTasks } from './run-workflow-tasks';
 import { TaskQueues } from './task-queues';
-import { decodeTaskToken, encodeTaskToken, type TaskToken } from './task-tokens';
+import { decodeTaskToken } from './task-tokens';
 import { type RunHost, type RunInit, WorkflowRun } from './workflow-state';
 
 type PollWorkflowTaskResponse = temporal.api.workflowservice.v1.IPollWorkflowTaskQueueResponse;
@@ -39,13 +42,6 @@ export interface EngineOptions {
 const defaultWorkflowTaskTimeoutMs = 10_000;
 const maxWorkflowTaskTimeoutMs = 120_000;
 
-interface PendingQuery {
-  run: WorkflowRun;
-  query: temporal.api.query.v1.IWorkflowQuery;
-  dispatched: boolean;
-  resolve(result: temporal.api.workflowservice.v1.IRespondQueryTaskCompletedRequest): void;
-}
-
 export class NamespaceEngine implements RunHost {
   readonly clock: VirtualClock;
   readonly namespace: string;
@@ -57,20 +53,23 @@ export class NamespaceEngine implements RunHost {
   private readonly activityQueues = new TaskQueues<PollActivityTaskResponse>();
   private readonly historyFeed: HistoryFeed;
   private readonly crossRun: CrossRunCommands;
-  private readonly queries = new Map<number, PendingQuery>();
-  private nextQueryId = 1;
-  private outstandingQueries = 0;
+  /** QueryWorkflow and RespondQueryTaskCompleted. */
+  readonly queries: QueryDispatcher;
+  /** Heartbeats and outcomes of activity attempts, by task token or by id. */
+  readonly activityReports: ActivityCompletions;
 
   constructor(readonly options: EngineOptions) {
     this.namespace = options.namespace;
     this.clock = new VirtualClock(() => this.isIdle());
     this.historyFeed = new HistoryFeed(options.historyLongPollMs, (execution) => this.findRun(execution));
     this.crossRun = new CrossRunCommands(this);
+    this.queries = new QueryDispatcher(this, this.workflowQueues, options.queryTimeoutMs, () => this.clock.poke());
+    this.activityReports = new ActivityCompletions(this);
   }
 
   /** Nothing in flight: no workflow or activity task waiting or being worked on, no query outstanding. */
   isIdle(): boolean {
-    if (this.outstandingQueries > 0) return false;
+    if (this.queries.hasOutstanding) return false;
     for (const run of this.running) if (run.busy) return false;
     return true;
   }
@@ -302,14 +301,14 @@ export class NamespaceEngine implements RunHost {
         applyCommands(this.crossRun, run, commands, completedEventId, request.identity),
       );
     }
-    this.releaseQueriesIfTaskDone(run);
+    this.queries.releaseIfTaskDone(run);
     return { activityTasks: run.activities.takeEagerTasks() };
   }
 
   respondWorkflowTaskFailed(request: temporal.api.workflowservice.v1.RespondWorkflowTaskFailedRequest): void {
     const { run, task } = this.workflowTaskFor(request.taskToken);
     run.workflowTasks.fail(task, request.cause, request.failure, request.identity);
-    this.releaseQueriesIfTaskDone(run);
+    this.queries.releaseIfTaskDone(run);
   }
 
   /** ResetStickyTaskQueue: the run's next tasks (and one waiting on the sticky queue) go to the normal queue. */
@@ -332,88 +331,6 @@ export class NamespaceEngine implements RunHost {
     return { run, task };
   }
 
-  // ---------------------------------------------------------------- queries
-
-  /** Legacy query: waits for the current workflow task to finish, then dispatches a query task. */
-  async queryWorkflow(
-    request: temporal.api.workflowservice.v1.QueryWorkflowRequest,
-    deadline: number,
-  ): Promise<temporal.api.workflowservice.v1.IQueryWorkflowResponse> {
-    const run = this.findRun(request.execution);
-    const reject = request.queryRejectCondition;
-    if (
-      (reject === Enums.QueryRejectCondition.QUERY_REJECT_CONDITION_NOT_OPEN && !run.isRunning) ||
-      (reject === Enums.QueryRejectCondition.QUERY_REJECT_CONDITION_NOT_COMPLETED_CLEANLY &&
-        !run.isRunning &&
-        run.status !== WorkflowExecutionStatus.WORKFLOW_EXECUTION_STATUS_COMPLETED)
-    ) {
-      return { queryRejected: { status: run.status } };
-    }
-    const id = this.nextQueryId++;
-    this.outstandingQueries += 1;
-    run.pendingQueries += 1;
-    const timeoutMs = Math.max(0, Math.min(deadline - Date.now(), this.options.queryTimeoutMs));
-    try {
-      const answer = await new Promise<temporal.api.workflowservice.v1.IRespondQueryTaskCompletedRequest | undefined>((resolve) => {
-        const timer = setTimeout(() => resolve(undefined), timeoutMs);
-        timer.unref();
-        const pending: PendingQuery = {
-          run,
-          query: request.query ?? {},
-          dispatched: false,
-          resolve: (result) => {
-            clearTimeout(timer);
-            resolve(result);
-          },
-        };
-        this.queries.set(id, pending);
-        const dispatch = () => this.workflowQueues.get(run.init.taskQueue).offer(() => this.queryTask(id));
-        if (run.isRunning && run.workflowTasks.task) run.queriesAwaitingTask.push(dispatch);
-        else dispatch();
-      });
-      if (!answer) throw new ServiceError(GrpcStatus.DEADLINE_EXCEEDED, 'query timed out: no worker answered');
-      if (answer.completedType === Enums.QueryResultType.QUERY_RESULT_TYPE_FAILED) {
-        throw new ServiceError(GrpcStatus.INVALID_ARGUMENT, answer.errorMessage || 'query failed');
-      }
-      return { queryResult: answer.queryResult };
-    } finally {
-      this.queries.delete(id);
-      this.outstandingQueries -= 1;
-      run.pendingQueries -= 1;
-      this.clock.poke();
-    }
-  }
-
-  private queryTask(id: number): PollWorkflowTaskResponse | undefined {
-    const pending = this.queries.get(id);
-    if (!pending || pending.dispatched) return undefined;
-    pending.dispatched = true;
-    const run = pending.run;
-    const token: TaskToken = { kind: 'query', workflowId: run.workflowId, runId: run.runId, id, attempt: 1 };
-    return {
-      taskToken: encodeTaskToken(token),
-      workflowExecution: run.execution,
-      workflowType: { name: run.init.workflowType },
-      previousStartedEventId: int64(run.workflowTasks.previousStartedEventId),
-      startedEventId: int64(run.workflowTasks.previousStartedEventId),
-      history: { events: run.history.slice() },
-      query: pending.query,
-      workflowExecutionTaskQueue: { name: run.init.taskQueue, kind: Enums.TaskQueueKind.TASK_QUEUE_KIND_NORMAL },
-    };
-  }
-
-  respondQueryTaskCompleted(request: temporal.api.workflowservice.v1.RespondQueryTaskCompletedRequest): void {
-    const token = decodeTaskToken(request.taskToken);
-    const pending = token?.kind === 'query' ? this.queries.get(token.id) : undefined;
-    if (!pending) throw notFound('query not found or already timed out');
-    pending.resolve(request);
-  }
-
-  private releaseQueriesIfTaskDone(run: WorkflowRun): void {
-    if (run.workflowTasks.task) return;
-    for (const release of run.queriesAwaitingTask.splice(0)) release();
-  }
-
   // ---------------------------------------------------------------- activities
 
   async pollActivityTaskQueue(
@@ -423,67 +340,6 @@ export class NamespaceEngine implements RunHost {
     const queue = this.activityQueues.get(request.taskQueue?.name ?? '');
     const response = await queue.poll(request.identity, this.options.pollTimeoutMs, onCancel);
     return response ?? {};
-  }
-
-  private activityByToken(taskToken: Uint8Array): { run: WorkflowRun; activity: PendingActivity } {
-    const token = decodeTaskToken(taskToken);
-    const run = token?.kind === 'activity' ? this.runs.get(token.runId) : undefined;
-    const activity = token && run?.isRunning ? run.activities.forToken(token) : undefined;
-    if (!run || !activity || activity.state !== 'started') throw notFound('activity task not found or already completed');
-    return { run, activity };
-  }
-
-  private activityById(request: { workflowId?: string | null; runId?: string | null; activityId?: string | null }) {
-    const run = this.findRun({ workflowId: request.workflowId, runId: request.runId });
-    const scheduledEventId = run.activities.ids.get(request.activityId ?? '');
-    const activity = scheduledEventId === undefined ? undefined : run.activities.pending.get(scheduledEventId);
-    if (!run.isRunning || !activity || activity.state !== 'started') throw notFound('activity task not found or already completed');
-    return { run, activity };
-  }
-
-  recordActivityTaskHeartbeat(taskToken: Uint8Array, details: Payloads | null | undefined): { cancelRequested: boolean } {
-    const { run, activity } = this.activityByToken(taskToken);
-    return { cancelRequested: run.activities.heartbeat(activity, details) };
-  }
-
-  recordActivityTaskHeartbeatById(request: temporal.api.workflowservice.v1.RecordActivityTaskHeartbeatByIdRequest): { cancelRequested: boolean } {
-    const { run, activity } = this.activityById(request);
-    return { cancelRequested: run.activities.heartbeat(activity, request.details) };
-  }
-
-  respondActivityTaskCompleted(taskToken: Uint8Array, result: Payloads | null | undefined, identity: string): void {
-    const { run, activity } = this.activityByToken(taskToken);
-    run.activities.complete(activity, result, identity);
-  }
-
-  respondActivityTaskCompletedById(request: temporal.api.workflowservice.v1.RespondActivityTaskCompletedByIdRequest): void {
-    const { run, activity } = this.activityById(request);
-    run.activities.complete(activity, request.result, request.identity);
-  }
-
-  respondActivityTaskFailed(
-    taskToken: Uint8Array,
-    failure: temporal.api.failure.v1.IFailure | null | undefined,
-    identity: string,
-    lastHeartbeatDetails?: Payloads | null,
-  ): void {
-    const { run, activity } = this.activityByToken(taskToken);
-    run.activities.fail(activity, failure ?? { message: 'activity failed' }, identity, lastHeartbeatDetails);
-  }
-
-  respondActivityTaskFailedById(request: temporal.api.workflowservice.v1.RespondActivityTaskFailedByIdRequest): void {
-    const { run, activity } = this.activityById(request);
-    run.activities.fail(activity, request.failure ?? { message: 'activity failed' }, request.identity, request.lastHeartbeatDetails);
-  }
-
-  respondActivityTaskCanceled(taskToken: Uint8Array, details: Payloads | null | undefined, identity: string): void {
-    const { run, activity } = this.activityByToken(taskToken);
-    run.activities.reportCanceled(activity, details, identity);
-  }
-
-  respondActivityTaskCanceledById(request: temporal.api.workflowservice.v1.RespondActivityTaskCanceledByIdRequest): void {
-    const { run, activity } = this.activityById(request);
-    run.activities.reportCanceled(activity, request.details, request.identity);
   }
 
   // ---------------------------------------------------------------- history

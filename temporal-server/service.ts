@@ -86,7 +86,7 @@ export function workflowServiceHandlers(engine: NamespaceEngine): grpc.UntypedSe
       engine.requestCancelWorkflowExecution(request),
     ),
     TerminateWorkflowExecution: unary(engine, (request: temporal.api.workflowservice.v1.TerminateWorkflowExecutionRequest) => engine.terminateWorkflowExecution(request)),
-    QueryWorkflow: unary(engine, (request: temporal.api.workflowservice.v1.QueryWorkflowRequest, call) => engine.queryWorkflow(request, deadlineOf(call))),
+    QueryWorkflow: unary(engine, (request: temporal.api.workflowservice.v1.QueryWorkflowRequest, call) => engine.queries.query(request, deadlineOf(call))),
     DescribeWorkflowExecution: unary(engine, (request: temporal.api.workflowservice.v1.DescribeWorkflowExecutionRequest) => engine.describeWorkflowExecution(request)),
     GetWorkflowExecutionHistory: unary(engine, (request: temporal.api.workflowservice.v1.GetWorkflowExecutionHistoryRequest, call) =>
       engine.getWorkflowExecutionHistory(request, deadlineOf(call)),
@@ -110,31 +110,31 @@ export function workflowServiceHandlers(engine: NamespaceEngine): grpc.UntypedSe
     RespondWorkflowTaskFailed: unary(engine, (request: temporal.api.workflowservice.v1.RespondWorkflowTaskFailedRequest) => engine.respondWorkflowTaskFailed(request)),
     ResetStickyTaskQueue: unary(engine, (request: temporal.api.workflowservice.v1.ResetStickyTaskQueueRequest) => engine.resetStickyTaskQueue(request)),
     ShutdownWorker: unary(engine, (request: temporal.api.workflowservice.v1.ShutdownWorkerRequest) => engine.shutdownWorker(request)),
-    RespondQueryTaskCompleted: unary(engine, (request: temporal.api.workflowservice.v1.RespondQueryTaskCompletedRequest) => engine.respondQueryTaskCompleted(request)),
+    RespondQueryTaskCompleted: unary(engine, (request: temporal.api.workflowservice.v1.RespondQueryTaskCompletedRequest) => engine.queries.respond(request)),
     PollActivityTaskQueue: unary(engine, (request: temporal.api.workflowservice.v1.PollActivityTaskQueueRequest, call) =>
       engine.pollActivityTaskQueue(request, onCancel(call)),
     ),
     RecordActivityTaskHeartbeat: unary(engine, (request: temporal.api.workflowservice.v1.RecordActivityTaskHeartbeatRequest) =>
-      engine.recordActivityTaskHeartbeat(request.taskToken, request.details),
+      engine.activityReports.heartbeat(request),
     ),
     RecordActivityTaskHeartbeatById: unary(engine, (request: temporal.api.workflowservice.v1.RecordActivityTaskHeartbeatByIdRequest) =>
-      engine.recordActivityTaskHeartbeatById(request),
+      engine.activityReports.heartbeatById(request),
     ),
     RespondActivityTaskCompleted: unary(engine, (request: temporal.api.workflowservice.v1.RespondActivityTaskCompletedRequest) =>
-      engine.respondActivityTaskCompleted(request.taskToken, request.result, request.identity),
+      engine.activityReports.completed(request),
     ),
     RespondActivityTaskCompletedById: unary(engine, (request: temporal.api.workflowservice.v1.RespondActivityTaskCompletedByIdRequest) =>
-      engine.respondActivityTaskCompletedById(request),
+      engine.activityReports.completedById(request),
     ),
     RespondActivityTaskFailed: unary(engine, (request: temporal.api.workflowservice.v1.RespondActivityTaskFailedRequest) =>
-      engine.respondActivityTaskFailed(request.taskToken, request.failure, request.identity, request.lastHeartbeatDetails),
+      engine.activityReports.failed(request),
     ),
-    RespondActivityTaskFailedById: unary(engine, (request: temporal.api.workflowservice.v1.RespondActivityTaskFailedByIdRequest) => engine.respondActivityTaskFailedById(request)),
+    RespondActivityTaskFailedById: unary(engine, (request: temporal.api.workflowservice.v1.RespondActivityTaskFailedByIdRequest) => engine.activityReports.failedById(request)),
     RespondActivityTaskCanceled: unary(engine, (request: temporal.api.workflowservice.v1.RespondActivityTaskCanceledRequest) =>
-      engine.respondActivityTaskCanceled(request.taskToken, request.details, request.identity),
+      engine.activityReports.canceled(request),
     ),
     RespondActivityTaskCanceledById: unary(engine, (request: temporal.api.workflowservice.v1.RespondActivityTaskCanceledByIdRequest) =>
-      engine.respondActivityTaskCanceledById(request),
+      engine.activityReports.canceledById(request),
     ),
   } satisfies Record<string, Handler>;
 }
