@@ -14,12 +14,18 @@ export default tseslint.config(
     },
   },
   {
-    // Workflows run in Temporal's deterministic sandbox: only types may come from I/O modules.
+    // Workflows run in Temporal's deterministic sandbox. Values may come only from an allow-list: the workflow SDK,
+    // the Temporal contract (temporal/messages, workflow-ids, task-queues), other workflow modules, and pure domain
+    // modules with no I/O and no decimal.js. Anything else (activities, pg, viem, node:*, services) only as a type.
     files: ['workflows/**/*.ts'],
     rules: {
       'no-restricted-imports': ['error', {
         patterns: [
-          { group: ['pg', 'viem', 'viem/*', 'decimal.js', '@solana/*', 'koa', 'node:*', 'fs', 'path', 'crypto', '../activities/*', '../db/*', '../api/*'], allowTypeImports: true, message: 'Workflows are deterministic: import only types from I/O modules.' },
+          {
+            regex: '^(?!@temporalio/workflow$|\\.\\./temporal/(messages|workflow-ids|task-queues)$|\\./[\\w-]+$|\\.\\./domain/(calendar|market-status|attestation-state|error-codes)(/[\\w-]+)?$)',
+            allowTypeImports: true,
+            message: 'Workflows are deterministic: values only from @temporalio/workflow, temporal/ contract modules, workflows/ and pure domain/ modules; import anything else with `import type`.',
+          },
         ],
       }],
     },
