@@ -4,7 +4,7 @@
  */
 import type { Database } from '../db/pool';
 import { createAttestationActivities } from './attestations';
-import { createMarketDataActivities } from './market-data';
+import { createMarketDataActivities } from './market-data-retention';
 
 /** Everything activities need from the outside world. */
 export interface ActivityDependencies {

@@ -9,7 +9,7 @@ import type { QuoteContextRecord } from '../db/queries/attestations';
 import { Decimal } from '../domain/money';
 import { notionalOf, quotePrice, tokenAmountForNotional, type PricingPolicy } from '../domain/pricing';
 import { AttestationRefused } from './errors';
-import type { Chain, SoftQuoteRequest } from './request';
+import type { Chain, SoftQuoteRequest } from './request-schema';
 import { loadTradingStatus, type TradingStatus } from './trading-status';
 
 export interface PricedRequest {

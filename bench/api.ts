@@ -11,7 +11,7 @@ import { createApiKey } from '../db/queries/api-keys';
 import { migrate } from '../db/migrate';
 import { seedCatalogue } from '../db/seed';
 import { CATALOGUE } from '../domain/catalogue';
-import { backfillMarketData } from '../market-data/backfill';
+import { backfillMarketData } from '../price-feed/backfill';
 import { load, type LoadResult } from './load';
 
 const CONNECTIONS = 50;

@@ -10,9 +10,9 @@ import { tokenManagers } from '../attestations/token-managers';
 import { createPool } from '../db/pool';
 import { CATALOGUE } from '../domain/catalogue';
 import { Decimal } from '../domain/money';
-import { startFeed } from '../market-data/feed';
-import { MarketDataPipeline } from '../market-data/pipeline';
-import { SimulatedPriceSource } from '../market-data/simulated-source';
+import { startFeed } from '../price-feed/feed';
+import { MarketDataPipeline } from '../price-feed/pipeline';
+import { SimulatedPriceSource } from '../price-feed/simulated-source';
 import { loadSigners } from '../signing';
 import { createTemporalClient } from '../temporal/client';
 import { ISSUER_TASK_QUEUE } from '../temporal/task-queues';
@@ -26,7 +26,7 @@ async function main(): Promise<void> {
   const feed = startFeed({ pipeline: new MarketDataPipeline(db), source: new SimulatedPriceSource({ assets: CATALOGUE, tickMs: 1_000, clock }) });
   const temporal = await createTemporalClient({ address: process.env.BENCH_TEMPORAL_ADDRESS!, namespace: 'default' });
   const attestations = {
-    signers: loadSigners({ env: {}, dataDir: process.env.BENCH_DATA_DIR! }),
+    signers: loadSigners({ dataDir: process.env.BENCH_DATA_DIR! }),
     tokenManagers: tokenManagers(),
     settings: {
       maxPriceAgeMs: 15_000,

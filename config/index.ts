@@ -1,9 +1,13 @@
 /**
- * Process configuration: every environment variable the product reads, parsed once with zod.
- * The README's configuration table mirrors this schema.
+ * Process configuration: every environment variable the product reads, in one zod schema. Each
+ * process parses the slice it uses (`loadConfig(['DATABASE_URL', …])`), or all of it (`npm start`);
+ * a bad value stops the process with the variable's name. The README's configuration table mirrors
+ * this schema.
  */
 import path from 'node:path';
 import { z } from 'zod';
+import { signerKeyVariables } from '../signing/key-schemas';
+import { ISSUER_TASK_QUEUE } from '../temporal/task-queues';
 
 const positiveInt = z.coerce.number().int().positive();
 const decimalString = z.string().regex(/^\d{1,15}(\.\d{1,18})?$/, 'must be a non-negative decimal');
@@ -12,11 +16,12 @@ const evmAddress = z.string().regex(/^0x[0-9a-fA-F]{40}$/, 'must be a 0x-prefixe
 export const configSchema = z.object({
   HOST: z.string().default('127.0.0.1'),
   PORT: z.coerce.number().int().min(0).max(65_535).default(8080),
-  /** Base URL that clients reach; error documentation links point under it. Defaults to http://HOST:PORT. */
+  /** Base URL that clients reach; error documentation links point under it. Unset: http://HOST:PORT (publicBaseUrl). */
   PUBLIC_BASE_URL: z.url().optional(),
   /** Unset: start an embedded PostgreSQL with its data under DATA_DIR/postgres. */
   DATABASE_URL: z.string().optional(),
-  DATA_DIR: z.string().default('.data'),
+  /** Where the embedded parts keep their state (PostgreSQL, signer keys, stack.json); resolved to an absolute path. */
+  DATA_DIR: z.string().default('.data').transform((directory) => path.resolve(directory)),
   EMBEDDED_POSTGRES_PORT: z.coerce.number().int().min(1).max(65_535).default(54_329),
   LOG_LEVEL: z.enum(['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent']).default('info'),
   /** `pretty` for a terminal, `json` for log shippers. Default: pretty when stdout is a TTY. */
@@ -44,21 +49,33 @@ export const configSchema = z.object({
   ATTESTATION_SETTLEMENT_GRACE_MS: positiveInt.default(600_000),
   /** Prebuilt workflow bundle (scripts/build-workflow-bundle.ts) for production; unset bundles from source at start. */
   WORKFLOW_BUNDLE_PATH: z.string().min(1).optional(),
+  /** The Temporal cluster to use; unset: a `temporal` CLI dev server if one is on PATH, else the embedded service. */
+  TEMPORAL_ADDRESS: z.string().min(1).optional(),
+  TEMPORAL_NAMESPACE: z.string().min(1).default('default'),
+  /** The task queue the worker polls and the API starts workflows on. */
+  TEMPORAL_TASK_QUEUE: z.string().min(1).default(ISSUER_TASK_QUEUE),
+  /** Attestation signer keys; unset or empty: development keys generated once under DATA_DIR (signing/keys.ts). */
+  ...signerKeyVariables,
 });
 
-export type Config = z.infer<typeof configSchema> & { PUBLIC_BASE_URL: string; DATA_DIR: string };
+export type ConfigVariable = keyof typeof configSchema.shape;
+type ParsedConfig = z.infer<typeof configSchema>;
+export type Config = ParsedConfig;
 
-/** Parses the environment; throws with every invalid variable named. */
-export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
-  const parsed = configSchema.safeParse(env);
+/** Parses the variables `only` names (default: all of them); throws with every invalid variable named. */
+export function loadConfig(): Config;
+export function loadConfig<K extends ConfigVariable>(only: readonly K[], env?: NodeJS.ProcessEnv): Pick<Config, K>;
+export function loadConfig(only?: readonly ConfigVariable[], env: NodeJS.ProcessEnv = process.env): Partial<Config> {
+  const schema = only ? configSchema.pick(Object.fromEntries(only.map((name) => [name, true])) as Record<ConfigVariable, true>) : configSchema;
+  const parsed = schema.safeParse(env);
   if (!parsed.success) {
     const problems = parsed.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`).join('; ');
     throw new Error(`invalid configuration: ${problems}`);
   }
-  const config = parsed.data;
-  return {
-    ...config,
-    DATA_DIR: path.resolve(config.DATA_DIR),
-    PUBLIC_BASE_URL: (config.PUBLIC_BASE_URL ?? `http://${config.HOST}:${config.PORT}`).replace(/\/$/, ''),
-  };
+  return parsed.data as Partial<Config>;
+}
+
+/** The base URL clients reach: PUBLIC_BASE_URL, else the address the API listens on. */
+export function publicBaseUrl(config: Pick<Config, 'PUBLIC_BASE_URL' | 'HOST' | 'PORT'>): string {
+  return (config.PUBLIC_BASE_URL ?? `http://${config.HOST}:${config.PORT}`).replace(/\/$/, '');
 }

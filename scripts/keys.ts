@@ -13,7 +13,7 @@ import { loadConfig } from '../config';
 import { publishChange } from '../db/changes';
 import { createPool } from '../db/pool';
 import { createApiKey, listApiKeys, revokeApiKey } from '../db/queries/api-keys';
-import { readStackFile } from '../stack/stack-file';
+import { readStackFile } from '../start/stack-file';
 
 const createOptions = z.object({
   scope: z.enum(['read', 'write', 'admin']),
@@ -24,7 +24,7 @@ const createOptions = z.object({
 });
 
 function databaseUrl(): string {
-  const config = loadConfig();
+  const config = loadConfig(['DATABASE_URL', 'DATA_DIR']);
   const url = config.DATABASE_URL ?? readStackFile(config.DATA_DIR)?.database;
   if (!url) throw new Error('no database: set DATABASE_URL, or run `npm start` first so .data/stack.json names one');
   return url;

@@ -7,16 +7,10 @@
  * (.data/stack.json), else 127.0.0.1:7233. Against a real cluster, the Temporal Web UI shows the same
  * histories graphically.
  */
-import { z } from 'zod';
-import { readStackFile } from '../stack/stack-file';
+import { loadConfig } from '../config';
+import { readStackFile } from '../start/stack-file';
 import { closeTemporalClient, createTemporalClient } from '../temporal/client';
 import { describeWorkflow, listWorkflows, type TimelineEntry, workflowTimeline } from '../temporal/inspection';
-
-const environmentSchema = z.object({
-  TEMPORAL_ADDRESS: z.string().min(1).optional(),
-  TEMPORAL_NAMESPACE: z.string().min(1).optional(),
-  DATA_DIR: z.string().default('.data'),
-});
 
 const usage = 'usage: npm run ops -- list [--type T] [--status S] [--prefix P] [--limit N] | show <workflowId> | history <workflowId>';
 
@@ -36,16 +30,17 @@ function formatTimeline(entries: TimelineEntry[]): string {
 
 async function main(): Promise<void> {
   const [command, ...args] = process.argv.slice(2);
-  const env = environmentSchema.parse(process.env);
+  const env = loadConfig(['TEMPORAL_ADDRESS', 'TEMPORAL_NAMESPACE', 'DATA_DIR']);
   if (!command || !['list', 'show', 'history'].includes(command)) {
     console.error(usage);
     process.exitCode = 2;
     return;
   }
-  const stack = readStackFile(env.DATA_DIR)?.temporal;
+  // TEMPORAL_ADDRESS names a cluster and its namespace; otherwise the stack `npm start` runs says both.
+  const stack = env.TEMPORAL_ADDRESS ? undefined : readStackFile(env.DATA_DIR)?.temporal;
   const client = await createTemporalClient({
     address: env.TEMPORAL_ADDRESS ?? stack?.address ?? '127.0.0.1:7233',
-    namespace: env.TEMPORAL_NAMESPACE ?? stack?.namespace ?? 'default',
+    namespace: stack?.namespace ?? env.TEMPORAL_NAMESPACE,
   });
   try {
     if (command === 'list') {

@@ -44,17 +44,15 @@ export {
 } from './solana';
 export {
   DEV_KEY_FILE,
-  EVM_KEY_VARIABLE,
-  SOLANA_KEY_VARIABLE,
   SignerConfigurationError,
   loadSigners,
-  signerEnvSchema,
   signersFromKeys,
   type EvmSigner,
   type KeySource,
   type Signers,
   type SolanaSigner,
 } from './keys';
+export { EVM_KEY_VARIABLE, SOLANA_KEY_VARIABLE, type SignerKeys } from './key-schemas';
 export { signerPublicInfo, type PublicDomain, type SignerPublicInfo } from './public-info';
 export { base64ToBytes, bytesToBase64, hexToBase64 } from './base64';
 export { decodeBase58, encodeBase58 } from './base58';

@@ -15,13 +15,12 @@ import { ed25519 } from '@noble/curves/ed25519';
 import { type Address, type Hex } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { z } from 'zod';
-import { decodeBase58, encodeBase58 } from './base58';
+import { encodeBase58 } from './base58';
+import { EVM_KEY_VARIABLE, SOLANA_KEY_VARIABLE, evmPrivateKeySchema, solanaSecretKeySchema, type SignerKeys } from './key-schemas';
 import { signEvmQuote, type QuoteDomain } from './evm';
 import { type Quote } from './quote';
 import { signSolanaQuote, solanaPublicKeyOf } from './solana';
 
-export const EVM_KEY_VARIABLE = 'ATTESTATION_EVM_PRIVATE_KEY';
-export const SOLANA_KEY_VARIABLE = 'ATTESTATION_SOLANA_SECRET_KEY';
 /** File name, under the data directory, of the generated development keys. */
 export const DEV_KEY_FILE = 'signer-keys.json';
 
@@ -48,7 +47,7 @@ export interface Signers {
   readonly solana: SolanaSigner;
 }
 
-/** A signer key that cannot be used; `variable` names the environment variable or key file at fault. */
+/** A development key file that cannot be used; `variable` names the file. */
 export class SignerConfigurationError extends Error {
   override readonly name = 'SignerConfigurationError';
   constructor(
@@ -60,62 +59,21 @@ export class SignerConfigurationError extends Error {
   }
 }
 
-const SECP256K1_ORDER = 0xfffffffffffffffffffffffffffffffebaaedce6af48a03bbfd25e8cd0364141n;
-
-// Messages never echo the value: it may be a (mistyped) secret.
-// One transform rather than regex + refine: zod runs later checks after a failed one, and
-// `BigInt(value)` on a malformed key would throw an error that quotes the key.
-const evmPrivateKeySchema = z.string().transform((text, context) => {
-  if (!/^0x[0-9a-fA-F]{64}$/.test(text)) {
-    context.addIssue({ code: 'custom', message: 'must be 0x followed by 64 hex digits (a 32-byte secp256k1 private key)' });
-    return z.NEVER;
-  }
-  const scalar = BigInt(text);
-  if (scalar === 0n || scalar >= SECP256K1_ORDER) {
-    context.addIssue({ code: 'custom', message: 'is not a valid secp256k1 private key (zero or not below the curve order)' });
-    return z.NEVER;
-  }
-  return text.toLowerCase() as Hex;
-});
-
-const solanaSecretKeySchema = z
-  .string()
-  .transform((text, context) => {
-    const bytes = decodeBase58(text);
-    if (bytes?.length !== 64) {
-      context.addIssue({ code: 'custom', message: 'must be base58 of a 64-byte Solana secret key (seed ‖ public key)' });
-      return z.NEVER;
-    }
-    const derived = ed25519.getPublicKey(bytes.subarray(0, 32));
-    if (!derived.every((byte, i) => byte === bytes[32 + i])) {
-      context.addIssue({ code: 'custom', message: 'its last 32 bytes are not the public key of its first 32 (seed)' });
-      return z.NEVER;
-    }
-    return bytes;
-  });
-
-/** Both key variables; an unset or empty variable means "use the development key". */
-export const signerEnvSchema = z.object({
-  [EVM_KEY_VARIABLE]: z.preprocess((v) => (v === '' ? undefined : v), evmPrivateKeySchema.optional()),
-  [SOLANA_KEY_VARIABLE]: z.preprocess((v) => (v === '' ? undefined : v), solanaSecretKeySchema.optional()),
-});
-
 const devKeyFileSchema = z.object({
   evmPrivateKey: evmPrivateKeySchema,
   solanaSecretKey: solanaSecretKeySchema,
   createdAt: z.string(),
 });
 
-/** Parses or throws a `SignerConfigurationError` naming the variable at fault (`where` = 'env') or the file. */
-function parseOrThrow<T>(schema: z.ZodType<T>, value: unknown, where: string): T {
+/** Parses or throws a `SignerConfigurationError` naming the file at fault. */
+function parseOrThrow<T>(schema: z.ZodType<T>, value: unknown, file: string): T {
   const parsed = schema.safeParse(value);
   if (parsed.success) return parsed.data;
-  const paths = parsed.error.issues.map((issue) => issue.path.map(String).join('.'));
-  const single = new Set(paths).size === 1 && where === 'env' ? paths[0] : undefined;
-  const problems = parsed.error.issues.map((issue, i) =>
-    single !== undefined || paths[i] === '' ? issue.message : `${paths[i]} ${issue.message}`,
-  );
-  throw new SignerConfigurationError(single ?? (where === 'env' ? 'signer keys' : where), problems.join('; '));
+  const problems = parsed.error.issues.map((issue) => {
+    const field = issue.path.map(String).join('.');
+    return field === '' ? issue.message : `${field} ${issue.message}`;
+  });
+  throw new SignerConfigurationError(file, problems.join('; '));
 }
 
 /** Keys of the development file, generated with fresh randomness. */
@@ -197,19 +155,13 @@ export function signersFromKeys(keys: {
 }
 
 /**
- * The attestation signers: each key from its environment variable when set, otherwise from the
- * development key file under `dataDir` (created on first use). Throws `SignerConfigurationError`
- * naming the variable (or file) when a key is malformed; the message never contains the key.
+ * The attestation signers: each key from configuration (parsed by config/, see key-schemas.ts) when set,
+ * otherwise from the development key file under `dataDir` (created on first use). Throws
+ * `SignerConfigurationError` naming the file when the development file is damaged.
  */
-export function loadSigners(options: { env?: Record<string, string | undefined>; dataDir: string }): Signers {
-  const env = options.env ?? process.env;
-  const configured = parseOrThrow(
-    signerEnvSchema,
-    { [EVM_KEY_VARIABLE]: env[EVM_KEY_VARIABLE], [SOLANA_KEY_VARIABLE]: env[SOLANA_KEY_VARIABLE] },
-    'env',
-  );
-  const evmKey = configured[EVM_KEY_VARIABLE];
-  const solanaKey = configured[SOLANA_KEY_VARIABLE];
+export function loadSigners(options: { keys?: SignerKeys; dataDir: string }): Signers {
+  const evmKey = options.keys?.[EVM_KEY_VARIABLE];
+  const solanaKey = options.keys?.[SOLANA_KEY_VARIABLE];
   const dev = evmKey === undefined || solanaKey === undefined ? readOrCreateDevKeys(options.dataDir) : undefined;
   return signersFromKeys({
     evmPrivateKey: evmKey ?? (dev as NonNullable<typeof dev>).evmPrivateKey,

@@ -2,14 +2,14 @@
  * Finds the Temporal service this process talks to, in design.md's order:
  * 1. `TEMPORAL_ADDRESS` set → that cluster (namespace `TEMPORAL_NAMESPACE`, default `default`);
  * 2. a `temporal` CLI on PATH → `temporal server start-dev` on free local ports (real server + Web UI);
- * 3. otherwise the in-memory service from temporal/server, started in this process.
+ * 3. otherwise the embedded service of temporal-server/, started in this process.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { accessSync, constants } from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import { Connection } from '@temporalio/client';
-import { z } from 'zod';
+import type { Config } from '../config';
 import { startInMemoryTemporal } from '../temporal-server';
 
 export type TemporalServiceKind = 'external' | 'cli-dev-server' | 'in-memory';
@@ -24,19 +24,17 @@ export interface TemporalService {
   stop(): Promise<void>;
 }
 
-const environmentSchema = z.object({
-  TEMPORAL_ADDRESS: z.string().min(1).optional(),
-  TEMPORAL_NAMESPACE: z.string().min(1).default('default'),
-  PATH: z.string().default(''),
-});
+export type TemporalSettings = Pick<Config, 'TEMPORAL_ADDRESS' | 'TEMPORAL_NAMESPACE'>;
 
-/** Picks the Temporal service per the environment; see the module header for the order. */
-export async function findTemporalService(env: NodeJS.ProcessEnv = process.env): Promise<TemporalService> {
-  const parsed = environmentSchema.parse(env);
-  if (parsed.TEMPORAL_ADDRESS) {
-    return { address: parsed.TEMPORAL_ADDRESS, namespace: parsed.TEMPORAL_NAMESPACE, kind: 'external', stop: async () => undefined };
+/**
+ * Picks the Temporal service per the configuration (see the module header for the order); the CLI is looked
+ * up on `searchPath` (default: this process's PATH).
+ */
+export async function findTemporalService(settings: TemporalSettings, searchPath = process.env.PATH ?? ''): Promise<TemporalService> {
+  if (settings.TEMPORAL_ADDRESS) {
+    return { address: settings.TEMPORAL_ADDRESS, namespace: settings.TEMPORAL_NAMESPACE, kind: 'external', stop: async () => undefined };
   }
-  const cli = findOnPath('temporal', parsed.PATH);
+  const cli = findOnPath('temporal', searchPath);
   if (cli) return await startCliDevServer(cli);
   const server = await startInMemoryTemporal();
   return { address: server.address, namespace: server.namespace, kind: 'in-memory', stop: () => server.stop() };

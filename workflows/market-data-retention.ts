@@ -4,7 +4,7 @@
  * history stays short.
  */
 import { continueAsNew, proxyActivities, sleep } from '@temporalio/workflow';
-import type { MarketDataActivities } from '../activities/market-data';
+import type { MarketDataActivities } from '../activities/market-data-retention';
 
 const { pruneExpiredCandles } = proxyActivities<MarketDataActivities>({
   startToCloseTimeout: '5 minutes',

@@ -1,5 +1,5 @@
 /**
- * Edge validation: query strings and bodies are parsed with zod before a handler sees them.
+ * Edge validation: path parameters, query strings and bodies are parsed with zod before a handler sees them.
  * A failure names the offending field and carries the code the route chose for it.
  */
 import type { z } from 'zod';
@@ -9,6 +9,11 @@ import { ApiError } from './errors';
 function describeIssue(issue: z.core.$ZodIssue): string {
   const field = issue.path.length > 0 ? issue.path.join('.') : 'body';
   return `${field}: ${issue.message}`;
+}
+
+/** The code a custom issue names for itself (`params.errorCode`), if any. */
+function ownCode(issue: z.core.$ZodIssue): ErrorCode | undefined {
+  return issue.code === 'custom' ? (issue.params?.errorCode as ErrorCode | undefined) : undefined;
 }
 
 /**
@@ -28,6 +33,22 @@ export function parseQuery<T extends z.ZodType>(
 }
 
 /**
+ * Parses `ctx.params`. `codes` maps a parameter name to the error code for it;
+ * parameters without an entry fail with INVALID_PARAMETER.
+ */
+export function parseParams<T extends z.ZodType>(
+  schema: T,
+  params: unknown,
+  codes: Partial<Record<string, ErrorCode>> = {},
+): z.infer<T> {
+  const parsed = schema.safeParse(params);
+  if (parsed.success) return parsed.data;
+  const issue = parsed.error.issues[0]!;
+  const field = String(issue.path[0] ?? '');
+  throw new ApiError(codes[field] ?? 'INVALID_PARAMETER', codes[field] ? issue.message : `Invalid path parameter ${describeIssue(issue)}`);
+}
+
+/**
  * Parses a JSON body. `codes` maps a field to the error code it fails with; other fields, unknown
  * fields and a body that is not an object fail with INVALID_REQUEST_BODY. The message names the field.
  */
@@ -39,5 +60,5 @@ export function parseBody<T extends z.ZodType>(schema: T, body: unknown, codes: 
     throw new ApiError('INVALID_REQUEST_BODY', `Invalid request body: unknown field ${issue.keys.join(', ')}`);
   }
   const field = String(issue.path[0] ?? '');
-  throw new ApiError(codes[field] ?? 'INVALID_REQUEST_BODY', `Invalid request body: ${describeIssue(issue)}`);
+  throw new ApiError(ownCode(issue) ?? codes[field] ?? 'INVALID_REQUEST_BODY', `Invalid request body: ${describeIssue(issue)}`);
 }

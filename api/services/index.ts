@@ -1,21 +1,21 @@
 /** What route handlers share: the database, the clock, caches, and how to announce a change. */
 import type { Client as TemporalClient } from '@temporalio/client';
-import type { AttestationSettings } from '../../attestations/create-attestation';
+import type { AttestationSettings } from '../../attestations/issue-attestation';
 import type { TokenManagers } from '../../attestations/token-managers';
 import type { Config } from '../../config';
 import type { Signers } from '../../signing';
 import { publishChange, type ChangeTopic } from '../../db/changes';
 import type { Database } from '../../db/pool';
-import type { PriceTickInput } from '../../market-data/ingest';
+import type { PriceTickInput } from '../../price-feed/ingest';
 import { ApiKeyResolver } from '../framework/auth';
 import { ResponseCache } from '../framework/cache';
 import type { Logger } from '../../config/logger';
 import { AssetDirectory } from './asset-directory';
 
-export type ApiConfig = Pick<
-  Config,
-  'PUBLIC_BASE_URL' | 'RATE_LIMIT_PER_SECOND' | 'RATE_LIMIT_BURST' | 'BODY_LIMIT_BYTES' | 'API_KEY_CACHE_SECONDS'
->;
+export type ApiConfig = Pick<Config, 'RATE_LIMIT_PER_SECOND' | 'RATE_LIMIT_BURST' | 'BODY_LIMIT_BYTES' | 'API_KEY_CACHE_SECONDS'> & {
+  /** The base URL clients reach (config's `publicBaseUrl`); error documentation links point under it. */
+  PUBLIC_BASE_URL: string;
+};
 
 export interface ApiDependencies {
   config: ApiConfig;

@@ -7,7 +7,7 @@ import { migrate } from '../../db/migrate';
 import { createPool } from '../../db/pool';
 import { seedCatalogue } from '../../db/seed';
 import { CATALOGUE } from '../../domain/catalogue';
-import { backfillMarketData } from '../../market-data/backfill';
+import { backfillMarketData } from '../../price-feed/backfill';
 import { startTestDatabase } from './database';
 
 export const TEMPLATE_DATABASE = 'issuer_template';

@@ -6,7 +6,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { Client } from '@temporalio/client';
-import type { AttestationSettings } from '../../attestations/create-attestation';
+import type { AttestationSettings } from '../../attestations/issue-attestation';
 import { tokenManagers } from '../../attestations/token-managers';
 import { Decimal } from '../../domain/money';
 import { loadSigners, type Signers } from '../../signing';
@@ -15,7 +15,7 @@ import request from 'supertest';
 import type TestAgent from 'supertest/lib/agent';
 import { createApp, type App } from '../../api/app';
 import { createApiKey, type KeyScope } from '../../db/queries/api-keys';
-import { MarketDataPipeline } from '../../market-data/pipeline';
+import { MarketDataPipeline } from '../../price-feed/pipeline';
 import { cloneTemplateDatabase, type TestDb } from './database';
 
 export const TEST_BASE_URL = 'http://issuer.test';
@@ -31,7 +31,7 @@ let signers: Signers | undefined;
 
 /** Development signers in a directory of their own, shared by the test file. */
 export function testSigners(): Signers {
-  signers ??= loadSigners({ env: {}, dataDir: mkdtempSync(path.join(tmpdir(), 'issuer-test-signers-')) });
+  signers ??= loadSigners({ dataDir: mkdtempSync(path.join(tmpdir(), 'issuer-test-signers-')) });
   return signers;
 }
 

@@ -9,7 +9,7 @@ import { MockActivityEnvironment } from '@temporalio/testing';
 import { DefaultLogger } from '@temporalio/worker';
 import { createActivities } from '../../activities';
 import { createAttestationActivities } from '../../activities/attestations';
-import { recoverAttestationWorkflows, startAttestationWorkflow } from '../../attestations/workflows';
+import { recoverAttestationWorkflows, startAttestationWorkflow } from '../../attestations/lifecycle-workflows';
 import { attestationExecutedSignal, attestationFailureTypes, attestationStateQuery, type AttestationWorkflowState } from '../../temporal/messages';
 import { attestationWorkflowId } from '../../temporal/workflow-ids';
 import { cloneTemplateDatabase, type TestDb } from '../support/database';

@@ -1,14 +1,16 @@
 /** GET /v1/assets/{symbol}/prices/latest — the latest price of one asset. */
 import type { Middleware } from 'koa';
-import { findLatestPrice } from '../../../db/queries/market-data';
+import { findLatestPrice } from '../../../db/queries/prices';
 import { ApiError } from '../../framework/errors';
 import type { ApiServices } from '../../services';
 import { respondCached } from '../respond';
 import { assetPriceView } from './views';
+import { SYMBOL_PARAM_CODES, symbolParams } from '../../framework/path-params';
+import { parseParams } from '../../framework/validation';
 
 export function assetPriceRoute(services: ApiServices): Middleware {
   return async (ctx) => {
-    const asset = await services.assets.resolve(ctx.params.symbol);
+    const asset = await services.assets.resolve(parseParams(symbolParams, ctx.params, SYMBOL_PARAM_CODES).symbol);
     await respondCached(ctx, services, { tag: 'prices', key: `one:${asset.symbol}`, ttlMs: 1_000 }, async () => {
       const price = await findLatestPrice(services.db, asset.symbol);
       if (!price) throw new ApiError('ASSET_NOT_FOUND', `No price for ${asset.symbol} yet`);

@@ -1,16 +1,18 @@
 /** GET /v1/assets/{symbol}/dividends — trailing-year yield at the current price, payout frequency, last dividend. */
 import type { Middleware } from 'koa';
 import { listDividends } from '../../../db/queries/corporate-actions';
-import { findLatestPrice } from '../../../db/queries/market-data';
+import { findLatestPrice } from '../../../db/queries/prices';
 import { newYorkDate } from '../../../domain/calendar';
 import { dividendYield, payoutFrequency } from '../../../domain/market/statistics';
 import { formatDecimal } from '../../../domain/money';
 import type { ApiServices } from '../../services';
 import { respondCached } from '../respond';
+import { SYMBOL_PARAM_CODES, symbolParams } from '../../framework/path-params';
+import { parseParams } from '../../framework/validation';
 
 export function dividendsRoute(services: ApiServices): Middleware {
   return async (ctx) => {
-    const asset = await services.assets.resolve(ctx.params.symbol);
+    const asset = await services.assets.resolve(parseParams(symbolParams, ctx.params, SYMBOL_PARAM_CODES).symbol);
     await respondCached(ctx, services, { tag: 'corporate-actions', key: `dividends:${asset.symbol}`, ttlMs: 60_000 }, async () => {
       const now = services.clock();
       const today = newYorkDate(now);

@@ -5,13 +5,15 @@
 import type { Middleware } from 'koa';
 import type { AssetRecord } from '../../../db/queries/assets';
 import { multipliersAt } from '../../../db/queries/corporate-actions';
-import { dailyStatistics, findLatestPrice, listCandles, windowOpenPrices } from '../../../db/queries/market-data';
+import { dailyStatistics, findLatestPrice, listCandles, windowOpenPrices } from '../../../db/queries/prices';
 import { change24h } from '../../../domain/market/statistics';
 import { Decimal, formatDecimal, Rounding } from '../../../domain/money';
 import { ApiError } from '../../framework/errors';
 import type { ApiServices } from '../../services';
 import { respondCached } from '../respond';
 import { windowStart } from './windows';
+import { SYMBOL_PARAM_CODES, symbolParams } from '../../framework/path-params';
+import { parseParams } from '../../framework/validation';
 
 async function underlyingMarket(services: ApiServices, asset: AssetRecord, price: string, now: number) {
   const stats = await dailyStatistics(services.db, asset.symbol, 'underlying', now);
@@ -30,7 +32,7 @@ async function underlyingMarket(services: ApiServices, asset: AssetRecord, price
 
 export function marketDataRoute(services: ApiServices): Middleware {
   return async (ctx) => {
-    const asset = await services.assets.resolve(ctx.params.symbol);
+    const asset = await services.assets.resolve(parseParams(symbolParams, ctx.params, SYMBOL_PARAM_CODES).symbol);
     await respondCached(ctx, services, { tag: 'prices', key: `market:${asset.symbol}`, ttlMs: 60_000 }, async () => {
       const now = services.clock();
       const from = windowStart(asset, '1day', now);

@@ -1,13 +1,14 @@
 /** GET /v1/assets/{symbol}/prices/ohlc?interval&range — candles of the token and its underlying. */
 import type { Middleware } from 'koa';
 import { z } from 'zod';
-import { listCandles, type CandleRecord } from '../../../db/queries/market-data';
+import { listCandles, type CandleRecord } from '../../../db/queries/prices';
 import { INTERVALS, RANGES, VALID_PAIRS, type Interval } from '../../../domain/market/candles';
 import { ApiError } from '../../framework/errors';
-import { parseQuery } from '../../framework/validation';
+import { parseParams, parseQuery } from '../../framework/validation';
 import type { ApiServices } from '../../services';
 import { respondCached } from '../respond';
 import { windowStart } from './windows';
+import { SYMBOL_PARAM_CODES, symbolParams } from '../../framework/path-params';
 
 const ohlcQuery = z.object({ interval: z.enum(INTERVALS), range: z.enum(RANGES) });
 
@@ -36,7 +37,7 @@ function candleView(candle: CandleRecord): CandleView {
 
 export function ohlcRoute(services: ApiServices): Middleware {
   return async (ctx) => {
-    const asset = await services.assets.resolve(ctx.params.symbol);
+    const asset = await services.assets.resolve(parseParams(symbolParams, ctx.params, SYMBOL_PARAM_CODES).symbol);
     const { interval, range } = parseQuery(ohlcQuery, ctx.query, { interval: 'INVALID_INTERVAL', range: 'INVALID_RANGE' });
     if (!VALID_PAIRS.some((pair) => pair.interval === interval && pair.range === range)) {
       const valid = VALID_PAIRS.map((pair) => `${pair.interval}/${pair.range}`).join(', ');

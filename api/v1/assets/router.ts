@@ -2,7 +2,8 @@
 import Router from '@koa/router';
 import type { ApiState } from '../../framework/state';
 import type { ApiServices } from '../../services';
-import { allAddressesRoute, assetAddressesRoute } from './addresses';
+import { allAddressesRoute } from './all-addresses';
+import { assetAddressesRoute } from './asset-addresses';
 import { assetPriceRoute } from './asset-price';
 import { dividendsRoute } from './dividends';
 import { enhancedPricesRoute } from './enhanced-prices';

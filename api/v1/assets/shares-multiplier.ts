@@ -3,9 +3,10 @@ import type { Middleware } from 'koa';
 import { z } from 'zod';
 import { listMultiplierChanges } from '../../../db/queries/corporate-actions';
 import { RANGES } from '../../../domain/market/candles';
-import { parseQuery } from '../../framework/validation';
+import { parseParams, parseQuery } from '../../framework/validation';
 import type { ApiServices } from '../../services';
 import { respondCached } from '../respond';
+import { SYMBOL_PARAM_CODES, symbolParams } from '../../framework/path-params';
 
 const DAY_MS = 86_400_000;
 const RANGE_MS: Record<(typeof RANGES)[number], number> = {
@@ -22,7 +23,7 @@ const multiplierQuery = z.object({ range: z.enum(RANGES).default('all') });
 
 export function sharesMultiplierRoute(services: ApiServices): Middleware {
   return async (ctx) => {
-    const asset = await services.assets.resolve(ctx.params.symbol);
+    const asset = await services.assets.resolve(parseParams(symbolParams, ctx.params, SYMBOL_PARAM_CODES).symbol);
     const { range } = parseQuery(multiplierQuery, ctx.query, { range: 'INVALID_RANGE' });
     await respondCached(ctx, services, { tag: 'corporate-actions', key: `multiplier:${asset.symbol}:${range}`, ttlMs: 1_000 }, async () => {
       const now = services.clock();

@@ -1,7 +1,7 @@
 /** What the attestation routes share: their services, the calling account, and how refusals become API errors. */
 import type { Context } from 'koa';
 import { AttestationRefused } from '../../../attestations/errors';
-import { amountProblem, REQUEST_FIELD_CODES, type SoftQuoteRequest } from '../../../attestations/request';
+import { amountProblem, REQUEST_FIELD_CODES, type SoftQuoteRequest } from '../../../attestations/request-schema';
 import type { z } from 'zod';
 import { ApiError } from '../../framework/errors';
 import { parseBody } from '../../framework/validation';

@@ -3,10 +3,9 @@
  * against its limits, with its lifecycle workflow started. `Idempotency-Key` makes retries safe.
  */
 import type { Middleware } from 'koa';
-import { createAttestation } from '../../../attestations/create-attestation';
-import { attestationRequest } from '../../../attestations/request';
-import { startAttestationWorkflow } from '../../../attestations/workflows';
-import { isValidSolanaAddress } from '../../../signing';
+import { issueAttestation } from '../../../attestations/issue-attestation';
+import { attestationRequest } from '../../../attestations/request-schema';
+import { startAttestationWorkflow } from '../../../attestations/lifecycle-workflows';
 import { ApiError } from '../../framework/errors';
 import type { ApiState } from '../../framework/state';
 import type { ApiServices } from '../../services';
@@ -22,15 +21,9 @@ export function createAttestationRoute(services: ApiServices): Middleware<ApiSta
       throw new ApiError('INVALID_IDEMPOTENCY_KEY', 'Idempotency-Key must be 1 to 255 printable ASCII characters');
     }
     const request = await readQuoteBody(ctx, services, attestationRequest);
-    if (request.chainId === 'solana-900') {
-      if (request.userAddress === undefined) throw new ApiError('MISSING_USER_ADDRESS', 'userAddress is required for solana-900 attestations');
-      if (!isValidSolanaAddress(request.userAddress)) {
-        throw new ApiError('INVALID_USER_ADDRESS', 'userAddress must be a base58 32-byte Solana public key');
-      }
-    }
     const asset = await services.assets.resolve(request.symbol);
     const created = await refusalsAsApiErrors(() =>
-      createAttestation(
+      issueAttestation(
         { db: services.db, signers: attestations.signers, tokenManagers: attestations.tokenManagers, settings: attestations.settings },
         { caller: callerOf(ctx), asset, request, idempotencyKey, now: services.clock() },
       ),

@@ -4,13 +4,12 @@ import { findAccountAttestation } from '../../../db/queries/attestations';
 import { ApiError } from '../../framework/errors';
 import type { ApiState } from '../../framework/state';
 import type { ApiServices } from '../../services';
-
-const ATTESTATION_ID = /^\d{1,39}$/;
+import { attestationIdParams } from '../../framework/path-params';
+import { parseParams } from '../../framework/validation';
 
 export function getAttestationRoute(services: ApiServices): Middleware<ApiState> {
   return async (ctx) => {
-    const attestationId = String(ctx.params.attestationId);
-    if (!ATTESTATION_ID.test(attestationId)) throw new ApiError('INVALID_PARAMETER', 'attestationId must be a decimal integer');
+    const { attestationId } = parseParams(attestationIdParams, ctx.params);
     const accountId = ctx.state.apiKey?.accountId;
     const stored = accountId ? await findAccountAttestation(services.db, accountId, attestationId) : undefined;
     if (!stored) throw new ApiError('ATTESTATION_NOT_FOUND', `No attestation ${attestationId} for this account`);

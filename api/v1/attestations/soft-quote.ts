@@ -1,7 +1,7 @@
 /** POST /v1/attestations/soft (write) — a non-binding priced quote: no id, no signature, counts against nothing. */
 import type { Middleware } from 'koa';
 import { priceRequest } from '../../../attestations/price-request';
-import { softQuoteRequest } from '../../../attestations/request';
+import { softQuoteRequest } from '../../../attestations/request-schema';
 import { Rounding, toScaledInteger } from '../../../domain/money';
 import type { ApiState } from '../../framework/state';
 import type { ApiServices } from '../../services';

@@ -4,11 +4,12 @@ import { z } from 'zod';
 import { updateSessionLimit } from '../../../db/queries/session-limits';
 import { Decimal } from '../../../domain/money';
 import { readJsonBody } from '../../framework/body';
-import { parseBody, parseQuery } from '../../framework/validation';
+import { SYMBOL_PARAM_CODES, symbolSchema } from '../../framework/path-params';
+import { parseBody, parseParams } from '../../framework/validation';
 import type { ApiServices } from '../../services';
 import { LIMIT_SESSIONS, sessionLimitBlock } from './session-limits';
 
-const sessionParam = z.object({ session: z.enum(LIMIT_SESSIONS as [string, ...string[]]) });
+const limitParams = z.object({ symbol: symbolSchema, session: z.enum(LIMIT_SESSIONS) });
 
 const limitBody = z.strictObject({
   tradable: z.boolean(),
@@ -20,12 +21,13 @@ const limitBody = z.strictObject({
 
 export function updateSessionLimitRoute(services: ApiServices): Middleware {
   return async (ctx) => {
-    const asset = await services.assets.resolve(ctx.params.symbol);
-    const { session } = parseQuery(sessionParam, { session: ctx.params.session });
+    const params = parseParams(limitParams, ctx.params, SYMBOL_PARAM_CODES);
+    const asset = await services.assets.resolve(params.symbol);
+    const { session } = params;
     const body = parseBody(limitBody, await readJsonBody(ctx, services.config.BODY_LIMIT_BYTES));
     const record = await updateSessionLimit(services.db, {
       symbol: asset.symbol,
-      session: session as (typeof LIMIT_SESSIONS)[number],
+      session,
       tradable: body.tradable,
       maxAttestationCount: Number(body.maxAttestationCount),
       maxActiveNotionalValue: body.maxActiveNotionalValue,

@@ -3,7 +3,7 @@
  * stored as latest prices and candles exactly like the simulated feed's.
  */
 import type { Middleware } from 'koa';
-import { ingestRequest } from '../../../market-data/ingest';
+import { ingestRequest } from '../../../price-feed/ingest';
 import { readJsonBody } from '../../framework/body';
 import { ApiError } from '../../framework/errors';
 import { parseBody } from '../../framework/validation';

@@ -4,7 +4,7 @@
  */
 import type { Middleware } from 'koa';
 import { z } from 'zod';
-import { listCurrentAssetEvents, type AssetStatusEventRecord } from '../../../db/queries/status';
+import { listCurrentAssetEvents, type AssetStatusEventRecord } from '../../../db/queries/operator-controls';
 import { parseQuery } from '../../framework/validation';
 import type { ApiServices } from '../../services';
 import { respondCached } from '../respond';

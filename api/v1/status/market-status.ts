@@ -1,7 +1,7 @@
 /** GET /v1/status/market — the current session, or `paused` when an operator paused the market. */
 import type { Middleware } from 'koa';
-import { getMarketState } from '../../../db/queries/status';
-import { marketStatus } from '../../../domain/status/market-status';
+import { getMarketState } from '../../../db/queries/operator-controls';
+import { marketStatus } from '../../../domain/market-status';
 import type { ApiServices } from '../../services';
 import { respondCached } from '../respond';
 

@@ -3,11 +3,14 @@ import Router from '@koa/router';
 import { requireScope } from '../../framework/auth';
 import type { ApiState } from '../../framework/state';
 import type { ApiServices } from '../../services';
-import { endControlRoute, startControlRoute } from './asset-controls';
 import { assetStatusesRoute } from './asset-statuses';
+import { createScheduledEventRoute } from './create-scheduled-event';
+import { deleteScheduledEventRoute } from './delete-scheduled-event';
+import { endControlRoute } from './end-asset-control';
 import { marketStatusRoute } from './market-status';
-import { pauseMarketRoute, resumeMarketRoute } from './market-pause';
-import { createScheduledEventRoute, deleteScheduledEventRoute } from './scheduled-events';
+import { pauseMarketRoute } from './pause-market';
+import { resumeMarketRoute } from './resume-market';
+import { startControlRoute } from './start-asset-control';
 
 export function statusRouter(services: ApiServices): Router<ApiState> {
   const admin = requireScope('admin');

@@ -1,6 +1,6 @@
 /** GET /v1/tickers — last price and 24 h volumes of every token against the settlement token. */
 import type { Middleware } from 'koa';
-import { listLatestPrices, primaryVolumesSince } from '../../../db/queries/market-data';
+import { listLatestPrices, primaryVolumesSince } from '../../../db/queries/prices';
 import type { ApiServices } from '../../services';
 import { respondCached } from '../respond';
 

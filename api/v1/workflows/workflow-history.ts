@@ -3,10 +3,12 @@ import type { Middleware } from 'koa';
 import { workflowTimeline } from '../../../temporal/inspection';
 import type { ApiServices } from '../../services';
 import { requireTemporal, withTemporal } from './temporal-client';
+import { workflowIdParams } from '../../framework/path-params';
+import { parseParams } from '../../framework/validation';
 
 export function workflowHistoryRoute(services: ApiServices): Middleware {
   return async (ctx) => {
-    const workflowId = String(ctx.params.workflowId);
+    const { workflowId } = parseParams(workflowIdParams, ctx.params);
     const client = requireTemporal(services);
     ctx.body = { workflowId, events: await withTemporal(workflowId, () => workflowTimeline(client, workflowId)) };
   };

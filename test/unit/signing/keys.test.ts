@@ -5,9 +5,11 @@ import { inspect } from 'node:util';
 import { Keypair } from '@solana/web3.js';
 import { recoverTypedDataAddress, type Address } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
+import { loadConfig } from '../../../config';
 import {
+  EVM_KEY_VARIABLE,
   QUOTE_TYPES,
-  SignerConfigurationError,
+  SOLANA_KEY_VARIABLE,
   decodeBase58,
   encodeBase58,
   evmDomain,
@@ -19,6 +21,8 @@ import { EVM_PRIVATE_KEY, SOLANA_KEYPAIR, TOKEN_MANAGER_ETH, evmQuote, solanaQuo
 
 const SOLANA_SECRET = encodeBase58(SOLANA_KEYPAIR.secretKey);
 const CONFIGURED = { ATTESTATION_EVM_PRIVATE_KEY: EVM_PRIVATE_KEY, ATTESTATION_SOLANA_SECRET_KEY: SOLANA_SECRET };
+/** The signer keys as the process configuration parses them from an environment. */
+const keysFrom = (env: Record<string, string>) => loadConfig([EVM_KEY_VARIABLE, SOLANA_KEY_VARIABLE], env);
 const domain = evmDomain('ethereum-1', TOKEN_MANAGER_ETH);
 
 let dataDir: string;
@@ -76,7 +80,7 @@ function expectNoSecrets(signers: Signers, evmKey: string, solanaSecret: Uint8Ar
 
 describe('loadSigners', () => {
   test('uses the configured keys and writes no development file', async () => {
-    const signers = loadSigners({ env: CONFIGURED, dataDir });
+    const signers = loadSigners({ keys: keysFrom(CONFIGURED), dataDir });
     expect(signers.evm.address).toBe(privateKeyToAccount(EVM_PRIVATE_KEY).address);
     expect(signers.solana.publicKey).toBe(SOLANA_KEYPAIR.publicKey.toBase58());
     expect([signers.evm.source, signers.solana.source]).toEqual(['configured', 'configured']);
@@ -87,11 +91,11 @@ describe('loadSigners', () => {
   });
 
   test('generates a development key pair once, private to the owner, and reuses it on the next load', async () => {
-    const first = loadSigners({ env: {}, dataDir });
+    const first = loadSigners({ dataDir });
     const file = path.join(dataDir, 'signer-keys.json');
     expect(fs.statSync(file).mode & 0o777).toBe(0o600);
     expect(fs.readdirSync(dataDir)).toEqual(['signer-keys.json']);
-    const second = loadSigners({ env: { ATTESTATION_EVM_PRIVATE_KEY: '', ATTESTATION_SOLANA_SECRET_KEY: '' }, dataDir });
+    const second = loadSigners({ keys: keysFrom({ ATTESTATION_EVM_PRIVATE_KEY: '', ATTESTATION_SOLANA_SECRET_KEY: '' }), dataDir });
     expect([first.evm.source, first.solana.source]).toEqual(['development', 'development']);
     expect(second.evm.address).toBe(first.evm.address);
     expect(second.solana.publicKey).toBe(first.solana.publicKey);
@@ -102,7 +106,7 @@ describe('loadSigners', () => {
     // A fresh data directory means a different development signer.
     const otherDir = fs.mkdtempSync(path.join(os.tmpdir(), 'signing-keys-'));
     try {
-      expect(loadSigners({ env: {}, dataDir: otherDir }).evm.address).not.toBe(first.evm.address);
+      expect(loadSigners({ dataDir: otherDir }).evm.address).not.toBe(first.evm.address);
     } finally {
       fs.rmSync(otherDir, { recursive: true, force: true });
     }
@@ -110,13 +114,13 @@ describe('loadSigners', () => {
 
   test('creates the data directory when it does not exist yet', () => {
     const nested = path.join(dataDir, 'a', 'b');
-    const signers = loadSigners({ env: {}, dataDir: nested });
+    const signers = loadSigners({ dataDir: nested });
     expect(fs.existsSync(path.join(nested, 'signer-keys.json'))).toBe(true);
     expect(signers.solana.source).toBe('development');
   });
 
   test('mixes a configured key with a development one', () => {
-    const signers = loadSigners({ env: { ATTESTATION_EVM_PRIVATE_KEY: EVM_PRIVATE_KEY }, dataDir });
+    const signers = loadSigners({ keys: keysFrom({ ATTESTATION_EVM_PRIVATE_KEY: EVM_PRIVATE_KEY }), dataDir });
     expect(signers.evm).toMatchObject({ address: privateKeyToAccount(EVM_PRIVATE_KEY).address, source: 'configured' });
     expect(signers.solana.source).toBe('development');
     expect(signers.solana.publicKey).not.toBe(SOLANA_KEYPAIR.publicKey.toBase58());
@@ -134,13 +138,11 @@ describe('loadSigners', () => {
     ['ATTESTATION_SOLANA_SECRET_KEY', 'a public half that is not the seed’s', encodeBase58(mismatched), 'not the public key'],
   ];
   test.each(bad)('%s with %s fails naming the variable, without echoing the value', (variable, _case, value, reason) => {
-    const attempt = () => loadSigners({ env: { ...CONFIGURED, [variable]: value }, dataDir });
-    expect(attempt).toThrow(SignerConfigurationError);
-    expect(attempt).toThrow(new RegExp(`^${variable}: .*${reason}`));
+    const attempt = () => loadSigners({ keys: keysFrom({ ...CONFIGURED, [variable]: value }), dataDir });
+    expect(attempt).toThrow(new RegExp(`^invalid configuration: ${variable}: .*${reason}`));
     try {
       attempt();
     } catch (error) {
-      expect((error as SignerConfigurationError).variable).toBe(variable);
       expect((error as Error).message).not.toContain(value);
       expect((error as Error).message).not.toContain(value.slice(2, 20));
     }
@@ -150,9 +152,9 @@ describe('loadSigners', () => {
   test('a damaged development key file fails naming the file and is left alone', () => {
     const file = path.join(dataDir, 'signer-keys.json');
     fs.writeFileSync(file, '{"evmPrivateKey": "0x12"', { mode: 0o600 });
-    expect(() => loadSigners({ env: {}, dataDir })).toThrow(`${file}: is not readable JSON`);
+    expect(() => loadSigners({ dataDir })).toThrow(`${file}: is not readable JSON`);
     fs.writeFileSync(file, JSON.stringify({ evmPrivateKey: '0x12', solanaSecretKey: SOLANA_SECRET, createdAt: 'x' }));
-    expect(() => loadSigners({ env: {}, dataDir })).toThrow(`${file}: evmPrivateKey must be 0x followed by 64 hex digits`);
+    expect(() => loadSigners({ dataDir })).toThrow(`${file}: evmPrivateKey must be 0x followed by 64 hex digits`);
     expect(fs.readFileSync(file, 'utf8')).toContain('0x12');
   });
 
@@ -161,13 +163,13 @@ describe('loadSigners', () => {
       path.join(dataDir, 'signer-keys.json'),
       JSON.stringify({ evmPrivateKey: EVM_PRIVATE_KEY, solanaSecretKey: SOLANA_SECRET, createdAt: '2026-01-01T00:00:00Z' }),
     );
-    const signers = loadSigners({ env: {}, dataDir });
+    const signers = loadSigners({ dataDir });
     expect(signers.evm.address).toBe(privateKeyToAccount(EVM_PRIVATE_KEY).address);
     expect(signers.solana.publicKey).toBe(SOLANA_KEYPAIR.publicKey.toBase58());
   });
 
   test('JSON and inspect show only public parts, for configured and development keys', () => {
-    const configured = loadSigners({ env: CONFIGURED, dataDir });
+    const configured = loadSigners({ keys: keysFrom(CONFIGURED), dataDir });
     expect(JSON.parse(JSON.stringify(configured))).toEqual({
       evm: { address: configured.evm.address, source: 'configured' },
       solana: { publicKey: configured.solana.publicKey, source: 'configured' },
@@ -175,7 +177,7 @@ describe('loadSigners', () => {
     expect(inspect(configured)).toContain(configured.evm.address);
     expectNoSecrets(configured, EVM_PRIVATE_KEY, SOLANA_KEYPAIR.secretKey);
 
-    const development = loadSigners({ env: {}, dataDir });
+    const development = loadSigners({ dataDir });
     const stored = JSON.parse(fs.readFileSync(path.join(dataDir, 'signer-keys.json'), 'utf8')) as {
       evmPrivateKey: string;
       solanaSecretKey: string;
@@ -185,7 +187,7 @@ describe('loadSigners', () => {
   });
 
   test('signers are frozen: the signing functions cannot be swapped', () => {
-    const signers = loadSigners({ env: CONFIGURED, dataDir });
+    const signers = loadSigners({ keys: keysFrom(CONFIGURED), dataDir });
     expect(Object.isFrozen(signers) && Object.isFrozen(signers.evm) && Object.isFrozen(signers.solana)).toBe(true);
   });
 });
@@ -193,8 +195,8 @@ describe('loadSigners', () => {
 test('two malformed variables are both named in one error', () => {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'signing-keys-'));
   try {
-    expect(() => loadSigners({ env: { ATTESTATION_EVM_PRIVATE_KEY: 'x', ATTESTATION_SOLANA_SECRET_KEY: 'y' }, dataDir })).toThrow(
-      /ATTESTATION_EVM_PRIVATE_KEY must be .*; ATTESTATION_SOLANA_SECRET_KEY must be base58/,
+    expect(() => loadSigners({ keys: keysFrom({ ATTESTATION_EVM_PRIVATE_KEY: 'x', ATTESTATION_SOLANA_SECRET_KEY: 'y' }), dataDir })).toThrow(
+      /ATTESTATION_EVM_PRIVATE_KEY: must be .*; ATTESTATION_SOLANA_SECRET_KEY: must be base58/,
     );
   } finally {
     fs.rmSync(dataDir, { recursive: true, force: true });

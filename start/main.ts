@@ -3,11 +3,11 @@
  * development keys, and stops everything cleanly on Ctrl-C (SIGINT) or SIGTERM.
  */
 import { loadConfig } from '../config';
-import { startStack } from '../stack/start-stack';
+import { startProduct } from './start-product';
 
 async function main(): Promise<void> {
   const config = loadConfig();
-  const running = await startStack(config);
+  const running = await startProduct(config);
   const { stack, keys } = running;
   const banner = [
     '',

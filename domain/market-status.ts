@@ -2,7 +2,7 @@
  * The market status clients poll before trading: the calendar's session at a moment, overridden
  * by an operator's market-wide pause. Pure: the caller supplies the time and the pause state.
  */
-import { holidayName, newYorkDate, nextSession, sessionIntervalAt, type Session } from '../calendar';
+import { holidayName, newYorkDate, nextSession, sessionIntervalAt, type Session } from './calendar';
 
 export type MarketStatusName = Session | 'paused';
 

@@ -5,7 +5,7 @@
  * It resumes after the newest stored candle, so a restart only fills the gap.
  */
 import type { Database } from '../db/pool';
-import { insertHistoricalCandles, latestCandleStarts, upsertLatestPrices, type CandleWrite, type Market } from '../db/queries/market-data';
+import { insertHistoricalCandles, latestCandleStarts, upsertLatestPrices, type CandleWrite, type Market } from '../db/queries/prices';
 import type { AssetDefinition } from '../domain/catalogue';
 import { sessionsBetween } from '../domain/calendar';
 import { aggregate, bucketStart, intervalMs, type Interval } from '../domain/market/candles';

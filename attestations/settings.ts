@@ -1,5 +1,5 @@
 /** Attestation limits and pricing guards from configuration. */
-import type { AttestationSettings } from '../attestations/create-attestation';
+import type { AttestationSettings } from './issue-attestation';
 import type { Config } from '../config';
 import { Decimal } from '../domain/money';
 

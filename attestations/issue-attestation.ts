@@ -15,7 +15,7 @@ import { bytesToBase64, evmDomain, QUOTE_SIDE, solanaAddressBytes, ZERO_BYTES32,
 import { AttestationRefused } from './errors';
 import { limitMessage, refusedBy, type LimitSettings } from './limits';
 import { priceRequest, type PricedRequest } from './price-request';
-import type { AttestationRequest, Chain } from './request';
+import type { AttestationRequest, Chain } from './request-schema';
 import type { TokenManagers } from './token-managers';
 
 export interface AttestationSettings extends LimitSettings {
@@ -75,8 +75,9 @@ function replay(record: { requestHash: string; response: unknown }, hash: string
 /** For Solana the user's wallet is bound into the signed bytes through additionalData; EVM quotes carry zeros. */
 function additionalDataOf(chain: Chain, userAddress: string | undefined): `0x${string}` {
   if (chain !== 'solana-900') return ZERO_BYTES32;
-  const bytes = solanaAddressBytes(userAddress!);
-  if (!bytes) throw new AttestationRefused('INVALID_USER_ADDRESS', 'userAddress is not a base58 32-byte Solana public key');
+  // The request schema admits a solana-900 request only with a valid base58 32-byte userAddress.
+  const bytes = solanaAddressBytes(userAddress ?? '');
+  if (!bytes) throw new Error('a solana-900 attestation request reached signing without a valid userAddress');
   return `0x${Buffer.from(bytes).toString('hex')}`;
 }
 
@@ -91,7 +92,7 @@ async function lockFor(client: PoolClient, priced: PricedRequest, caller: Attest
   await client.query('SELECT pg_advisory_xact_lock(hashtext($1))', [key]);
 }
 
-export async function createAttestation(
+export async function issueAttestation(
   dependencies: AttestationDependencies,
   input: { caller: AttestationCaller; asset: AssetRecord; request: AttestationRequest; idempotencyKey?: string; now: number },
 ): Promise<CreatedAttestation> {

@@ -1,15 +1,16 @@
 /**
- * Operator controls of one asset (admin): pause/resume trading and mark/unmark it limited
- * (tradable with smaller orders). Each is an unscheduled status event starting now.
+ * POST /v1/status/assets/{symbol}/pause and /limit (admin) — an operator pauses an asset's trading or limits it
+ * (tradable with smaller orders): an unscheduled status event starting now.
  */
 import type { Middleware } from 'koa';
 import { z } from 'zod';
-import { endUnscheduledEvents, insertAssetEvent, listCurrentAssetEvents, type AssetStatusCode } from '../../../db/queries/status';
+import { insertAssetEvent, listCurrentAssetEvents, type AssetStatusCode } from '../../../db/queries/operator-controls';
 import { readJsonBody } from '../../framework/body';
 import { ApiError } from '../../framework/errors';
-import { parseBody } from '../../framework/validation';
+import { parseBody, parseParams } from '../../framework/validation';
 import type { ApiServices } from '../../services';
 import { assetStatusView } from './asset-statuses';
+import { SYMBOL_PARAM_CODES, symbolParams } from '../../framework/path-params';
 
 const controlBody = z.strictObject({
   reason: z.string().trim().min(1).max(500),
@@ -20,7 +21,7 @@ const controlBody = z.strictObject({
 /** Starts an unscheduled ASSET_PAUSED or ASSET_LIMITED event now; an identical active one is reused. */
 export function startControlRoute(services: ApiServices, code: AssetStatusCode): Middleware {
   return async (ctx) => {
-    const asset = await services.assets.resolve(ctx.params.symbol);
+    const asset = await services.assets.resolve(parseParams(symbolParams, ctx.params, SYMBOL_PARAM_CODES).symbol);
     const body = parseBody(controlBody, await readJsonBody(ctx, services.config.BODY_LIMIT_BYTES));
     const now = services.clock();
     if (body.end !== undefined && body.end <= now) {
@@ -43,17 +44,5 @@ export function startControlRoute(services: ApiServices, code: AssetStatusCode):
     await services.changed('status');
     ctx.status = active ? 200 : 201;
     ctx.body = assetStatusView(event, now);
-  };
-}
-
-/** Ends the asset's active unscheduled events of `code`; answers the asset's remaining statuses. */
-export function endControlRoute(services: ApiServices, code: AssetStatusCode): Middleware {
-  return async (ctx) => {
-    const asset = await services.assets.resolve(ctx.params.symbol);
-    const now = services.clock();
-    const ended = await endUnscheduledEvents(services.db, asset.symbol, code, now);
-    await services.changed('status');
-    const remaining = await listCurrentAssetEvents(services.db, now, asset.symbol);
-    ctx.body = { ended, statuses: remaining.map((event) => assetStatusView(event, now)) };
   };
 }

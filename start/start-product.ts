@@ -6,7 +6,7 @@
 import { createApp } from '../api/app';
 import { createLogger, type Logger } from '../config/logger';
 import { listen } from '../api/server';
-import type { Config } from '../config';
+import { publicBaseUrl, type Config } from '../config';
 import { listenForChanges } from '../db/changes';
 import { startEmbeddedPostgres } from '../db/embedded';
 import { migrate } from '../db/migrate';
@@ -14,27 +14,27 @@ import { createPool } from '../db/pool';
 import { findActiveApiKey } from '../db/queries/api-keys';
 import { seedCatalogue } from '../db/seed';
 import { CATALOGUE } from '../domain/catalogue';
-import { backfillMarketData } from '../market-data/backfill';
-import { startFeed } from '../market-data/feed';
-import { MarketDataPipeline } from '../market-data/pipeline';
-import { SimulatedPriceSource } from '../market-data/simulated-source';
+import { backfillMarketData } from '../price-feed/backfill';
+import { startFeed } from '../price-feed/feed';
+import { MarketDataPipeline } from '../price-feed/pipeline';
+import { SimulatedPriceSource } from '../price-feed/simulated-source';
 import { tokenManagers } from '../attestations/token-managers';
 import { loadSigners, signerPublicInfo } from '../signing';
-import { ISSUER_TASK_QUEUE } from '../temporal/task-queues';
-import { attestationSettings } from './attestation-settings';
+import { findTemporalService } from '../temporal/connection';
+import { startWorker } from '../worker/start-worker';
+import { attestationSettings } from '../attestations/settings';
 import { ensureDevKeys, type DevKeys } from './dev-keys';
 import { progressReporter } from './progress';
-import { startTemporal } from './temporal';
 import { readStackFile, writeStackFile, type StackFile } from './stack-file';
 
-export interface RunningStack {
+export interface RunningProduct {
   logger: Logger;
   stack: StackFile;
   keys: DevKeys;
   stop(): Promise<void>;
 }
 
-export async function startStack(config: Config): Promise<RunningStack> {
+export async function startProduct(config: Config): Promise<RunningProduct> {
   const logger = createLogger({ level: config.LOG_LEVEL, format: config.LOG_FORMAT });
   const stops: (() => Promise<void>)[] = [];
   const stop = async (): Promise<void> => {
@@ -81,26 +81,31 @@ export async function startStack(config: Config): Promise<RunningStack> {
     const feed = startFeed({ pipeline, source });
     stops.push(() => feed.stop());
 
-    const temporal = await startTemporal({
+    const temporal = await findTemporalService(config);
+    stops.push(() => temporal.stop());
+    logger.info({ address: temporal.address, namespace: temporal.namespace, kind: temporal.kind }, 'Temporal service found');
+    const worker = await startWorker({
+      service: temporal,
       db,
       logger,
+      taskQueue: config.TEMPORAL_TASK_QUEUE,
       workflowBundlePath: config.WORKFLOW_BUNDLE_PATH,
       settlementGraceMs: config.ATTESTATION_SETTLEMENT_GRACE_MS,
     });
-    stops.push(() => temporal.stop());
+    stops.push(() => worker.stop());
 
-    const signers = loadSigners({ dataDir: config.DATA_DIR });
+    const signers = loadSigners({ keys: config, dataDir: config.DATA_DIR });
     const managers = tokenManagers({ ethereum: config.TOKEN_MANAGER_ETHEREUM, bsc: config.TOKEN_MANAGER_BSC });
     const app = createApp({
-      config,
+      config: { ...config, PUBLIC_BASE_URL: publicBaseUrl(config) },
       db,
       logger,
-      temporal: temporal.client,
+      temporal: worker.client,
       attestations: {
         signers,
         tokenManagers: managers,
         settings: attestationSettings(config),
-        taskQueue: ISSUER_TASK_QUEUE,
+        taskQueue: config.TEMPORAL_TASK_QUEUE,
         settlementGraceMs: config.ATTESTATION_SETTLEMENT_GRACE_MS,
       },
       ingestTicks: async (ticks) => {
@@ -123,7 +128,7 @@ export async function startStack(config: Config): Promise<RunningStack> {
       api: `${server.url}/v1`,
       keys,
       database: databaseUrl,
-      temporal: { address: temporal.service.address, namespace: temporal.service.namespace, kind: temporal.service.kind },
+      temporal: { address: temporal.address, namespace: temporal.namespace, kind: temporal.kind },
       signers: signerPublicInfo(signers, managers),
     };
     writeStackFile(config.DATA_DIR, stack);

@@ -1,9 +1,11 @@
 /**
  * The attestation and soft-quote request bodies: their schema, the defaults (`duration` short,
- * `chainId` ethereum-1) and the error code each field fails with.
+ * `chainId` ethereum-1) and the error code each field fails with. A refinement that needs another code than its
+ * field's names it in `params.errorCode`.
  */
 import { z } from 'zod';
 import type { ErrorCode } from '../domain/error-codes';
+import { isValidSolanaAddress } from '../signing';
 
 const DECIMAL = /^(0|[1-9]\d{0,14})(\.\d{1,18})?$/;
 const amount = (field: string) =>
@@ -27,11 +29,25 @@ const softQuoteFields = {
 };
 
 export const softQuoteRequest = z.strictObject(softQuoteFields);
-export const attestationRequest = z.strictObject({
-  ...softQuoteFields,
-  /** Required for solana-900 only (checked after parsing, with its own codes). */
-  userAddress: z.string({ error: 'userAddress must be a string' }).optional(),
-});
+export const attestationRequest = z
+  .strictObject({
+    ...softQuoteFields,
+    /** The user's Solana wallet: required for solana-900, where the signature binds it. */
+    userAddress: z.string({ error: 'userAddress must be a string' }).optional(),
+  })
+  .superRefine((request, context) => {
+    if (request.chainId !== 'solana-900') return;
+    if (request.userAddress === undefined) {
+      context.addIssue({
+        code: 'custom',
+        path: ['userAddress'],
+        message: 'userAddress is required for solana-900 attestations',
+        params: { errorCode: 'MISSING_USER_ADDRESS' },
+      });
+    } else if (!isValidSolanaAddress(request.userAddress)) {
+      context.addIssue({ code: 'custom', path: ['userAddress'], message: 'userAddress must be a base58 32-byte Solana public key' });
+    }
+  });
 
 export type SoftQuoteRequest = z.infer<typeof softQuoteRequest>;
 export type AttestationRequest = z.infer<typeof attestationRequest>;

@@ -1,10 +1,10 @@
 /**
- * POST /v1/status/assets/events and DELETE /v1/status/assets/events/{eventId} (admin) —
- * scheduled asset status windows such as a cash dividend, a stock split or maintenance.
+ * POST /v1/status/assets/events (admin) — schedules an asset status window such as a cash dividend, a stock
+ * split or maintenance.
  */
 import type { Middleware } from 'koa';
 import { z } from 'zod';
-import { deleteAssetEvent, insertAssetEvent } from '../../../db/queries/status';
+import { insertAssetEvent } from '../../../db/queries/operator-controls';
 import { readJsonBody } from '../../framework/body';
 import { ApiError } from '../../framework/errors';
 import { parseBody } from '../../framework/validation';
@@ -42,16 +42,5 @@ export function createScheduledEventRoute(services: ApiServices): Middleware {
     await services.changed('status');
     ctx.status = 201;
     ctx.body = assetStatusView(event, now);
-  };
-}
-
-export function deleteScheduledEventRoute(services: ApiServices): Middleware {
-  return async (ctx) => {
-    const eventId = String(ctx.params.eventId);
-    if (!(await deleteAssetEvent(services.db, eventId))) {
-      throw new ApiError('EVENT_NOT_FOUND', `No asset status event ${eventId}`);
-    }
-    await services.changed('status');
-    ctx.status = 204;
   };
 }

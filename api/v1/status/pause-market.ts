@@ -1,8 +1,8 @@
-/** POST /v1/status/market/pause and /resume (admin) — an operator's market-wide trading pause. */
+/** POST /v1/status/market/pause (admin) — an operator's market-wide trading pause, with its reason. */
 import type { Middleware } from 'koa';
 import { z } from 'zod';
-import { getMarketState, setMarketPaused } from '../../../db/queries/status';
-import { marketStatus } from '../../../domain/status/market-status';
+import { setMarketPaused } from '../../../db/queries/operator-controls';
+import { marketStatus } from '../../../domain/market-status';
 import { readJsonBody } from '../../framework/body';
 import { parseBody } from '../../framework/validation';
 import type { ApiServices } from '../../services';
@@ -13,15 +13,6 @@ export function pauseMarketRoute(services: ApiServices): Middleware {
   return async (ctx) => {
     const { reason } = parseBody(pauseBody, await readJsonBody(ctx, services.config.BODY_LIMIT_BYTES));
     const state = await setMarketPaused(services.db, true, reason);
-    await services.changed('status');
-    ctx.body = marketStatus(services.clock(), state);
-  };
-}
-
-export function resumeMarketRoute(services: ApiServices): Middleware {
-  return async (ctx) => {
-    const current = await getMarketState(services.db);
-    const state = current.paused ? await setMarketPaused(services.db, false, null) : current;
     await services.changed('status');
     ctx.body = marketStatus(services.clock(), state);
   };

@@ -4,7 +4,7 @@
  */
 import type { Database } from '../db/pool';
 import { multipliersAt } from '../db/queries/corporate-actions';
-import { listLatestPrices, mergeCandles, upsertLatestPrices, type LatestPriceRecord } from '../db/queries/market-data';
+import { listLatestPrices, mergeCandles, upsertLatestPrices, type LatestPriceRecord } from '../db/queries/prices';
 import { Decimal, formatDecimal, Rounding } from '../domain/money';
 import { candlesOfTicks } from './candle-batch';
 import type { PriceTick } from './price-source';

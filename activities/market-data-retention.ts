@@ -1,6 +1,6 @@
 /** Market-data maintenance activities: candle retention. */
 import type { Database } from '../db/pool';
-import { pruneExpiredCandles } from '../market-data/retention';
+import { pruneExpiredCandles } from '../price-feed/retention';
 
 export interface MarketDataActivityDependencies {
   db: Database;

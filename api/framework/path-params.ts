@@ -1,0 +1,20 @@
+/**
+ * The path parameters routes share, as zod schemas for `parseParams`: a token symbol, an attestation id,
+ * a workflow id, an asset status event id.
+ */
+import { z } from 'zod';
+import type { ErrorCode } from '../../domain/error-codes';
+import { INVALID_SYMBOL_MESSAGE } from './errors';
+
+/** A token symbol as clients write it: at least three characters, ending in `on`. */
+export const symbolSchema = z.string().min(3, INVALID_SYMBOL_MESSAGE).endsWith('on', INVALID_SYMBOL_MESSAGE);
+
+export const symbolParams = z.object({ symbol: symbolSchema });
+export const SYMBOL_PARAM_CODES: Partial<Record<string, ErrorCode>> = { symbol: 'INVALID_SYMBOL' };
+
+/** A 128-bit attestation id as a decimal string. */
+export const attestationIdParams = z.object({ attestationId: z.string().regex(/^\d{1,39}$/, 'must be a decimal integer') });
+
+export const workflowIdParams = z.object({ workflowId: z.string().min(1).max(1000) });
+
+export const eventIdParams = z.object({ eventId: z.string().min(1).max(200) });
