@@ -119,7 +119,6 @@ export function applyCommands(host: CommandHost, run: WorkflowRun, commands: Com
       }
       case CommandType.COMMAND_TYPE_UPSERT_WORKFLOW_SEARCH_ATTRIBUTES: {
         const searchAttributes = command.upsertWorkflowSearchAttributesCommandAttributes?.searchAttributes ?? {};
-        run.searchAttributes = { indexedFields: { ...run.searchAttributes.indexedFields, ...searchAttributes.indexedFields } };
         run.addEvent(EventType.EVENT_TYPE_UPSERT_WORKFLOW_SEARCH_ATTRIBUTES, {
           upsertWorkflowSearchAttributesEventAttributes: { searchAttributes, workflowTaskCompletedEventId: completed },
         });
@@ -127,7 +126,6 @@ export function applyCommands(host: CommandHost, run: WorkflowRun, commands: Com
       }
       case CommandType.COMMAND_TYPE_MODIFY_WORKFLOW_PROPERTIES: {
         const upsertedMemo = command.modifyWorkflowPropertiesCommandAttributes?.upsertedMemo ?? {};
-        run.memo = { fields: { ...run.memo.fields, ...upsertedMemo.fields } };
         run.addEvent(EventType.EVENT_TYPE_WORKFLOW_PROPERTIES_MODIFIED, {
           workflowPropertiesModifiedEventAttributes: { upsertedMemo, workflowTaskCompletedEventId: completed },
         });
@@ -138,7 +136,7 @@ export function applyCommands(host: CommandHost, run: WorkflowRun, commands: Com
         run.addEvent(EventType.EVENT_TYPE_WORKFLOW_EXECUTION_COMPLETED, {
           workflowExecutionCompletedEventAttributes: { result, workflowTaskCompletedEventId: completed },
         });
-        run.close({ status: 'completed', result });
+        run.close();
         break;
       }
       case CommandType.COMMAND_TYPE_FAIL_WORKFLOW_EXECUTION: {
@@ -147,7 +145,7 @@ export function applyCommands(host: CommandHost, run: WorkflowRun, commands: Com
         run.addEvent(EventType.EVENT_TYPE_WORKFLOW_EXECUTION_FAILED, {
           workflowExecutionFailedEventAttributes: { failure, retryState, workflowTaskCompletedEventId: completed },
         });
-        run.close({ status: 'failed', failure, retryState });
+        run.close();
         break;
       }
       case CommandType.COMMAND_TYPE_CANCEL_WORKFLOW_EXECUTION: {
@@ -155,7 +153,7 @@ export function applyCommands(host: CommandHost, run: WorkflowRun, commands: Com
         run.addEvent(EventType.EVENT_TYPE_WORKFLOW_EXECUTION_CANCELED, {
           workflowExecutionCanceledEventAttributes: { details, workflowTaskCompletedEventId: completed },
         });
-        run.close({ status: 'canceled', details });
+        run.close();
         break;
       }
       case CommandType.COMMAND_TYPE_CONTINUE_AS_NEW_WORKFLOW_EXECUTION:
@@ -184,13 +182,6 @@ export function applyCommands(host: CommandHost, run: WorkflowRun, commands: Com
           },
         });
         const initiatedEventId = toNumber(initiated.eventId);
-        run.children.set(initiatedEventId, {
-          initiatedEventId,
-          workflowId: attributes.workflowId ?? '',
-          workflowType: attributes.workflowType?.name ?? '',
-          namespace: run.host.namespace,
-          parentClosePolicy: attributes.parentClosePolicy ?? temporal.api.enums.v1.ParentClosePolicy.PARENT_CLOSE_POLICY_TERMINATE,
-        });
         run.workflowTasks.deferUntilCompleted(() => host.startChild(run, initiatedEventId));
         break;
       }
@@ -299,23 +290,5 @@ function scheduleActivity(
       },
     },
   });
-  const now = run.host.clock.now();
-  run.activities.add({
-    scheduledEventId: toNumber(scheduled.eventId),
-    activityId,
-    activityType: attributes.activityType?.name ?? '',
-    taskQueue,
-    input: attributes.input,
-    header: attributes.header,
-    scheduleToCloseMs: scheduleToClose,
-    scheduleToStartMs: scheduleToStart,
-    startToCloseMs: startToClose,
-    heartbeatMs: heartbeat,
-    retryPolicy,
-    attempt: 1,
-    firstScheduledTime: now,
-    currentAttemptScheduledTime: now,
-    state: 'scheduled',
-    attemptTimers: [],
-  }, attributes.requestEagerExecution === true && taskQueue === run.init.taskQueue ? identity : undefined);
+  run.activities.dispatch(toNumber(scheduled.eventId), attributes.requestEagerExecution === true && taskQueue === run.init.taskQueue ? identity : undefined);
 }

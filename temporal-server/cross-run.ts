@@ -9,8 +9,9 @@ import { status as GrpcStatus } from '@grpc/grpc-js';
 import { type CommandHost } from './commands';
 import { type NamespaceEngine } from './engine';
 import { ServiceError } from './errors';
-import { durationToMs, EventType, int64, msToDuration, temporal, toNumber } from './proto';
-import { type WorkflowRun } from './workflow-state';
+import { durationToMs, EventType, int64, msToDuration, temporal } from './proto';
+import { type PendingEvent } from './history-events';
+import { type RunOutcome, type WorkflowRun } from './workflow-state';
 
 type WorkflowExecution = temporal.api.common.v1.IWorkflowExecution;
 const Enums = temporal.api.enums.v1;
@@ -59,7 +60,7 @@ export class CrossRunCommands implements CommandHost {
         searchAttributes: attributes.searchAttributes,
       },
     });
-    run.close({ status: 'continuedAsNew', newRunId });
+    run.close();
     const next = this.engine.createRun({
       ...init,
       runId: newRunId,
@@ -100,41 +101,44 @@ export class CrossRunCommands implements CommandHost {
     } catch (error) {
       if (!(error instanceof ServiceError) || error.code !== GrpcStatus.ALREADY_EXISTS) throw error;
       parent.children.delete(initiatedEventId);
-      parent.appendOrBuffer((time) => {
-        parent.addEvent(
-          EventType.EVENT_TYPE_START_CHILD_WORKFLOW_EXECUTION_FAILED,
+      parent.appendOrBuffer(
+        [
           {
-            startChildWorkflowExecutionFailedEventAttributes: {
-              namespace: this.engine.namespace,
-              workflowId: child.workflowId,
-              workflowType: { name: child.workflowType },
-              cause: Enums.StartChildWorkflowExecutionFailedCause.START_CHILD_WORKFLOW_EXECUTION_FAILED_CAUSE_WORKFLOW_ALREADY_EXISTS,
-              initiatedEventId: int64(initiatedEventId),
-              workflowTaskCompletedEventId: initiated.workflowTaskCompletedEventId,
+            eventType: EventType.EVENT_TYPE_START_CHILD_WORKFLOW_EXECUTION_FAILED,
+            attributes: {
+              startChildWorkflowExecutionFailedEventAttributes: {
+                namespace: this.engine.namespace,
+                workflowId: child.workflowId,
+                workflowType: { name: child.workflowType },
+                cause: Enums.StartChildWorkflowExecutionFailedCause.START_CHILD_WORKFLOW_EXECUTION_FAILED_CAUSE_WORKFLOW_ALREADY_EXISTS,
+                initiatedEventId: int64(initiatedEventId),
+                workflowTaskCompletedEventId: initiated.workflowTaskCompletedEventId,
+              },
             },
           },
-          time,
-        );
-      }, true);
+        ],
+        true,
+      );
       return;
     }
     child.runId = run.runId;
-    parent.appendOrBuffer((time) => {
-      const started = parent.addEvent(
-        EventType.EVENT_TYPE_CHILD_WORKFLOW_EXECUTION_STARTED,
+    parent.appendOrBuffer(
+      [
         {
-          childWorkflowExecutionStartedEventAttributes: {
-            namespace: this.engine.namespace,
-            initiatedEventId: int64(initiatedEventId),
-            workflowExecution: run.execution,
-            workflowType: { name: child.workflowType },
-            header: initiated.header,
+          eventType: EventType.EVENT_TYPE_CHILD_WORKFLOW_EXECUTION_STARTED,
+          attributes: {
+            childWorkflowExecutionStartedEventAttributes: {
+              namespace: this.engine.namespace,
+              initiatedEventId: int64(initiatedEventId),
+              workflowExecution: run.execution,
+              workflowType: { name: child.workflowType },
+              header: initiated.header,
+            },
           },
         },
-        time,
-      );
-      child.startedEventId = toNumber(started.eventId);
-    }, true);
+      ],
+      true,
+    );
     run.start();
   }
 
@@ -151,35 +155,8 @@ export class CrossRunCommands implements CommandHost {
       initiatedEventId: int64(initiatedEventId),
       startedEventId: int64(child.startedEventId ?? 0),
     });
-    parent.appendOrBuffer((time) => {
-      switch (outcome.status) {
-        case 'completed':
-          parent.addEvent(EventType.EVENT_TYPE_CHILD_WORKFLOW_EXECUTION_COMPLETED, { childWorkflowExecutionCompletedEventAttributes: { ...common(), result: outcome.result } }, time);
-          break;
-        case 'failed':
-          parent.addEvent(
-            EventType.EVENT_TYPE_CHILD_WORKFLOW_EXECUTION_FAILED,
-            { childWorkflowExecutionFailedEventAttributes: { ...common(), failure: outcome.failure, retryState: outcome.retryState } },
-            time,
-          );
-          break;
-        case 'canceled':
-          parent.addEvent(EventType.EVENT_TYPE_CHILD_WORKFLOW_EXECUTION_CANCELED, { childWorkflowExecutionCanceledEventAttributes: { ...common(), details: outcome.details } }, time);
-          break;
-        case 'terminated':
-          parent.addEvent(EventType.EVENT_TYPE_CHILD_WORKFLOW_EXECUTION_TERMINATED, { childWorkflowExecutionTerminatedEventAttributes: common() }, time);
-          break;
-        case 'timedOut':
-          parent.addEvent(
-            EventType.EVENT_TYPE_CHILD_WORKFLOW_EXECUTION_TIMED_OUT,
-            { childWorkflowExecutionTimedOutEventAttributes: { ...common(), retryState: outcome.retryState } },
-            time,
-          );
-          break;
-        case 'continuedAsNew':
-          break;
-      }
-    }, true);
+    const event = childCloseEvent(outcome, common());
+    if (event) parent.appendOrBuffer([event], true);
   }
 
   private applyParentClosePolicy(child: { workflowId: string; runId?: string; parentClosePolicy: number }): void {
@@ -202,38 +179,42 @@ export class CrossRunCommands implements CommandHost {
     const target = this.lookupRunning(attributes.execution);
     const execution = { workflowId: attributes.execution?.workflowId, runId: attributes.execution?.runId };
     if (!target) {
-      run.appendOrBuffer((time) => {
-        run.addEvent(
-          EventType.EVENT_TYPE_SIGNAL_EXTERNAL_WORKFLOW_EXECUTION_FAILED,
+      run.appendOrBuffer(
+        [
           {
-            signalExternalWorkflowExecutionFailedEventAttributes: {
-              cause: Enums.SignalExternalWorkflowExecutionFailedCause.SIGNAL_EXTERNAL_WORKFLOW_EXECUTION_FAILED_CAUSE_EXTERNAL_WORKFLOW_EXECUTION_NOT_FOUND,
-              namespace: this.engine.namespace,
-              workflowExecution: execution,
-              initiatedEventId: int64(initiatedEventId),
-              control: attributes.control,
+            eventType: EventType.EVENT_TYPE_SIGNAL_EXTERNAL_WORKFLOW_EXECUTION_FAILED,
+            attributes: {
+              signalExternalWorkflowExecutionFailedEventAttributes: {
+                cause: Enums.SignalExternalWorkflowExecutionFailedCause.SIGNAL_EXTERNAL_WORKFLOW_EXECUTION_FAILED_CAUSE_EXTERNAL_WORKFLOW_EXECUTION_NOT_FOUND,
+                namespace: this.engine.namespace,
+                workflowExecution: execution,
+                initiatedEventId: int64(initiatedEventId),
+                control: attributes.control,
+              },
             },
           },
-          time,
-        );
-      }, true);
+        ],
+        true,
+      );
       return;
     }
     target.signal({ signalName: attributes.signalName ?? '', input: attributes.input, header: attributes.header, identity: '', externalExecution: run.execution });
-    run.appendOrBuffer((time) => {
-      run.addEvent(
-        EventType.EVENT_TYPE_EXTERNAL_WORKFLOW_EXECUTION_SIGNALED,
+    run.appendOrBuffer(
+      [
         {
-          externalWorkflowExecutionSignaledEventAttributes: {
-            initiatedEventId: int64(initiatedEventId),
-            namespace: this.engine.namespace,
-            workflowExecution: { workflowId: target.workflowId, runId: target.runId },
-            control: attributes.control,
+          eventType: EventType.EVENT_TYPE_EXTERNAL_WORKFLOW_EXECUTION_SIGNALED,
+          attributes: {
+            externalWorkflowExecutionSignaledEventAttributes: {
+              initiatedEventId: int64(initiatedEventId),
+              namespace: this.engine.namespace,
+              workflowExecution: { workflowId: target.workflowId, runId: target.runId },
+              control: attributes.control,
+            },
           },
         },
-        time,
-      );
-    }, true);
+      ],
+      true,
+    );
   }
 
   cancelExternal(
@@ -243,37 +224,41 @@ export class CrossRunCommands implements CommandHost {
   ): void {
     const target = this.lookupRunning({ workflowId: attributes.workflowId, runId: attributes.runId });
     if (!target) {
-      run.appendOrBuffer((time) => {
-        run.addEvent(
-          EventType.EVENT_TYPE_REQUEST_CANCEL_EXTERNAL_WORKFLOW_EXECUTION_FAILED,
+      run.appendOrBuffer(
+        [
           {
-            requestCancelExternalWorkflowExecutionFailedEventAttributes: {
-              cause: Enums.CancelExternalWorkflowExecutionFailedCause.CANCEL_EXTERNAL_WORKFLOW_EXECUTION_FAILED_CAUSE_EXTERNAL_WORKFLOW_EXECUTION_NOT_FOUND,
-              namespace: this.engine.namespace,
-              workflowExecution: { workflowId: attributes.workflowId, runId: attributes.runId },
-              initiatedEventId: int64(initiatedEventId),
-              control: attributes.control,
+            eventType: EventType.EVENT_TYPE_REQUEST_CANCEL_EXTERNAL_WORKFLOW_EXECUTION_FAILED,
+            attributes: {
+              requestCancelExternalWorkflowExecutionFailedEventAttributes: {
+                cause: Enums.CancelExternalWorkflowExecutionFailedCause.CANCEL_EXTERNAL_WORKFLOW_EXECUTION_FAILED_CAUSE_EXTERNAL_WORKFLOW_EXECUTION_NOT_FOUND,
+                namespace: this.engine.namespace,
+                workflowExecution: { workflowId: attributes.workflowId, runId: attributes.runId },
+                initiatedEventId: int64(initiatedEventId),
+                control: attributes.control,
+              },
             },
           },
-          time,
-        );
-      }, true);
+        ],
+        true,
+      );
       return;
     }
     target.requestCancel({ identity: '', reason: attributes.reason ?? '', externalInitiatedEventId: initiatedEventId, externalExecution: run.execution });
-    run.appendOrBuffer((time) => {
-      run.addEvent(
-        EventType.EVENT_TYPE_EXTERNAL_WORKFLOW_EXECUTION_CANCEL_REQUESTED,
+    run.appendOrBuffer(
+      [
         {
-          externalWorkflowExecutionCancelRequestedEventAttributes: {
-            initiatedEventId: int64(initiatedEventId),
-            namespace: this.engine.namespace,
-            workflowExecution: { workflowId: target.workflowId, runId: target.runId },
+          eventType: EventType.EVENT_TYPE_EXTERNAL_WORKFLOW_EXECUTION_CANCEL_REQUESTED,
+          attributes: {
+            externalWorkflowExecutionCancelRequestedEventAttributes: {
+              initiatedEventId: int64(initiatedEventId),
+              namespace: this.engine.namespace,
+              workflowExecution: { workflowId: target.workflowId, runId: target.runId },
+            },
           },
         },
-        time,
-      );
-    }, true);
+      ],
+      true,
+    );
   }
 
   private lookupRunning(execution: WorkflowExecution | null | undefined): WorkflowRun | undefined {
@@ -283,5 +268,37 @@ export class CrossRunCommands implements CommandHost {
     } catch {
       return undefined;
     }
+  }
+}
+
+type ChildCommon = {
+  namespace: string;
+  workflowExecution: WorkflowExecution;
+  workflowType: temporal.api.common.v1.IWorkflowType;
+  initiatedEventId: ReturnType<typeof int64>;
+  startedEventId: ReturnType<typeof int64>;
+};
+
+/** The event telling a parent how its child's chain of runs ended (none for continue-as-new). */
+function childCloseEvent(outcome: RunOutcome, common: ChildCommon): PendingEvent | undefined {
+  switch (outcome.status) {
+    case 'completed':
+      return { eventType: EventType.EVENT_TYPE_CHILD_WORKFLOW_EXECUTION_COMPLETED, attributes: { childWorkflowExecutionCompletedEventAttributes: { ...common, result: outcome.result } } };
+    case 'failed':
+      return {
+        eventType: EventType.EVENT_TYPE_CHILD_WORKFLOW_EXECUTION_FAILED,
+        attributes: { childWorkflowExecutionFailedEventAttributes: { ...common, failure: outcome.failure, retryState: outcome.retryState } },
+      };
+    case 'canceled':
+      return { eventType: EventType.EVENT_TYPE_CHILD_WORKFLOW_EXECUTION_CANCELED, attributes: { childWorkflowExecutionCanceledEventAttributes: { ...common, details: outcome.details } } };
+    case 'terminated':
+      return { eventType: EventType.EVENT_TYPE_CHILD_WORKFLOW_EXECUTION_TERMINATED, attributes: { childWorkflowExecutionTerminatedEventAttributes: common } };
+    case 'timedOut':
+      return {
+        eventType: EventType.EVENT_TYPE_CHILD_WORKFLOW_EXECUTION_TIMED_OUT,
+        attributes: { childWorkflowExecutionTimedOutEventAttributes: { ...common, retryState: outcome.retryState } },
+      };
+    case 'continuedAsNew':
+      return undefined;
   }
 }

@@ -4,7 +4,8 @@
  * signal, query, cancel, terminate, history, describe, list, task polling and completion) on typed
  * requests; service.ts only adapts them to gRPC. Commands that reach other runs are in cross-run.ts, query
  * dispatch in queries.ts, activity heartbeats and outcomes (by token or id) in activity-completions.ts, history
- * reads in history-feed.ts, describe and list in execution-views.ts.
+ * reads in history-feed.ts, describe and list in execution-views.ts. With a RunStore (the durable mode) every
+ * change of a run is handed to the store, and `restore` rebuilds the runs a store loaded.
  */
 import { randomUUID } from 'node:crypto';
 import { status as GrpcStatus } from '@grpc/grpc-js';
@@ -15,13 +16,14 @@ import { CrossRunCommands } from './cross-run';
 import { alreadyStarted, notFound, ServiceError } from './errors';
 import { countExecutions, describeExecution, listExecutions } from './execution-views';
 import { HistoryFeed } from './history-feed';
+import { taskIdsAbove } from './history-events';
 import { QueryDispatcher } from './queries';
 import { durationToMs, type Payloads, temporal, WorkflowExecutionStatus } from './proto';
 import { type PendingActivity, type RunActivities } from './run-activities';
 import { type WorkflowTasks } from './run-workflow-tasks';
 import { TaskQueues } from './task-queues';
 import { decodeTaskToken } from './task-tokens';
-import { type RunHost, type RunInit, WorkflowRun } from './workflow-state';
+import { type RunHost, type RunInit, type RunRecord, runInitFromHistory, WorkflowRun } from './workflow-state';
 
 type PollWorkflowTaskResponse = temporal.api.workflowservice.v1.IPollWorkflowTaskQueueResponse;
 type PollActivityTaskResponse = temporal.api.workflowservice.v1.IPollActivityTaskQueueResponse;
@@ -37,6 +39,25 @@ export interface EngineOptions {
   queryTimeoutMs: number;
   /** Longest wait of a history long-poll before it answers with no new events. */
   historyLongPollMs: number;
+  /** Where runs are stored (durable mode); without one the engine keeps everything in memory only. */
+  store?: RunStore;
+}
+
+/** Storage of runs, told of every change; `persisted()` resolves once all changes so far are stored. */
+export interface RunStore {
+  runChanged(run: WorkflowRun): void;
+  persisted(): Promise<void>;
+  /** A run rebuilt from what the store loaded: stored as it is. */
+  adopt(run: WorkflowRun): void;
+}
+
+/** One run as a store loaded it: its history, request ids and what it keeps beside history. */
+export interface LoadedRun {
+  runId: string;
+  requestId: string;
+  requestIds: string[];
+  history: temporal.api.history.v1.IHistoryEvent[];
+  record?: RunRecord;
 }
 
 const defaultWorkflowTaskTimeoutMs = 10_000;
@@ -100,6 +121,35 @@ export class NamespaceEngine implements RunHost {
     this.historyFeed.historyGrew(run);
   }
 
+  runChanged(run: WorkflowRun): void {
+    this.options.store?.runChanged(run);
+  }
+
+  /** Resolves once every change made so far is stored (at once in memory-only mode). */
+  persisted(): Promise<void> | undefined {
+    return this.options.store?.persisted();
+  }
+
+  /**
+   * Rebuilds the runs a store loaded (oldest first): each run's state is its history folded through the
+   * same `apply` the live runs use; then the open ones resume (timers, timeouts and tasks).
+   */
+  restore(loaded: LoadedRun[]): void {
+    const restored: [WorkflowRun, LoadedRun][] = [];
+    for (const entry of loaded) {
+      const parentRunId = entry.history[0]?.workflowExecutionStartedEventAttributes?.parentWorkflowExecution?.runId;
+      const parent = parentRunId ? this.runs.get(parentRunId) : undefined;
+      const run = this.registerRun(new WorkflowRun(this, runInitFromHistory(entry.history, entry.runId, entry.requestId, parent)));
+      run.replay(entry.history);
+      for (const requestId of entry.requestIds) run.rememberRequest(requestId);
+      for (const event of entry.history) taskIdsAbove(event);
+      if (!run.isRunning) this.running.delete(run);
+      this.options.store?.adopt(run);
+      restored.push([run, entry]);
+    }
+    for (const [run, entry] of restored) run.resume(entry.record);
+  }
+
   runClosed(run: WorkflowRun): void {
     this.running.delete(run);
     this.crossRun.runClosed(run);
@@ -130,7 +180,10 @@ export class NamespaceEngine implements RunHost {
   }
 
   createRun(init: RunInit): WorkflowRun {
-    const run = new WorkflowRun(this, init);
+    return this.registerRun(new WorkflowRun(this, init));
+  }
+
+  private registerRun(run: WorkflowRun): WorkflowRun {
     this.runs.set(run.runId, run);
     const chain = this.chains.get(run.workflowId);
     if (chain) chain.push(run);

@@ -6,9 +6,20 @@ import { type EventType, type HistoryEvent, int64, msToTimestamp, toNumber } fro
 
 let nextTaskId = 1;
 
+/** An event not yet written: its type and attributes; id and time are given when it enters history. */
+export interface PendingEvent {
+  eventType: EventType;
+  attributes: HistoryEvent;
+}
+
 /** A history event of `eventType` with the given attributes, numbered `eventId`, written at `time`. */
 export function newEvent(eventId: number, eventType: EventType, attributes: HistoryEvent, time: number): HistoryEvent {
   return { eventId: int64(eventId), eventTime: msToTimestamp(time), eventType, taskId: int64(nextTaskId++), ...attributes };
+}
+
+/** Keeps task ids growing past those of reloaded events. */
+export function taskIdsAbove(event: HistoryEvent): void {
+  nextTaskId = Math.max(nextTaskId, toNumber(event.taskId) + 1);
 }
 
 /** An event's id as a number. */

@@ -4,15 +4,18 @@
  *
  * An attempt is offered to pollers of the activity's task queue (or started eagerly for the worker that
  * scheduled it); a failed or timed-out attempt is retried per the activity's retry policy, and
- * ActivityTaskStarted is written only together with the outcome, as the Temporal server does.
+ * ActivityTaskStarted is written only together with the outcome, as the Temporal server does. Which activities
+ * are pending follows the history events (`apply`); each one's current attempt, which history shows only once
+ * the activity closes, is its `record()`, kept beside history for a restart.
  */
 import { randomUUID } from 'node:crypto';
 import { type ScheduledTimer } from './clock';
-import { eventNumber } from './history-events';
+import { eventNumber, type PendingEvent } from './history-events';
 import {
   durationToMs,
   EventType,
   type Failure,
+  type HistoryEvent,
   int64,
   msToDuration,
   msToTimestamp,
@@ -20,6 +23,8 @@ import {
   RetryState,
   temporal,
   TimeoutType,
+  timestampToMs,
+  toNumber,
 } from './proto';
 import { encodeTaskToken, type TaskToken } from './task-tokens';
 import { type WorkflowRun } from './workflow-state';
@@ -60,13 +65,38 @@ export interface PendingActivity {
   lastHeartbeatTime?: number;
   lastFailure?: Failure | null;
   cancelRequestedEventId?: number;
+  /** When a backing-off attempt is offered again. */
+  retryAt?: number;
   attemptTimers: ScheduledTimer[];
   heartbeatTimer?: ScheduledTimer;
   scheduleToCloseTimer?: ScheduledTimer;
 }
 
+/** A pending activity's current attempt, kept beside history. */
+export type ActivityRecord = Pick<
+  PendingActivity,
+  | 'scheduledEventId'
+  | 'attempt'
+  | 'state'
+  | 'currentAttemptScheduledTime'
+  | 'startedTime'
+  | 'startedIdentity'
+  | 'requestId'
+  | 'heartbeatDetails'
+  | 'lastHeartbeatTime'
+  | 'lastFailure'
+  | 'retryAt'
+>;
+
 /** What the activities need from their run. */
-export type ActivityOwner = Pick<WorkflowRun, 'host' | 'init' | 'isRunning' | 'workflowId' | 'runId' | 'execution' | 'addEvent' | 'appendOrBuffer'>;
+export type ActivityOwner = Pick<WorkflowRun, 'host' | 'init' | 'isRunning' | 'workflowId' | 'runId' | 'execution' | 'addEvent' | 'appendOrBuffer' | 'touch'>;
+
+const activityOutcomes = new Set<number>([
+  EventType.EVENT_TYPE_ACTIVITY_TASK_COMPLETED,
+  EventType.EVENT_TYPE_ACTIVITY_TASK_FAILED,
+  EventType.EVENT_TYPE_ACTIVITY_TASK_TIMED_OUT,
+  EventType.EVENT_TYPE_ACTIVITY_TASK_CANCELED,
+]);
 
 export class RunActivities {
   /** Pending activities by scheduled event id. */
@@ -90,18 +120,84 @@ export class RunActivities {
     this.ids.clear();
   }
 
-  /**
-   * Registers a scheduled activity (its ActivityTaskScheduled event is already written) and dispatches it,
-   * or — eager execution — starts it for `eagerIdentity`, the worker completing the current workflow task.
-   */
-  add(activity: PendingActivity, eagerIdentity?: string): void {
-    this.pending.set(activity.scheduledEventId, activity);
-    this.ids.set(activity.activityId, activity.scheduledEventId);
-    if (activity.scheduleToCloseMs > 0) {
-      activity.scheduleToCloseTimer = this.run.host.clock.schedule(activity.firstScheduledTime + activity.scheduleToCloseMs, () =>
-        this.timeOut(activity, activity.attempt, TimeoutType.TIMEOUT_TYPE_SCHEDULE_TO_CLOSE),
-      );
+  // ---------------------------------------------------------------- the fold and the record
+
+  /** Folds an activity event into the pending activities (see WorkflowRun.apply). */
+  apply(event: HistoryEvent): void {
+    if (event.eventType === EventType.EVENT_TYPE_ACTIVITY_TASK_SCHEDULED) {
+      const activity = pendingFromScheduled(event);
+      this.pending.set(activity.scheduledEventId, activity);
+      this.ids.set(activity.activityId, activity.scheduledEventId);
+    } else if (event.eventType === EventType.EVENT_TYPE_ACTIVITY_TASK_CANCEL_REQUESTED) {
+      const activity = this.pending.get(toNumber(event.activityTaskCancelRequestedEventAttributes?.scheduledEventId));
+      if (activity) activity.cancelRequestedEventId = eventNumber(event);
+    } else if (activityOutcomes.has(event.eventType ?? 0)) {
+      const attributes =
+        event.activityTaskCompletedEventAttributes ??
+        event.activityTaskFailedEventAttributes ??
+        event.activityTaskTimedOutEventAttributes ??
+        event.activityTaskCanceledEventAttributes;
+      const activity = this.pending.get(toNumber(attributes?.scheduledEventId));
+      if (activity) {
+        this.pending.delete(activity.scheduledEventId);
+        this.ids.delete(activity.activityId);
+      }
     }
+  }
+
+  record(): ActivityRecord[] {
+    return [...this.pending.values()].map((activity) => ({
+      scheduledEventId: activity.scheduledEventId,
+      attempt: activity.attempt,
+      state: activity.state,
+      currentAttemptScheduledTime: activity.currentAttemptScheduledTime,
+      startedTime: activity.startedTime,
+      startedIdentity: activity.startedIdentity,
+      requestId: activity.requestId,
+      heartbeatDetails: activity.heartbeatDetails,
+      lastHeartbeatTime: activity.lastHeartbeatTime,
+      lastFailure: activity.lastFailure,
+      retryAt: activity.retryAt,
+    }));
+  }
+
+  /**
+   * After a restart: each pending activity takes its recorded attempt; an attempt that had been handed to a
+   * worker is counted as lost (a start-to-close timeout now, retried per the retry policy), a waiting one is
+   * offered again, a backing-off one when its backoff ends. Schedule-to-close deadlines are armed against the
+   * clock.
+   */
+  resume(records: ActivityRecord[]): void {
+    const byId = new Map(records.map((record) => [record.scheduledEventId, record]));
+    for (const activity of [...this.pending.values()]) {
+      const record = byId.get(activity.scheduledEventId);
+      if (record) Object.assign(activity, record);
+      this.armScheduleToClose(activity);
+      if (activity.state === 'started') {
+        this.timeOut(activity, activity.attempt, TimeoutType.TIMEOUT_TYPE_START_TO_CLOSE);
+      } else if (activity.state === 'backoff') {
+        activity.attemptTimers.push(this.run.host.clock.schedule(activity.retryAt ?? 0, () => this.dispatchAttempt(activity)));
+      } else {
+        this.dispatchAttempt(activity);
+      }
+    }
+  }
+
+  private armScheduleToClose(activity: PendingActivity): void {
+    if (activity.scheduleToCloseMs <= 0) return;
+    activity.scheduleToCloseTimer = this.run.host.clock.schedule(activity.firstScheduledTime + activity.scheduleToCloseMs, () =>
+      this.timeOut(activity, activity.attempt, TimeoutType.TIMEOUT_TYPE_SCHEDULE_TO_CLOSE),
+    );
+  }
+
+  /**
+   * Dispatches an activity just scheduled (its ActivityTaskScheduled event is written), or — eager execution —
+   * starts it for `eagerIdentity`, the worker completing the current workflow task.
+   */
+  dispatch(scheduledEventId: number, eagerIdentity?: string): void {
+    const activity = this.pending.get(scheduledEventId);
+    if (!activity) return;
+    this.armScheduleToClose(activity);
     if (eagerIdentity === undefined) {
       this.dispatchAttempt(activity);
       return;
@@ -118,7 +214,9 @@ export class RunActivities {
 
   private dispatchAttempt(activity: PendingActivity): void {
     activity.state = 'scheduled';
+    activity.retryAt = undefined;
     activity.currentAttemptScheduledTime = this.run.host.clock.now();
+    this.run.touch();
     if (activity.scheduleToStartMs > 0) {
       const attempt = activity.attempt;
       activity.attemptTimers.push(
@@ -144,6 +242,7 @@ export class RunActivities {
     activity.startedTime = this.run.host.clock.now();
     activity.startedIdentity = identity;
     activity.requestId = randomUUID();
+    this.run.touch();
     if (activity.startToCloseMs > 0) {
       activity.attemptTimers.push(
         this.run.host.clock.after(activity.startToCloseMs, () => this.timeOut(activity, attempt, TimeoutType.TIMEOUT_TYPE_START_TO_CLOSE)),
@@ -191,6 +290,7 @@ export class RunActivities {
   heartbeat(activity: PendingActivity, details: Payloads | null | undefined): boolean {
     activity.heartbeatDetails = details ?? activity.heartbeatDetails;
     activity.lastHeartbeatTime = this.run.host.clock.now();
+    this.run.touch();
     if (activity.state === 'started') this.armHeartbeatTimer(activity);
     return activity.cancelRequestedEventId !== undefined;
   }
@@ -209,35 +309,37 @@ export class RunActivities {
     this.ids.delete(activity.activityId);
   }
 
-  /** Writes ActivityTaskStarted (deferred until the outcome, as the server does) and returns its id. */
-  private writeStarted(activity: PendingActivity, snapshot: { identity?: string; requestId?: string; attempt: number; lastFailure?: Failure | null }, time: number): number {
-    const started = this.run.addEvent(
-      EventType.EVENT_TYPE_ACTIVITY_TASK_STARTED,
-      {
+  /**
+   * ActivityTaskStarted of the current attempt, written only with the outcome as the server does; the outcome
+   * right after it refers to it (WorkflowRun.writeEvents fills in the id).
+   */
+  private startedEvent(activity: PendingActivity): PendingEvent {
+    return {
+      eventType: EventType.EVENT_TYPE_ACTIVITY_TASK_STARTED,
+      attributes: {
         activityTaskStartedEventAttributes: {
           scheduledEventId: int64(activity.scheduledEventId),
-          identity: snapshot.identity,
-          requestId: snapshot.requestId,
-          attempt: snapshot.attempt,
-          lastFailure: snapshot.lastFailure,
+          identity: activity.startedIdentity,
+          requestId: activity.requestId,
+          attempt: activity.attempt,
+          lastFailure: activity.lastFailure,
         },
       },
-      time,
-    );
-    return eventNumber(started);
+    };
   }
 
   complete(activity: PendingActivity, result: Payloads | null | undefined, identity: string): void {
     this.finish(activity);
-    const snapshot = { identity: activity.startedIdentity, requestId: activity.requestId, attempt: activity.attempt, lastFailure: activity.lastFailure };
-    this.run.appendOrBuffer((time) => {
-      const startedEventId = this.writeStarted(activity, snapshot, time);
-      this.run.addEvent(
-        EventType.EVENT_TYPE_ACTIVITY_TASK_COMPLETED,
-        { activityTaskCompletedEventAttributes: { result, scheduledEventId: int64(activity.scheduledEventId), startedEventId: int64(startedEventId), identity } },
-        time,
-      );
-    }, true);
+    this.run.appendOrBuffer(
+      [
+        this.startedEvent(activity),
+        {
+          eventType: EventType.EVENT_TYPE_ACTIVITY_TASK_COMPLETED,
+          attributes: { activityTaskCompletedEventAttributes: { result, scheduledEventId: int64(activity.scheduledEventId), identity } },
+        },
+      ],
+      true,
+    );
   }
 
   /** A failed attempt: retried per the retry policy, or written as ActivityTaskFailed. */
@@ -249,55 +351,42 @@ export class RunActivities {
       return;
     }
     this.finish(activity);
-    const snapshot = { identity: activity.startedIdentity, requestId: activity.requestId, attempt: activity.attempt, lastFailure: activity.lastFailure };
-    this.run.appendOrBuffer((time) => {
-      const startedEventId = this.writeStarted(activity, snapshot, time);
-      this.run.addEvent(
-        EventType.EVENT_TYPE_ACTIVITY_TASK_FAILED,
+    this.run.appendOrBuffer(
+      [
+        this.startedEvent(activity),
         {
-          activityTaskFailedEventAttributes: {
-            failure,
-            scheduledEventId: int64(activity.scheduledEventId),
-            startedEventId: int64(startedEventId),
-            identity,
-            retryState: retry.retryState,
-          },
+          eventType: EventType.EVENT_TYPE_ACTIVITY_TASK_FAILED,
+          attributes: { activityTaskFailedEventAttributes: { failure, scheduledEventId: int64(activity.scheduledEventId), identity, retryState: retry.retryState } },
         },
-        time,
-      );
-    }, true);
+      ],
+      true,
+    );
   }
 
   reportCanceled(activity: PendingActivity, details: Payloads | null | undefined, identity: string): void {
     this.finish(activity);
-    const snapshot = { identity: activity.startedIdentity, requestId: activity.requestId, attempt: activity.attempt, lastFailure: activity.lastFailure };
-    const wasStarted = activity.state === 'started';
-    this.run.appendOrBuffer((time) => {
-      const startedEventId = wasStarted ? this.writeStarted(activity, snapshot, time) : 0;
-      this.run.addEvent(
-        EventType.EVENT_TYPE_ACTIVITY_TASK_CANCELED,
-        {
-          activityTaskCanceledEventAttributes: {
-            details,
-            latestCancelRequestedEventId: int64(activity.cancelRequestedEventId ?? 0),
-            scheduledEventId: int64(activity.scheduledEventId),
-            startedEventId: int64(startedEventId),
-            identity,
-          },
+    const canceled: PendingEvent = {
+      eventType: EventType.EVENT_TYPE_ACTIVITY_TASK_CANCELED,
+      attributes: {
+        activityTaskCanceledEventAttributes: {
+          details,
+          latestCancelRequestedEventId: int64(activity.cancelRequestedEventId ?? 0),
+          scheduledEventId: int64(activity.scheduledEventId),
+          startedEventId: int64(0),
+          identity,
         },
-        time,
-      );
-    }, true);
+      },
+    };
+    this.run.appendOrBuffer(activity.state === 'started' ? [this.startedEvent(activity), canceled] : [canceled], true);
   }
 
   /** RequestCancelActivityTask: cancels at once unless a worker is running the attempt. */
   requestCancel(scheduledEventId: number, completedEventId: number): boolean {
     const activity = this.pending.get(scheduledEventId);
     if (!activity) return false;
-    const requested = this.run.addEvent(EventType.EVENT_TYPE_ACTIVITY_TASK_CANCEL_REQUESTED, {
+    this.run.addEvent(EventType.EVENT_TYPE_ACTIVITY_TASK_CANCEL_REQUESTED, {
       activityTaskCancelRequestedEventAttributes: { scheduledEventId: int64(scheduledEventId), workflowTaskCompletedEventId: int64(completedEventId) },
     });
-    activity.cancelRequestedEventId = eventNumber(requested);
     if (activity.state !== 'started') this.reportCanceled(activity, null, '');
     return true;
   }
@@ -327,7 +416,9 @@ export class RunActivities {
     activity.attempt += 1;
     activity.state = 'backoff';
     activity.startedTime = undefined;
-    activity.attemptTimers.push(this.run.host.clock.after(delayMs, () => this.dispatchAttempt(activity)));
+    activity.retryAt = this.run.host.clock.now() + delayMs;
+    this.run.touch();
+    activity.attemptTimers.push(this.run.host.clock.schedule(activity.retryAt, () => this.dispatchAttempt(activity)));
   }
 
   private timeOut(activity: PendingActivity, attempt: number, timeoutType: temporal.api.enums.v1.TimeoutType): void {
@@ -345,22 +436,18 @@ export class RunActivities {
     }
     const wasStarted = activity.state === 'started';
     this.finish(activity);
-    const snapshot = { identity: activity.startedIdentity, requestId: activity.requestId, attempt: activity.attempt, lastFailure: activity.lastFailure };
-    this.run.appendOrBuffer((time) => {
-      const startedEventId = wasStarted ? this.writeStarted(activity, snapshot, time) : 0;
-      this.run.addEvent(
-        EventType.EVENT_TYPE_ACTIVITY_TASK_TIMED_OUT,
-        {
-          activityTaskTimedOutEventAttributes: {
-            failure: wasStarted || !activity.lastFailure ? failure : { ...failure, cause: activity.lastFailure },
-            scheduledEventId: int64(activity.scheduledEventId),
-            startedEventId: int64(startedEventId),
-            retryState: retry.retryState,
-          },
+    const timedOut: PendingEvent = {
+      eventType: EventType.EVENT_TYPE_ACTIVITY_TASK_TIMED_OUT,
+      attributes: {
+        activityTaskTimedOutEventAttributes: {
+          failure: wasStarted || !activity.lastFailure ? failure : { ...failure, cause: activity.lastFailure },
+          scheduledEventId: int64(activity.scheduledEventId),
+          startedEventId: int64(0),
+          retryState: retry.retryState,
         },
-        time,
-      );
-    }, true);
+      },
+    };
+    this.run.appendOrBuffer(wasStarted ? [this.startedEvent(activity), timedOut] : [timedOut], true);
   }
 
   pendingInfos(): temporal.api.workflow.v1.IPendingActivityInfo[] {
@@ -392,3 +479,34 @@ const timeoutNames: Record<number, string> = {
   [TimeoutType.TIMEOUT_TYPE_SCHEDULE_TO_CLOSE]: 'ScheduleToClose',
   [TimeoutType.TIMEOUT_TYPE_HEARTBEAT]: 'Heartbeat',
 };
+
+/** The pending activity an ActivityTaskScheduled event describes (its timeouts and retry policy as normalised then). */
+function pendingFromScheduled(event: HistoryEvent): PendingActivity {
+  const attributes = event.activityTaskScheduledEventAttributes ?? {};
+  const policy = attributes.retryPolicy ?? {};
+  const scheduledTime = timestampToMs(event.eventTime);
+  return {
+    scheduledEventId: eventNumber(event),
+    activityId: attributes.activityId ?? '',
+    activityType: attributes.activityType?.name ?? '',
+    taskQueue: attributes.taskQueue?.name ?? '',
+    input: attributes.input,
+    header: attributes.header,
+    scheduleToCloseMs: durationToMs(attributes.scheduleToCloseTimeout),
+    scheduleToStartMs: durationToMs(attributes.scheduleToStartTimeout),
+    startToCloseMs: durationToMs(attributes.startToCloseTimeout),
+    heartbeatMs: durationToMs(attributes.heartbeatTimeout),
+    retryPolicy: {
+      initialIntervalMs: durationToMs(policy.initialInterval),
+      backoffCoefficient: policy.backoffCoefficient ?? 0,
+      maximumIntervalMs: durationToMs(policy.maximumInterval),
+      maximumAttempts: policy.maximumAttempts ?? 0,
+      nonRetryableErrorTypes: policy.nonRetryableErrorTypes ?? [],
+    },
+    attempt: 1,
+    firstScheduledTime: scheduledTime,
+    currentAttemptScheduledTime: scheduledTime,
+    state: 'scheduled',
+    attemptTimers: [],
+  };
+}

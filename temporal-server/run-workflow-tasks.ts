@@ -8,11 +8,12 @@
  * the normal queue with full history when that worker stops polling, its schedule-to-start timeout passes,
  * or stickiness is reset); a failed or timed-out task writes its events once, and the retries that follow
  * are transient — their Scheduled/Started events reach the worker but are written to history only when an
- * attempt completes.
+ * attempt completes. Task state follows the history events (`apply`); a transient retry, which history does not
+ * show, and the buffered events are the tasks' `record()`, kept beside history for a restart.
  */
 import { randomUUID } from 'node:crypto';
 import { type ScheduledTimer } from './clock';
-import { eventNumber, newEvent } from './history-events';
+import { eventNumber, newEvent, type PendingEvent } from './history-events';
 import {
   durationToMs,
   EventType,
@@ -23,6 +24,8 @@ import {
   msToTimestamp,
   temporal,
   TimeoutType,
+  timestampToMs,
+  toNumber,
 } from './proto';
 import { encodeTaskToken, type TaskToken } from './task-tokens';
 import { type WorkflowRun } from './workflow-state';
@@ -48,6 +51,21 @@ export interface WorkflowTaskState {
   scheduleToStartTimer?: ScheduledTimer;
 }
 
+/** A transient workflow task (a retry not in history), kept beside history. */
+export interface WorkflowTaskRecord {
+  attempt: number;
+  scheduledTime: number;
+  /** Whether it had been handed to a worker. */
+  started: boolean;
+}
+
+/** Events produced while a workflow task is started, written after its completion. */
+interface BufferedGroup {
+  time: number;
+  events: PendingEvent[];
+  triggersTask: boolean;
+}
+
 /** The sticky queue of the worker that completed the last workflow task, as it asked for. */
 export interface Stickiness {
   taskQueue: string;
@@ -57,7 +75,7 @@ export interface Stickiness {
 /** What the workflow tasks need from their run. */
 export type WorkflowTaskOwner = Pick<
   WorkflowRun,
-  'host' | 'init' | 'isRunning' | 'workflowId' | 'runId' | 'execution' | 'history' | 'nextEventId' | 'addEvent'
+  'host' | 'init' | 'isRunning' | 'workflowId' | 'runId' | 'execution' | 'history' | 'nextEventId' | 'addEvent' | 'appendEvent' | 'writeEvents' | 'touch'
 >;
 
 export class WorkflowTasks {
@@ -66,7 +84,7 @@ export class WorkflowTasks {
   /** Started event id of the last successfully completed workflow task. */
   previousStartedEventId = 0;
   sticky?: Stickiness;
-  private buffered: { time: number; write: (time: number) => void; triggersTask: boolean }[] = [];
+  private buffered: BufferedGroup[] = [];
   private completing = false;
   private wanted = false;
   private afterCompletion: (() => void)[] = [];
@@ -94,13 +112,14 @@ export class WorkflowTasks {
    * Writes events now, or — while a workflow task is started — after that task's completion events.
    * `triggersTask` asks for a new workflow task once written.
    */
-  appendOrBuffer(write: (time: number) => void, triggersTask: boolean): void {
+  appendOrBuffer(events: PendingEvent[], triggersTask: boolean): void {
     const time = this.run.host.clock.now();
     if (this.task?.startedEventId !== undefined && !this.completing) {
-      this.buffered.push({ time, write, triggersTask });
+      this.buffered.push({ time, events, triggersTask });
+      this.run.touch();
       return;
     }
-    write(time);
+    this.run.writeEvents(events, time);
     if (triggersTask) this.request();
   }
 
@@ -112,8 +131,81 @@ export class WorkflowTasks {
     const buffered = this.buffered;
     this.buffered = [];
     for (const entry of buffered) {
-      entry.write(entry.time);
+      this.run.writeEvents(entry.events, entry.time);
       if (entry.triggersTask) this.wanted = true;
+    }
+  }
+
+  // ---------------------------------------------------------------- the fold and the record
+
+  /** Folds a workflow task event into the tasks' state (see WorkflowRun.apply). */
+  apply(event: HistoryEvent): void {
+    const time = timestampToMs(event.eventTime);
+    switch (event.eventType) {
+      case EventType.EVENT_TYPE_WORKFLOW_TASK_SCHEDULED: {
+        const attempt = event.workflowTaskScheduledEventAttributes?.attempt || 1;
+        const task = this.task;
+        if (task && task.startedEventId === undefined) {
+          // A transient retry written as a first attempt (new events arrived): the same task, now in history.
+          Object.assign(task, { scheduledEventId: eventNumber(event), attempt, transient: false, scheduledTime: time });
+        } else {
+          this.task = { scheduledEventId: eventNumber(event), attempt, transient: false, scheduledTime: time, dispatch: 0 };
+        }
+        return;
+      }
+      case EventType.EVENT_TYPE_WORKFLOW_TASK_STARTED:
+        if (this.task) {
+          this.task.startedEventId = eventNumber(event);
+          this.task.startedTime = time;
+        }
+        return;
+      case EventType.EVENT_TYPE_WORKFLOW_TASK_COMPLETED:
+        this.previousStartedEventId = toNumber(event.workflowTaskCompletedEventAttributes?.startedEventId);
+        this.task = undefined;
+        return;
+      case EventType.EVENT_TYPE_WORKFLOW_TASK_FAILED:
+      case EventType.EVENT_TYPE_WORKFLOW_TASK_TIMED_OUT:
+        this.task = undefined;
+        return;
+      default:
+    }
+  }
+
+  /** The transient task, which history does not show; undefined when the task (if any) is in history. */
+  record(): WorkflowTaskRecord | undefined {
+    const task = this.task;
+    if (!task?.transient) return undefined;
+    return { attempt: task.attempt, scheduledTime: task.scheduledTime, started: task.startedEventId !== undefined };
+  }
+
+  bufferedGroups(): BufferedGroup[] {
+    return this.buffered;
+  }
+
+  /**
+   * After a restart (state folded from history): a task that had been handed to a worker is
+   * timed out and scheduled again with its attempt counted (writing the buffered events), a scheduled one is
+   * offered again, and a run whose first task was delayed gets it when the delay ends.
+   */
+  resume(record: WorkflowTaskRecord | undefined, buffered: BufferedGroup[]): void {
+    this.buffered = buffered.slice();
+    if (record) {
+      this.task = { scheduledEventId: this.run.nextEventId, attempt: record.attempt, transient: true, scheduledTime: record.scheduledTime, dispatch: 0 };
+      if (record.started) this.task.startedEventId = this.run.nextEventId + 1;
+    }
+    const task = this.task;
+    if (task?.startedEventId !== undefined) {
+      this.timeOutStarted(task);
+    } else if (task) {
+      this.offer(task);
+    } else if (this.buffered.length > 0) {
+      this.flushBuffered();
+      this.request();
+    } else if (!this.run.history.some((event) => event.eventType === EventType.EVENT_TYPE_WORKFLOW_TASK_SCHEDULED)) {
+      // The first task of a run started with a delay: when the delay ends.
+      const delay = timestampToMs(this.run.history[0]?.eventTime) + this.run.init.firstWorkflowTaskBackoffMs - this.run.host.clock.now();
+      if (delay > 0) this.scheduleFirstAfter(delay);
+      else this.request();
     }
   }
 
@@ -135,13 +227,14 @@ export class WorkflowTasks {
    */
   private schedule(attempt: number): void {
     if (this.sticky && !this.run.host.stickyQueueLive(this.sticky.taskQueue)) this.sticky = undefined;
-    const transient = attempt > 1;
     const scheduledTime = this.run.host.clock.now();
-    const scheduledEventId = transient
-      ? this.run.nextEventId
-      : eventNumber(this.run.addEvent(EventType.EVENT_TYPE_WORKFLOW_TASK_SCHEDULED, this.scheduledAttributes(attempt), scheduledTime));
-    this.task = { scheduledEventId, attempt, transient, scheduledTime, dispatch: 0 };
-    this.offer(this.task);
+    if (attempt > 1) {
+      this.task = { scheduledEventId: this.run.nextEventId, attempt, transient: true, scheduledTime, dispatch: 0 };
+      this.run.touch();
+    } else {
+      this.run.addEvent(EventType.EVENT_TYPE_WORKFLOW_TASK_SCHEDULED, this.scheduledAttributes(attempt), scheduledTime);
+    }
+    this.offer(this.task!);
   }
 
   private scheduledAttributes(attempt: number): HistoryEvent {
@@ -201,9 +294,7 @@ export class WorkflowTasks {
     const now = this.run.host.clock.now();
     if (task.transient && task.scheduledEventId !== this.run.nextEventId) {
       // New events since the retry was scheduled: it becomes a normal first attempt, as on the server.
-      task.transient = false;
-      task.attempt = 1;
-      task.scheduledEventId = eventNumber(this.run.addEvent(EventType.EVENT_TYPE_WORKFLOW_TASK_SCHEDULED, this.scheduledAttributes(1), now));
+      this.run.addEvent(EventType.EVENT_TYPE_WORKFLOW_TASK_SCHEDULED, this.scheduledAttributes(1), now);
     }
     const startedAttributes: HistoryEvent = {
       workflowTaskStartedEventAttributes: {
@@ -221,10 +312,11 @@ export class WorkflowTasks {
       ];
       task.transientEvents = transientEvents;
       task.startedEventId = task.scheduledEventId + 1;
+      task.startedTime = now;
+      this.run.touch();
     } else {
-      task.startedEventId = eventNumber(this.run.addEvent(EventType.EVENT_TYPE_WORKFLOW_TASK_STARTED, startedAttributes, now));
+      this.run.addEvent(EventType.EVENT_TYPE_WORKFLOW_TASK_STARTED, startedAttributes, now);
     }
-    task.startedTime = now;
     const token: TaskToken = { kind: 'workflow', workflowId: this.run.workflowId, runId: this.run.runId, id: task.scheduledEventId, attempt: task.attempt };
     task.timeoutTimer = this.run.host.clock.after(this.run.init.taskTimeoutMs, () => this.timeOut(token));
     const firstEventIndex = task.stickyQueue !== undefined ? this.previousStartedEventId : 0;
@@ -233,7 +325,7 @@ export class WorkflowTasks {
       workflowExecution: this.run.execution,
       workflowType: { name: this.run.init.workflowType },
       previousStartedEventId: int64(this.previousStartedEventId),
-      startedEventId: int64(task.startedEventId),
+      startedEventId: int64(task.startedEventId ?? 0),
       attempt: task.attempt,
       history: { events: this.run.history.slice(firstEventIndex).concat(transientEvents) },
       workflowExecutionTaskQueue: { name: this.run.init.taskQueue, kind: temporal.api.enums.v1.TaskQueueKind.TASK_QUEUE_KIND_NORMAL },
@@ -273,7 +365,7 @@ export class WorkflowTasks {
     }
     this.completing = true;
     try {
-      for (const event of task.transientEvents ?? []) this.run.history.push(event);
+      for (const event of task.transientEvents ?? []) this.run.appendEvent(event);
       const completed = this.run.addEvent(EventType.EVENT_TYPE_WORKFLOW_TASK_COMPLETED, {
         workflowTaskCompletedEventAttributes: {
           scheduledEventId: int64(task.scheduledEventId),
@@ -284,12 +376,10 @@ export class WorkflowTasks {
           meteringMetadata: request.meteringMetadata,
         },
       });
-      this.previousStartedEventId = task.startedEventId ?? 0;
       const stickyQueue = request.stickyAttributes?.workerTaskQueue?.name;
       this.sticky = stickyQueue
         ? { taskQueue: stickyQueue, scheduleToStartMs: durationToMs(request.stickyAttributes?.scheduleToStartTimeout) }
         : undefined;
-      this.task = undefined;
       this.wanted = false;
       applyCommands(eventNumber(completed));
       if (!this.run.isRunning) return;
@@ -335,7 +425,10 @@ export class WorkflowTasks {
 
   private timeOut(token: TaskToken): void {
     const task = this.startedTask(token);
-    if (!task) return;
+    if (task) this.timeOutStarted(task);
+  }
+
+  private timeOutStarted(task: WorkflowTaskState): void {
     if (!task.transient) {
       this.run.addEvent(EventType.EVENT_TYPE_WORKFLOW_TASK_TIMED_OUT, {
         workflowTaskTimedOutEventAttributes: {
