@@ -88,6 +88,11 @@ export class NamespaceEngine implements RunHost {
     this.activityReports = new ActivityCompletions(this);
   }
 
+  /** Runs not yet closed. */
+  get openRunCount(): number {
+    return this.running.size;
+  }
+
   /** Nothing in flight: no workflow or activity task waiting or being worked on, no query outstanding. */
   isIdle(): boolean {
     if (this.queries.hasOutstanding) return false;

@@ -1,20 +1,37 @@
 /**
- * Standalone in-memory Temporal service: `npm run temporal:server -- [--port N]`.
- * Listens on 127.0.0.1 (default port 7233), namespace `default`, until SIGINT/SIGTERM.
+ * The Temporal service on its own: `npm run temporal:server -- [--port N] [--database-url URL]`.
+ * Listens on 127.0.0.1 (default port 7233), namespace `default`, until SIGINT/SIGTERM. With a database URL
+ * (or TEMPORAL_DATABASE_URL) it is durable: runs are stored in PostgreSQL and carried on after a restart;
+ * without one everything stays in memory.
  */
-import { startInMemoryTemporal } from './index';
+import { startTemporalServer } from './index';
+
+function option(args: string[], name: string): string | undefined {
+  const index = args.indexOf(name);
+  if (index < 0) return undefined;
+  const value = args[index + 1];
+  if (value === undefined || value.startsWith('--')) throw new Error(`${name} needs a value`);
+  return value;
+}
 
 function portFromArgs(args: string[]): number {
-  const index = args.indexOf('--port');
-  if (index < 0) return 7233;
-  const port = Number(args[index + 1]);
-  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`--port needs a port number, got "${args[index + 1] ?? ''}"`);
+  const text = option(args, '--port');
+  if (text === undefined) return 7233;
+  const port = Number(text);
+  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`--port needs a port number, got "${text}"`);
   return port;
 }
 
 async function main(): Promise<void> {
-  const temporal = await startInMemoryTemporal({ port: portFromArgs(process.argv.slice(2)), host: '127.0.0.1' });
-  console.log(`In-memory Temporal listening on ${temporal.address} (namespace ${temporal.namespace})`);
+  const args = process.argv.slice(2);
+  const databaseUrl = option(args, '--database-url') ?? (process.env.TEMPORAL_DATABASE_URL || undefined);
+  const temporal = await startTemporalServer({ port: portFromArgs(args), host: '127.0.0.1', databaseUrl });
+  if (temporal.durable) {
+    const { runs, openRuns, ms } = temporal.restored;
+    console.log(`Durable Temporal listening on ${temporal.address} (namespace ${temporal.namespace}); restored ${runs} runs (${openRuns} open) in ${ms} ms`);
+  } else {
+    console.log(`In-memory Temporal listening on ${temporal.address} (namespace ${temporal.namespace})`);
+  }
   const shutdown = () => {
     void temporal.stop().then(() => process.exit(0));
   };

@@ -1,5 +1,5 @@
 /**
- * gRPC handlers of the in-memory Temporal service: WorkflowService methods delegate to the NamespaceEngine,
+ * gRPC handlers of the Temporal service: WorkflowService methods delegate to the NamespaceEngine,
  * TestService methods drive the virtual clock. Errors leave with the gRPC status Temporal uses for them
  * (NOT_FOUND, ALREADY_EXISTS, INVALID_ARGUMENT, DEADLINE_EXCEEDED); methods not listed here answer
  * UNIMPLEMENTED, as grpc-js does for any handler missing from a service.
@@ -32,9 +32,15 @@ function deadlineOf(call: grpc.ServerUnaryCall<unknown, unknown>): number {
 
 /**
  * Wraps a handler body: validates the namespace, maps thrown errors, and pokes the clock afterwards
- * (anything a call changes may let virtual time move on).
+ * (anything a call changes may let virtual time move on). In the durable mode a call that may change state
+ * is answered only once its changes are stored (UNAVAILABLE if storing fails); `reads` marks a call that
+ * changes nothing.
  */
-function unary<R>(engine: NamespaceEngine, body: (request: R, call: grpc.ServerUnaryCall<R, object>) => object | void | Promise<object | void>): Handler {
+function unary<R>(
+  engine: NamespaceEngine,
+  body: (request: R, call: grpc.ServerUnaryCall<R, object>) => object | void | Promise<object | void>,
+  reads = false,
+): Handler {
   const handler: grpc.handleUnaryCall<R, object> = (call, callback) => {
     const typed = call;
     const request = typed.request as R & { namespace?: string };
@@ -44,6 +50,11 @@ function unary<R>(engine: NamespaceEngine, body: (request: R, call: grpc.ServerU
     }
     Promise.resolve()
       .then(() => body(request, typed))
+      .then(async (response) => {
+        const stored = reads ? undefined : engine.persisted();
+        if (stored) await stored;
+        return response;
+      })
       .then(
         (response) => {
           engine.clock.poke();
@@ -75,8 +86,8 @@ export function workflowServiceHandlers(engine: NamespaceEngine): grpc.UntypedSe
         upsertMemo: true,
         sdkMetadata: true,
       },
-    })),
-    GetClusterInfo: unary(engine, () => ({ serverVersion: '1.0.0-in-memory', clusterName: 'in-memory', historyShardCount: 1 })),
+    }), true),
+    GetClusterInfo: unary(engine, () => ({ serverVersion: '1.0.0-in-memory', clusterName: 'in-memory', historyShardCount: 1 }), true),
     StartWorkflowExecution: unary(engine, (request: temporal.api.workflowservice.v1.StartWorkflowExecutionRequest) => engine.startWorkflowExecution(request)),
     SignalWithStartWorkflowExecution: unary(engine, (request: temporal.api.workflowservice.v1.SignalWithStartWorkflowExecutionRequest) =>
       engine.signalWithStartWorkflowExecution(request),
@@ -86,12 +97,12 @@ export function workflowServiceHandlers(engine: NamespaceEngine): grpc.UntypedSe
       engine.requestCancelWorkflowExecution(request),
     ),
     TerminateWorkflowExecution: unary(engine, (request: temporal.api.workflowservice.v1.TerminateWorkflowExecutionRequest) => engine.terminateWorkflowExecution(request)),
-    QueryWorkflow: unary(engine, (request: temporal.api.workflowservice.v1.QueryWorkflowRequest, call) => engine.queries.query(request, deadlineOf(call))),
-    DescribeWorkflowExecution: unary(engine, (request: temporal.api.workflowservice.v1.DescribeWorkflowExecutionRequest) => engine.describeWorkflowExecution(request)),
+    QueryWorkflow: unary(engine, (request: temporal.api.workflowservice.v1.QueryWorkflowRequest, call) => engine.queries.query(request, deadlineOf(call)), true),
+    DescribeWorkflowExecution: unary(engine, (request: temporal.api.workflowservice.v1.DescribeWorkflowExecutionRequest) => engine.describeWorkflowExecution(request), true),
     GetWorkflowExecutionHistory: unary(engine, (request: temporal.api.workflowservice.v1.GetWorkflowExecutionHistoryRequest, call) =>
       engine.getWorkflowExecutionHistory(request, deadlineOf(call)),
     ),
-    ListWorkflowExecutions: unary(engine, (request: temporal.api.workflowservice.v1.ListWorkflowExecutionsRequest) => engine.listWorkflowExecutions(request)),
+    ListWorkflowExecutions: unary(engine, (request: temporal.api.workflowservice.v1.ListWorkflowExecutionsRequest) => engine.listWorkflowExecutions(request), true),
     ListOpenWorkflowExecutions: unary(engine, (request: temporal.api.workflowservice.v1.ListOpenWorkflowExecutionsRequest) =>
       engine.listWorkflowExecutions(
         temporal.api.workflowservice.v1.ListWorkflowExecutionsRequest.create({
@@ -101,8 +112,8 @@ export function workflowServiceHandlers(engine: NamespaceEngine): grpc.UntypedSe
         }),
       ),
     ),
-    CountWorkflowExecutions: unary(engine, (request: temporal.api.workflowservice.v1.CountWorkflowExecutionsRequest) => engine.countWorkflowExecutions(request)),
-    GetSearchAttributes: unary(engine, () => ({ keys: {} })),
+    CountWorkflowExecutions: unary(engine, (request: temporal.api.workflowservice.v1.CountWorkflowExecutionsRequest) => engine.countWorkflowExecutions(request), true),
+    GetSearchAttributes: unary(engine, () => ({ keys: {} }), true),
     PollWorkflowTaskQueue: unary(engine, (request: temporal.api.workflowservice.v1.PollWorkflowTaskQueueRequest, call) =>
       engine.pollWorkflowTaskQueue(request, onCancel(call)),
     ),

@@ -11,7 +11,7 @@ import path from 'node:path';
 import { Client, Connection, type WorkflowHandle } from '@temporalio/client';
 import { temporal } from '@temporalio/proto';
 import { bundleWorkflowCode, DefaultLogger, NativeConnection, Runtime, Worker } from '@temporalio/worker';
-import { startInMemoryTemporal } from '../../temporal-server';
+import { startTemporalServer } from '../../temporal-server';
 import { TimeSkipping } from '../../temporal/testing';
 
 const ROOT = path.join(__dirname, '..', '..');
@@ -39,7 +39,7 @@ export function productBundle(): Promise<string> {
 export interface WorkerEnvironment {
   client: Client;
   taskQueue: string;
-  /** Present only against the in-memory service. */
+  /** Present only against the in-memory service (not its durable mode). */
   timeSkipping?: TimeSkipping;
   /** True when running against a real server (TEMPORAL_ADDRESS). */
   external: boolean;
@@ -53,13 +53,19 @@ export interface WorkerEnvironment {
 let runtimeInstalled = false;
 
 /** Starts the service (unless external), a client and a worker on a fresh task queue. */
-export async function startWorkerEnvironment(options: { bundle: () => Promise<string>; activities: object; taskQueuePrefix: string }): Promise<WorkerEnvironment> {
+export async function startWorkerEnvironment(options: {
+  bundle: () => Promise<string>;
+  activities: object;
+  taskQueuePrefix: string;
+  /** Runs the embedded service in its durable mode on this database. */
+  databaseUrl?: string;
+}): Promise<WorkerEnvironment> {
   if (!runtimeInstalled) {
     Runtime.install({ logger: new DefaultLogger('ERROR') });
     runtimeInstalled = true;
   }
   const externalAddress = process.env.TEMPORAL_ADDRESS;
-  const server = externalAddress ? undefined : await startInMemoryTemporal();
+  const server = externalAddress ? undefined : await startTemporalServer({ databaseUrl: options.databaseUrl });
   const address = externalAddress ?? server!.address;
   const namespace = process.env.TEMPORAL_NAMESPACE ?? 'default';
   const taskQueue = `${options.taskQueuePrefix}-${process.pid}-${Date.now()}`;
@@ -80,7 +86,7 @@ export async function startWorkerEnvironment(options: { bundle: () => Promise<st
     worker = undefined;
   };
   await startWorker(options.activities);
-  const timeSkipping = server ? TimeSkipping.connect(address) : undefined;
+  const timeSkipping = server && !server.durable ? TimeSkipping.connect(address) : undefined;
   return {
     client: new Client({ connection, namespace }),
     taskQueue,

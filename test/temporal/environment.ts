@@ -17,7 +17,10 @@ export function testWorkflowBundle(): Promise<string> {
 
 export type TestEnvironment = WorkerEnvironment;
 
-/** Starts service (unless external), client and a worker over the test workflows on a fresh task queue. */
-export function startTestEnvironment(): Promise<TestEnvironment> {
-  return startWorkerEnvironment({ bundle: testWorkflowBundle, activities, taskQueuePrefix: 'test' });
+/**
+ * Starts service (unless external), client and a worker over the test workflows on a fresh task queue; the
+ * service is durable on `databaseUrl` when given.
+ */
+export function startTestEnvironment(options: { databaseUrl?: string } = {}): Promise<TestEnvironment> {
+  return startWorkerEnvironment({ bundle: testWorkflowBundle, activities, taskQueuePrefix: 'test', databaseUrl: options.databaseUrl });
 }

@@ -38,6 +38,10 @@ const { alwaysFails: failsSlowly } = proxyActivities<typeof activities>({
   startToCloseTimeout: '10s',
   retry: { initialInterval: '1 hour', maximumAttempts: 3 },
 });
+const { flaky: flakyWithBackoff } = proxyActivities<typeof activities>({
+  startToCloseTimeout: '10s',
+  retry: { initialInterval: '400ms', backoffCoefficient: 1.5, maximumAttempts: 10 },
+});
 const { heartbeating, stalls } = proxyActivities<typeof activities>({
   startToCloseTimeout: '30s',
   heartbeatTimeout: '1s',
@@ -177,4 +181,22 @@ export async function throwingWorkflow(): Promise<void> {
 /** Fails the workflow with a non-retryable business error. */
 export async function businessFailureWorkflow(): Promise<void> {
   throw ApplicationFailure.create({ type: 'InsufficientFunds', message: 'not enough funds', nonRetryable: true });
+}
+
+/** Retries an activity with growing backoff until attempt `succeedOn`; returns the attempt that succeeded. */
+export async function backoffRetryWorkflow(key: string, succeedOn: number): Promise<number> {
+  return await flakyWithBackoff(key, succeedOn);
+}
+
+/** Runs a child that sleeps `sleepMs`, and reports its result. */
+export async function sleepyParentWorkflow(sleepMs: number): Promise<string> {
+  const result = await executeChild(sleepWorkflow, { args: [sleepMs], workflowId: `${workflowInfo().workflowId}-child` });
+  return `child ${result}`;
+}
+
+/** Sleeps `sleepMs`, then continues as new until `remaining` reaches 0; returns the run count. */
+export async function sleepyCountdownWorkflow(remaining: number, sleepMs: number, runs = 1): Promise<number> {
+  await sleep(sleepMs);
+  if (remaining > 0) await continueAsNew<typeof sleepyCountdownWorkflow>(remaining - 1, sleepMs, runs + 1);
+  return runs;
 }

@@ -1,0 +1,193 @@
+/**
+ * Restart suite: the embedded Temporal service in its durable mode is stopped in the middle of six workflows
+ * — a timer, a wait for a signal, an activity retrying with backoff, a child workflow, continue-as-new and a
+ * query target — and started again on the same database. Each must finish with the result it has without a
+ * restart, and its history must replay on the SDK. Once with an orderly stop of the in-process service, once
+ * with SIGKILL of a service process. The worker keeps running across the restart, as it would against a
+ * real cluster.
+ */
+import { Client, Connection, type WorkflowHandle } from '@temporalio/client';
+import { activityInfo } from '@temporalio/activity';
+import { temporal } from '@temporalio/proto';
+import { DefaultLogger, NativeConnection, Runtime, Worker } from '@temporalio/worker';
+import { startTemporalServer, type TemporalServer } from '../../temporal-server';
+import * as activities from './activities';
+import { createTemporalTestDatabase, type TemporalTestDatabase } from './database';
+import { eventually, testWorkflowBundle } from './environment';
+import { freePort, type ServiceProcess, startServiceProcess } from './service-process';
+import {
+  accumulatorWorkflow,
+  addSignal,
+  backoffRetryWorkflow,
+  finishSignal,
+  sleepWorkflow,
+  sleepyCountdownWorkflow,
+  sleepyParentWorkflow,
+  totalQuery,
+} from './workflows';
+
+const EventType = temporal.api.enums.v1.EventType;
+
+let database: TemporalTestDatabase;
+let port: number;
+let nativeConnection: NativeConnection;
+let worker: Worker;
+let running: Promise<void>;
+let taskQueue: string;
+/** Attempts of the `flaky` activity the worker ran, by key. */
+const attemptsRun = new Map<string, number[]>();
+
+beforeAll(async () => {
+  Runtime.install({ logger: new DefaultLogger('ERROR') });
+  database = await createTemporalTestDatabase('restart');
+  port = await freePort();
+});
+
+afterAll(async () => {
+  await database?.drop();
+});
+
+/** Starts a worker (in this process) over the test workflows, with a `flaky` that records its attempts. */
+async function startWorker(address: string): Promise<void> {
+  taskQueue = `restart-${Date.now()}`;
+  nativeConnection = await NativeConnection.connect({ address, grpcCompression: { codec: 'none' } });
+  worker = await Worker.create({
+    connection: nativeConnection,
+    taskQueue,
+    workflowBundle: { code: await testWorkflowBundle() },
+    activities: {
+      ...activities,
+      flaky: async (key: string, succeedOn: number) => {
+        attemptsRun.set(key, [...(attemptsRun.get(key) ?? []), activityInfo().attempt]);
+        return await activities.flaky(key, succeedOn);
+      },
+    },
+  });
+  running = worker.run();
+}
+
+async function stopWorker(): Promise<void> {
+  worker.shutdown();
+  await running;
+  await nativeConnection.close();
+}
+
+async function eventTypes(handle: WorkflowHandle): Promise<number[]> {
+  return ((await handle.fetchHistory()).events ?? []).map((event) => event.eventType ?? 0);
+}
+
+async function hasEvent(handle: WorkflowHandle, type: number): Promise<void> {
+  if (!(await eventTypes(handle)).includes(type)) throw new Error(`no event ${EventType[type]} yet in ${handle.workflowId}`);
+}
+
+const eventMs = (event: temporal.api.history.v1.IHistoryEvent | undefined) =>
+  Number(event?.eventTime?.seconds ?? 0) * 1000 + Math.floor((event?.eventTime?.nanos ?? 0) / 1e6);
+
+/**
+ * Starts the six workflows, waits until each is in the middle of what it does, calls `restart` (which stops
+ * the service and starts it again on the same database and port), and checks that each finishes as it would
+ * have without the restart, with a history that replays.
+ */
+async function runAcrossRestart(client: Client, name: string, restart: () => Promise<void>): Promise<void> {
+  const id = (kind: string) => `${name}-${kind}-${Date.now()}`;
+  const retryKey = id('retry');
+  const timer = await client.workflow.start(sleepWorkflow, { taskQueue, workflowId: id('timer'), args: [2500] });
+  const signalled = await client.workflow.start(accumulatorWorkflow, { taskQueue, workflowId: id('signal') });
+  const retrying = await client.workflow.start(backoffRetryWorkflow, { taskQueue, workflowId: id('retry'), args: [retryKey, 6] });
+  const parent = await client.workflow.start(sleepyParentWorkflow, { taskQueue, workflowId: id('child'), args: [3000] });
+  const chain = await client.workflow.start(sleepyCountdownWorkflow, { taskQueue, workflowId: id('continue'), args: [2, 1500] });
+  const queried = await client.workflow.start(accumulatorWorkflow, { taskQueue, workflowId: id('query') });
+
+  await signalled.signal(addSignal, 2);
+  await queried.signal(addSignal, 5);
+  await eventually(() => hasEvent(timer, EventType.EVENT_TYPE_TIMER_STARTED));
+  await eventually(() => hasEvent(signalled, EventType.EVENT_TYPE_WORKFLOW_EXECUTION_SIGNALED));
+  await eventually(async () => expect((attemptsRun.get(retryKey) ?? []).length).toBeGreaterThanOrEqual(2));
+  await eventually(() => hasEvent(client.workflow.getHandle(`${parent.workflowId}-child`), EventType.EVENT_TYPE_TIMER_STARTED));
+  await eventually(async () => expect(await queried.query(totalQuery)).toBe(5));
+  const timerStartedAt = eventMs((await timer.fetchHistory()).events?.find((event) => event.eventType === EventType.EVENT_TYPE_TIMER_STARTED));
+  const firstRunOfChain = chain.firstExecutionRunId;
+
+  await restart();
+  const restartedAt = Date.now();
+
+  expect(await queried.query(totalQuery)).toBe(5);
+  await signalled.signal(addSignal, 3);
+  await signalled.signal(finishSignal);
+  await queried.signal(addSignal, 1);
+  expect(await queried.query(totalQuery)).toBe(6);
+  await queried.signal(finishSignal);
+
+  expect(await timer.result()).toBe('woke');
+  expect(await signalled.result()).toBe(5);
+  expect(await retrying.result()).toBe(6);
+  expect(await parent.result()).toBe('child woke');
+  expect(await chain.result()).toBe(3);
+  expect(await queried.result()).toBe(6);
+
+  // The timer fell due while the service was down: it fired when the service came back, not a timer later.
+  const fired = eventMs((await timer.fetchHistory()).events?.find((event) => event.eventType === EventType.EVENT_TYPE_TIMER_FIRED));
+  expect(fired).toBeGreaterThanOrEqual(timerStartedAt + 2500);
+  expect(fired - restartedAt).toBeLessThan(2000);
+  // Each attempt ran at most once, in order: the attempt count survived the restart.
+  const attempts = attemptsRun.get(retryKey) ?? [];
+  expect(attempts).toEqual([...new Set(attempts)].sort((a, b) => a - b));
+  expect(attempts[attempts.length - 1]).toBe(6);
+  // Continue-as-new: the first run of the chain is still there, and closed as CONTINUED_AS_NEW.
+  expect((await client.workflow.getHandle(chain.workflowId, firstRunOfChain).describe()).status.name).toBe('CONTINUED_AS_NEW');
+
+  const code = await testWorkflowBundle();
+  for (const handle of [timer, signalled, retrying, parent, client.workflow.getHandle(`${parent.workflowId}-child`), chain, queried]) {
+    const history = await handle.fetchHistory();
+    await expect(Worker.runReplayHistory({ workflowBundle: { code } }, history, handle.workflowId)).resolves.toBeUndefined();
+  }
+}
+
+test('an orderly stop and start: every kind of workflow carries on where it was', async () => {
+  let server: TemporalServer = await startTemporalServer({ databaseUrl: database.url, port });
+  const connection = await Connection.connect({ address: server.address });
+  await startWorker(server.address);
+  try {
+    const client = new Client({ connection });
+    await runAcrossRestart(client, 'stop', async () => {
+      await server.stop();
+      await new Promise((resolve) => setTimeout(resolve, 3000));
+      server = await startTemporalServer({ databaseUrl: database.url, port });
+      expect(server.restored.openRuns).toBeGreaterThanOrEqual(6);
+    });
+  } finally {
+    await stopWorker();
+    await connection.close();
+    await server.stop();
+  }
+});
+
+test('SIGKILL of the service process: every kind of workflow carries on after a start on the same database', async () => {
+  let service: ServiceProcess | undefined = await startServiceProcess(port, database.url);
+  const pids = [service.pid];
+  const connection = await Connection.connect({ address: service.address });
+  await startWorker(service.address);
+  try {
+    const client = new Client({ connection });
+    await runAcrossRestart(client, 'kill', async () => {
+      await service!.kill('SIGKILL');
+      service = undefined;
+      await new Promise((resolve) => setTimeout(resolve, 3000));
+      service = await startServiceProcess(port, database.url);
+      pids.push(service.pid);
+      expect(service.output()).toMatch(/restored \d+ runs \(\d+ open\)/);
+    });
+  } finally {
+    await stopWorker();
+    await connection.close();
+    await service?.kill('SIGTERM');
+    // Whatever happened above, no service process outlives the test.
+    for (const pid of pids) {
+      try {
+        process.kill(pid, 'SIGKILL');
+      } catch {
+        // Already gone.
+      }
+    }
+  }
+});
