@@ -1,13 +1,18 @@
 /**
- * Benchmark: simple workflows (start → one activity → complete) per second through the in-memory Temporal
- * service, with the real SDK worker and client in this process. `tsx bench/workflows.ts` prints the figures;
+ * Benchmark: simple workflows (start → one activity → complete) per second through the embedded Temporal
+ * service, in memory and durable (PostgreSQL), with the real SDK worker and client in this process; and the
+ * durable service's restart time with many open workflows. `tsx bench/workflows.ts` prints the figures
+ * (DATABASE_URL names the PostgreSQL server to create its throw-away databases on; unset: an embedded one);
  * bench/run.ts calls benchWorkflows(). Uses the conformance suite's greetWorkflow and echo activity. The
- * worker connects without gRPC gzip (as worker/main.ts does for the in-memory service): compressing on a
+ * worker connects without gRPC gzip (as worker/main.ts does for the embedded service): compressing on a
  * loopback connection roughly halves throughput.
  */
+import { randomBytes } from 'node:crypto';
 import { Client, Connection } from '@temporalio/client';
 import { DefaultLogger, NativeConnection, Runtime, Worker } from '@temporalio/worker';
-import { startInMemoryTemporal } from '../temporal-server';
+import { Client as PgClient } from 'pg';
+import { startTemporalServer, type TemporalServer } from '../temporal-server';
+import { startTestDatabase } from '../test/setup/database';
 import * as activities from '../test/temporal/activities';
 import { testWorkflowBundle } from '../test/temporal/environment';
 
@@ -16,6 +21,8 @@ export interface BenchWorkflowsOptions {
   concurrency?: number;
   /** Workflows measured (default 1000). */
   total?: number;
+  /** Runs the service durable on this database (default: in memory). */
+  databaseUrl?: string;
 }
 
 export interface BenchWorkflowsResult {
@@ -25,7 +32,25 @@ export interface BenchWorkflowsResult {
   total: number;
 }
 
+export interface BenchRestartResult {
+  openWorkflows: number;
+  /** From start to listening: connect, migrate, load and rebuild every run, resume the open ones. */
+  restartMs: number;
+  /** Runs the restart found (all of them open). */
+  restoredOpenRuns: number;
+}
+
 let runtimeInstalled = false;
+
+function installRuntime(): void {
+  if (runtimeInstalled) return;
+  try {
+    Runtime.install({ logger: new DefaultLogger('ERROR') });
+  } catch {
+    // A Runtime installed earlier by the caller is fine.
+  }
+  runtimeInstalled = true;
+}
 
 function percentile(sorted: number[], fraction: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * fraction))] ?? 0;
@@ -34,15 +59,8 @@ function percentile(sorted: number[], fraction: number): number {
 export async function benchWorkflows(options: BenchWorkflowsOptions = {}): Promise<BenchWorkflowsResult> {
   const concurrency = options.concurrency ?? 50;
   const total = options.total ?? 1000;
-  if (!runtimeInstalled) {
-    try {
-      Runtime.install({ logger: new DefaultLogger('ERROR') });
-    } catch {
-      // A Runtime installed earlier by the caller is fine.
-    }
-    runtimeInstalled = true;
-  }
-  const server = await startInMemoryTemporal();
+  installRuntime();
+  const server = await startTemporalServer({ databaseUrl: options.databaseUrl });
   const taskQueue = 'bench-workflows';
   const nativeConnection = await NativeConnection.connect({ address: server.address, grpcCompression: { codec: 'none' } });
   const connection = await Connection.connect({ address: server.address });
@@ -92,15 +110,128 @@ export async function benchWorkflows(options: BenchWorkflowsOptions = {}): Promi
   }
 }
 
+/**
+ * Restart of the durable service with `openWorkflows` open workflows: each is started and its first workflow
+ * task completed by a worker (it then waits on an hour-long timer), the service stops, and the time a new
+ * start takes until it listens is measured.
+ */
+export async function benchRestart(databaseUrl: string, openWorkflows = 10_000): Promise<BenchRestartResult> {
+  installRuntime();
+  let server: TemporalServer = await startTemporalServer({ databaseUrl });
+  const taskQueue = 'bench-restart';
+  const nativeConnection = await NativeConnection.connect({ address: server.address, grpcCompression: { codec: 'none' } });
+  const connection = await Connection.connect({ address: server.address });
+  const client = new Client({ connection, namespace: server.namespace });
+  const worker = await Worker.create({
+    connection: nativeConnection,
+    taskQueue,
+    workflowBundle: { code: await testWorkflowBundle() },
+    activities,
+    maxConcurrentWorkflowTaskExecutions: 200,
+    maxCachedWorkflows: 0,
+  });
+  const running = worker.run();
+  try {
+    let next = 0;
+    await Promise.all(
+      Array.from({ length: 100 }, async () => {
+        while (next < openWorkflows) {
+          const index = next++;
+          await client.workflow.start('sleepWorkflow', { taskQueue, workflowId: `bench-open-${index}`, args: [60 * 60 * 1000] });
+        }
+      }),
+    );
+    // Wait until every workflow waits on its timer (its first workflow task completed).
+    for (;;) {
+      const { count } = await client.workflow.count(`WorkflowType = 'sleepWorkflow' AND ExecutionStatus = 'Running'`);
+      if (count >= openWorkflows && worker.getStatus().numInFlightWorkflowActivations === 0) break;
+      await new Promise((resolve) => setTimeout(resolve, 500));
+    }
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+  } finally {
+    worker.shutdown();
+    await running;
+    await nativeConnection.close();
+    await connection.close();
+    await server.stop();
+  }
+  const startedAt = performance.now();
+  server = await startTemporalServer({ databaseUrl });
+  const restartMs = Math.round(performance.now() - startedAt);
+  const restoredOpenRuns = server.restored.openRuns;
+  await server.stop();
+  return { openWorkflows, restartMs, restoredOpenRuns };
+}
+
+/** A database of its own on the server of `serverUrl`, dropped by the returned function. */
+async function scratchDatabase(serverUrl: string, name: string): Promise<{ url: string; drop(): Promise<void> }> {
+  const database = `${name}_${randomBytes(4).toString('hex')}`;
+  const admin = async (sql: string) => {
+    const client = new PgClient({ connectionString: serverUrl });
+    await client.connect();
+    try {
+      await client.query(sql);
+    } finally {
+      await client.end();
+    }
+  };
+  await admin(`CREATE DATABASE ${database}`);
+  return { url: serverUrl.replace(/\/[^/]*$/, `/${database}`), drop: () => admin(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`) };
+}
+
+export interface BenchWorkflowModesResult {
+  inMemory: BenchWorkflowsResult;
+  durable: BenchWorkflowsResult;
+  /** durable / in-memory workflows per second (goal ≥ 0.5). */
+  ratio: number;
+  restart: BenchRestartResult;
+}
+
+/** Both modes back to back, then the restart with 10,000 open workflows; each on a scratch database of `serverUrl`. */
+export async function benchWorkflowModes(serverUrl: string, options: { concurrency?: number; total?: number; openWorkflows?: number } = {}): Promise<BenchWorkflowModesResult> {
+  const inMemory = await benchWorkflows(options);
+  const throughputDatabase = await scratchDatabase(serverUrl, 'temporal_bench');
+  let durable: BenchWorkflowsResult;
+  try {
+    durable = await benchWorkflows({ ...options, databaseUrl: throughputDatabase.url });
+  } finally {
+    await throughputDatabase.drop();
+  }
+  const restartDatabase = await scratchDatabase(serverUrl, 'temporal_bench_restart');
+  try {
+    const restart = await benchRestart(restartDatabase.url, options.openWorkflows ?? 10_000);
+    return { inMemory, durable, ratio: durable.workflowsPerSecond / inMemory.workflowsPerSecond, restart };
+  } finally {
+    await restartDatabase.drop();
+  }
+}
+
+/** The figures as bench/run.ts prints them. */
+export function formatWorkflowModes(result: BenchWorkflowModesResult, concurrency = 50): string[] {
+  const line = (name: string, figures: BenchWorkflowsResult) =>
+    `  ${name}: ${figures.workflowsPerSecond}/s   p50 ${figures.p50Ms} ms   p99 ${figures.p99Ms} ms over ${figures.total}`;
+  return [
+    `Workflows through the embedded Temporal service (start → one activity → complete), concurrency ${concurrency}`,
+    line('in memory', result.inMemory),
+    line('durable (PostgreSQL)', result.durable),
+    `  durable / in-memory: ${result.ratio.toFixed(2)} (goal ≥ 0.50)`,
+    `  restart with ${result.restart.openWorkflows} open workflows: ${result.restart.restartMs} ms to listening, ${result.restart.restoredOpenRuns} runs resumed (goal ≤ 10 s)`,
+  ];
+}
+
 if (require.main === module) {
-  benchWorkflows()
-    .then((result) => {
-      console.log(
-        `workflows (start → activity → complete), concurrency 50: ${result.workflowsPerSecond}/s, p50 ${result.p50Ms} ms, p99 ${result.p99Ms} ms over ${result.total}`,
-      );
-    })
-    .catch((error: unknown) => {
-      console.error(error);
-      process.exit(1);
-    });
+  void (async () => {
+    const temporary = process.env.DATABASE_URL ? undefined : await startTestDatabase();
+    try {
+      const openWorkflows = Number(process.env.BENCH_OPEN_WORKFLOWS ?? 10_000);
+      const total = Number(process.env.BENCH_WORKFLOWS ?? 1000);
+      const result = await benchWorkflowModes(process.env.DATABASE_URL ?? temporary!.url, { concurrency: 50, total, openWorkflows });
+      for (const line of formatWorkflowModes(result)) console.log(line);
+    } finally {
+      await temporary?.stop();
+    }
+  })().catch((error: unknown) => {
+    console.error(error);
+    process.exit(1);
+  });
 }

@@ -1,0 +1,119 @@
+/**
+ * Faults: PostgreSQL restarted under a running durable Temporal service. Calls made while it is down fail
+ * with UNAVAILABLE (the SDK client retries them); the service reconnects once it is back and stores what it
+ * had; nothing is lost and nothing is applied twice — checked on the histories a new service start reads back
+ * from the database. The test runs its own embedded PostgreSQL (postgres-process.ts) so that it can stop and
+ * start it.
+ */
+import { type ChildProcess, fork } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import path from 'node:path';
+import { status as GrpcStatus } from '@grpc/grpc-js';
+import { Client, Connection } from '@temporalio/client';
+import { defaultPayloadConverter } from '@temporalio/common';
+import { temporal } from '@temporalio/proto';
+import { DefaultLogger, NativeConnection, Runtime, Worker } from '@temporalio/worker';
+import { startTemporalServer, type TemporalServer } from '../../temporal-server';
+import * as activities from './activities';
+import { testWorkflowBundle } from './environment';
+import { accumulatorWorkflow, addSignal, finishSignal, greetWorkflow } from './workflows';
+
+const EventType = temporal.api.enums.v1.EventType;
+
+let postgresProcess: ChildProcess;
+let databaseUrl: string;
+
+/** Sends a command to the PostgreSQL process and waits for its answer. */
+function postgres(command: 'stop' | 'start' | 'exit'): Promise<void> {
+  return new Promise((resolve) => {
+    postgresProcess.once('message', () => resolve());
+    postgresProcess.once('exit', () => resolve());
+    postgresProcess.send(command);
+  });
+}
+
+beforeAll(async () => {
+  Runtime.install({ logger: new DefaultLogger('ERROR') });
+  postgresProcess = fork(path.join(__dirname, 'postgres-process.ts'), [], { execArgv: ['--import', 'tsx'], stdio: 'inherit' });
+  databaseUrl = await new Promise<string>((resolve, reject) => {
+    postgresProcess.once('message', (url) => resolve(String(url)));
+    postgresProcess.once('exit', (code) => reject(new Error(`PostgreSQL process exited with ${code}`)));
+  });
+}, 60_000);
+
+afterAll(async () => {
+  if (!postgresProcess) return;
+  await postgres('exit');
+  // Whatever happened, the PostgreSQL process does not outlive the test.
+  if (postgresProcess.exitCode === null) postgresProcess.kill('SIGKILL');
+});
+
+test('PostgreSQL restarted under the service: calls in flight fail UNAVAILABLE, are retried, and land exactly once', async () => {
+  let server: TemporalServer = await startTemporalServer({ databaseUrl });
+  const taskQueue = `faults-${Date.now()}`;
+  const nativeConnection = await NativeConnection.connect({ address: server.address, grpcCompression: { codec: 'none' } });
+  const worker = await Worker.create({ connection: nativeConnection, taskQueue, workflowBundle: { code: await testWorkflowBundle() }, activities });
+  const running = worker.run();
+  const connection = await Connection.connect({ address: server.address });
+  // The same service without the client's retries, to see what a single call is answered.
+  const bare = await Connection.connect({ address: server.address, interceptors: [] });
+  const client = new Client({ connection });
+  try {
+    const accumulator = await client.workflow.start(accumulatorWorkflow, { taskQueue, workflowId: `faults-sum-${Date.now()}` });
+    let sent = 0;
+    for (let value = 1; value <= 5; value += 1) {
+      await accumulator.signal(addSignal, value);
+      sent += value;
+    }
+
+    await postgres('stop');
+    // A signal while PostgreSQL is down: applied in memory but not stored, so answered UNAVAILABLE.
+    const lostSignal = {
+      namespace: 'default',
+      workflowExecution: { workflowId: accumulator.workflowId },
+      signalName: 'add',
+      input: { payloads: [defaultPayloadConverter.toPayload(100)] },
+      identity: 'faults-test',
+      requestId: randomUUID(),
+    };
+    await expect(bare.workflowService.signalWorkflowExecution(lostSignal)).rejects.toMatchObject({ code: GrpcStatus.UNAVAILABLE });
+    // Calls through the SDK client retry UNAVAILABLE: they finish once PostgreSQL is back.
+    const greeting = client.workflow.execute(greetWorkflow, { taskQueue, workflowId: `faults-greet-${Date.now()}`, args: ['outage'] });
+    const signals = (async () => {
+      for (let value = 10; value <= 12; value += 1) {
+        await accumulator.signal(addSignal, value);
+        sent += value;
+      }
+    })();
+    await new Promise((resolve) => setTimeout(resolve, 1500));
+    await postgres('start');
+
+    await signals;
+    // The caller of the UNAVAILABLE signal retries it with the same request id: it counts once.
+    await bare.workflowService.signalWorkflowExecution(lostSignal);
+    sent += 100;
+    expect(await greeting).toBe('hello outage');
+    await accumulator.signal(finishSignal);
+    expect(await accumulator.result()).toBe(sent);
+
+    // What is stored: a new service reads the histories back from the database.
+    await server.stop();
+    server = await startTemporalServer({ databaseUrl, port: Number(server.address.split(':')[1]) });
+    const stored = (await accumulator.fetchHistory()).events ?? [];
+    const values = stored
+      .filter((event) => event.eventType === EventType.EVENT_TYPE_WORKFLOW_EXECUTION_SIGNALED && event.workflowExecutionSignaledEventAttributes?.signalName === 'add')
+      .map((event) => defaultPayloadConverter.fromPayload(event.workflowExecutionSignaledEventAttributes!.input!.payloads![0]!));
+    // Each signal once, in the order the service took them (the UNAVAILABLE one when it was first sent).
+    expect(values).toEqual([1, 2, 3, 4, 5, 100, 10, 11, 12]);
+    expect(stored[stored.length - 1]?.eventType).toBe(EventType.EVENT_TYPE_WORKFLOW_EXECUTION_COMPLETED);
+    const eventIds = stored.map((event) => Number(event.eventId));
+    expect(eventIds).toEqual(eventIds.map((_, index) => index + 1));
+  } finally {
+    worker.shutdown();
+    await running;
+    await nativeConnection.close();
+    await connection.close();
+    await bare.close();
+    await server.stop();
+  }
+});
