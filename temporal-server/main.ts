@@ -1,8 +1,8 @@
 /**
  * The Temporal service on its own: `npm run temporal:server -- [--port N] [--database-url URL]`.
  * Listens on 127.0.0.1 (default port 7233), namespace `default`, until SIGINT/SIGTERM. With a database URL
- * (or TEMPORAL_DATABASE_URL) it is durable: runs are stored in PostgreSQL and carried on after a restart;
- * without one everything stays in memory.
+ * it is durable: runs are stored in PostgreSQL and carried on after a restart; without one everything stays
+ * in memory.
  */
 import { startTemporalServer } from './index';
 
@@ -24,7 +24,7 @@ function portFromArgs(args: string[]): number {
 
 async function main(): Promise<void> {
   const args = process.argv.slice(2);
-  const databaseUrl = option(args, '--database-url') ?? (process.env.TEMPORAL_DATABASE_URL || undefined);
+  const databaseUrl = option(args, '--database-url');
   const temporal = await startTemporalServer({ port: portFromArgs(args), host: '127.0.0.1', databaseUrl });
   if (temporal.durable) {
     const { runs, openRuns, ms } = temporal.restored;

@@ -4,12 +4,15 @@
  * query target — and started again on the same database. Each must finish with the result it has without a
  * restart, and its history must replay on the SDK. Once with an orderly stop of the in-process service, once
  * with SIGKILL of a service process. The worker keeps running across the restart, as it would against a
- * real cluster.
+ * real cluster. Then, by hand: tasks handed out before a restart are handed out again with their attempts
+ * counted, and request-id dedupe and workflow-id policies hold across it.
  */
+import { randomUUID } from 'node:crypto';
 import { Client, Connection, type WorkflowHandle } from '@temporalio/client';
 import { activityInfo } from '@temporalio/activity';
 import { temporal } from '@temporalio/proto';
 import { DefaultLogger, NativeConnection, Runtime, Worker } from '@temporalio/worker';
+import Long from 'long';
 import { startTemporalServer, type TemporalServer } from '../../temporal-server';
 import * as activities from './activities';
 import { createTemporalTestDatabase, type TemporalTestDatabase } from './database';
@@ -24,6 +27,7 @@ import {
   sleepyCountdownWorkflow,
   sleepyParentWorkflow,
   totalQuery,
+  waitForFinishWorkflow,
 } from './workflows';
 
 const EventType = temporal.api.enums.v1.EventType;
@@ -190,4 +194,117 @@ test('SIGKILL of the service process: every kind of workflow carries on after a 
       }
     }
   }
+});
+
+describe('across an orderly stop and start, by hand (no worker on the task queue)', () => {
+  let server: TemporalServer;
+  let connection: Connection;
+  let client: Client;
+  const service = () => connection.workflowService;
+
+  beforeAll(async () => {
+    server = await startTemporalServer({ databaseUrl: database.url, port });
+    connection = await Connection.connect({ address: server.address });
+    client = new Client({ connection });
+  });
+
+  afterAll(async () => {
+    await connection?.close();
+    await server?.stop();
+  });
+
+  async function restartService(): Promise<void> {
+    await server.stop();
+    server = await startTemporalServer({ databaseUrl: database.url, port });
+  }
+
+  const notFound = { code: 5 };
+
+  test('a workflow task and an activity task handed out before the restart are handed out again, their attempts counted', async () => {
+    const handTaskQueue = `hand-${Date.now()}`;
+    const handle = await client.workflow.start(waitForFinishWorkflow, { taskQueue: handTaskQueue, workflowId: `hand-${Date.now()}` });
+    const poll = () => service().pollWorkflowTaskQueue({ namespace: 'default', taskQueue: { name: handTaskQueue }, identity: 'hand' });
+    const pollActivity = () => service().pollActivityTaskQueue({ namespace: 'default', taskQueue: { name: handTaskQueue }, identity: 'hand' });
+
+    const first = await poll();
+    expect(first.attempt).toBe(1);
+    await restartService();
+    const second = await poll();
+    expect(second.workflowExecution?.runId).toBe(handle.firstExecutionRunId);
+    expect(second.attempt).toBe(2);
+    expect((second.history?.events ?? []).map((event) => event.eventType)).toContain(EventType.EVENT_TYPE_WORKFLOW_TASK_TIMED_OUT);
+    await expect(service().respondWorkflowTaskCompleted({ namespace: 'default', taskToken: first.taskToken, identity: 'hand' })).rejects.toMatchObject(notFound);
+
+    await service().respondWorkflowTaskCompleted({
+      namespace: 'default',
+      taskToken: second.taskToken,
+      identity: 'hand',
+      commands: [
+        {
+          commandType: temporal.api.enums.v1.CommandType.COMMAND_TYPE_SCHEDULE_ACTIVITY_TASK,
+          scheduleActivityTaskCommandAttributes: {
+            activityId: 'by-hand',
+            activityType: { name: 'echo' },
+            taskQueue: { name: handTaskQueue },
+            startToCloseTimeout: { seconds: Long.fromNumber(30) },
+            retryPolicy: { initialInterval: { nanos: 100_000_000 }, backoffCoefficient: 1, maximumAttempts: 5 },
+          },
+        },
+      ],
+    });
+    const firstAttempt = await pollActivity();
+    expect(firstAttempt.attempt).toBe(1);
+    await restartService();
+    const secondAttempt = await pollActivity();
+    expect(secondAttempt.activityId).toBe('by-hand');
+    expect(secondAttempt.attempt).toBe(2);
+    await expect(service().respondActivityTaskCompleted({ namespace: 'default', taskToken: firstAttempt.taskToken, identity: 'hand' })).rejects.toMatchObject(notFound);
+    await service().respondActivityTaskCompleted({ namespace: 'default', taskToken: secondAttempt.taskToken, identity: 'hand' });
+
+    const events = (await handle.fetchHistory()).events ?? [];
+    const started = events.find((event) => event.eventType === EventType.EVENT_TYPE_ACTIVITY_TASK_STARTED);
+    expect(started?.activityTaskStartedEventAttributes?.attempt).toBe(2);
+    expect(events.map((event) => event.eventType)).toContain(EventType.EVENT_TYPE_ACTIVITY_TASK_COMPLETED);
+    await handle.terminate('test done');
+  });
+
+  test('request-id dedupe and workflow-id policies hold after the restart', async () => {
+    const workflowId = `policies-${Date.now()}`;
+    const requestId = randomUUID();
+    const start = (request: Partial<temporal.api.workflowservice.v1.IStartWorkflowExecutionRequest>) =>
+      service().startWorkflowExecution({
+        namespace: 'default',
+        workflowId,
+        workflowType: { name: 'waitForFinishWorkflow' },
+        taskQueue: { name: `policies-${Date.now()}` },
+        identity: 'hand',
+        requestId,
+        ...request,
+      });
+    const started = await start({});
+    expect(started.started).toBe(true);
+    const handle = client.workflow.getHandle(workflowId);
+    await handle.signal(addSignal, 1);
+    await restartService();
+
+    // The same start again (a retry): the same run, not a second one.
+    const again = await start({});
+    expect(again.runId).toBe(started.runId);
+    expect(again.started).toBe(false);
+    // Another start of the running workflow id: refused.
+    await expect(start({ requestId: randomUUID() })).rejects.toMatchObject({ code: 6 });
+    // USE_EXISTING hands back the running run.
+    const existing = await start({ requestId: randomUUID(), workflowIdConflictPolicy: temporal.api.enums.v1.WorkflowIdConflictPolicy.WORKFLOW_ID_CONFLICT_POLICY_USE_EXISTING });
+    expect(existing.runId).toBe(started.runId);
+
+    await handle.terminate('closing for the reuse policy');
+    await restartService();
+    await expect(
+      start({ requestId: randomUUID(), workflowIdReusePolicy: temporal.api.enums.v1.WorkflowIdReusePolicy.WORKFLOW_ID_REUSE_POLICY_REJECT_DUPLICATE }),
+    ).rejects.toMatchObject({ code: 6 });
+    const reused = await start({ requestId: randomUUID() });
+    expect(reused.started).toBe(true);
+    expect(reused.runId).not.toBe(started.runId);
+    await client.workflow.getHandle(workflowId).terminate('test done');
+  });
 });
