@@ -43,10 +43,10 @@ beforeAll(async () => {
 
 afterAll(async () => {
   if (!postgresProcess) return;
-  await postgres('exit');
+  await Promise.race([postgres('exit'), new Promise((resolve) => setTimeout(resolve, 20_000))]);
   // Whatever happened, the PostgreSQL process does not outlive the test.
-  if (postgresProcess.exitCode === null) postgresProcess.kill('SIGKILL');
-});
+  if (postgresProcess.exitCode === null && postgresProcess.signalCode === null) process.kill(postgresProcess.pid!, 'SIGKILL');
+}, 30_000);
 
 test('PostgreSQL restarted under the service: calls in flight fail UNAVAILABLE, are retried, and land exactly once', async () => {
   let server: TemporalServer = await startTemporalServer({ databaseUrl });
