@@ -1,0 +1,61 @@
+/**
+ * The sandbox's closed set of error codes, each with its HTTP status and one line for the error reference it
+ * serves at /docs/errors. Handlers throw `BrokerError`; one middleware renders `{code, message, documentation}`.
+ */
+
+export const BROKER_ERROR_CODES = {
+  INVALID_REQUEST_BODY: { status: 400, description: 'The JSON body does not match the schema; the message names the field.' },
+  MALFORMED_JSON: { status: 400, description: 'The body is not valid JSON.' },
+  INVALID_PARAMETER: { status: 400, description: 'A path or query parameter is invalid; the message names it.' },
+  INVALID_QTY: { status: 400, description: '`qty` is not a decimal string greater than zero with at most nine decimals.' },
+  INVALID_SYMBOL: { status: 400, description: '`underlying_symbol` is not 1–10 capital letters (optionally with `.`), or `token_symbol` is not the underlying followed by `on`.' },
+  INVALID_NETWORK: { status: 400, description: '`network` is not `ethereum` or `binance`.' },
+  INVALID_WALLET_ADDRESS: { status: 400, description: '`wallet_address` is not a 0x-prefixed 20-byte EVM address (mixed case must be a valid checksum).' },
+  INVALID_TX_HASH: { status: 400, description: '`tx_hash` is not a 0x-prefixed 32-byte hex transaction hash.' },
+  INVALID_IDEMPOTENCY_KEY: { status: 400, description: 'The `Idempotency-Key` header must be 1–128 printable ASCII characters.' },
+  UNAUTHORIZED: { status: 401, description: 'HTTP basic authentication is missing, malformed, or the key and secret do not match.' },
+  FORBIDDEN: { status: 403, description: 'The credential may not call this endpoint (a participant on an issuer callback, or the issuer on a participant action).' },
+  ACCOUNT_NOT_FOUND: { status: 404, description: 'No account with this id that the credential may act on.' },
+  REQUEST_NOT_FOUND: { status: 404, description: 'No tokenization request with this id in the account.' },
+  NOT_FOUND: { status: 404, description: 'No such route.' },
+  METHOD_NOT_ALLOWED: { status: 405, description: 'The route does not accept this method.' },
+  REQUEST_CONFLICT: { status: 409, description: 'The callback contradicts the request as recorded (not pending, shares not journalled, another tx hash, or another redemption under the same issuer request id).' },
+  CLIENT_ALREADY_LINKED: { status: 409, description: 'The account is already linked to another issuer client id, or that client id is linked to another account.' },
+  PAYLOAD_TOO_LARGE: { status: 413, description: 'The request body is larger than the sandbox accepts.' },
+  UNSUPPORTED_MEDIA_TYPE: { status: 415, description: 'The request body is not application/json.' },
+  IDEMPOTENCY_KEY_REUSED: { status: 422, description: 'The `Idempotency-Key` was already used with another request body.' },
+  ACCOUNT_NOT_LINKED: { status: 422, description: 'The account has no issuer client id yet: link it (PUT …/tokenization/client) before minting.' },
+  UNKNOWN_ISSUER: { status: 422, description: '`issuer` is not the issuer this sandbox works with.' },
+  NETWORK_UNAVAILABLE: { status: 422, description: 'The sandbox has no issuer contract configured for this network.' },
+  CLIENT_MISMATCH: { status: 422, description: "The callback's `client_id` is not the one linked to the account." },
+  INTERNAL_ERROR: { status: 500, description: 'Internal error; the message carries the request id.' },
+} as const satisfies Record<string, { status: number; description: string }>;
+
+export type BrokerErrorCode = keyof typeof BROKER_ERROR_CODES;
+
+/** A failure that leaves the sandbox as `{code, message, documentation}` with the code's status. */
+export class BrokerError extends Error {
+  readonly status: number;
+  readonly headers: Record<string, string>;
+
+  constructor(
+    readonly code: BrokerErrorCode,
+    message: string,
+    options: { cause?: unknown; headers?: Record<string, string> } = {},
+  ) {
+    super(message, { cause: options.cause });
+    this.name = 'BrokerError';
+    this.status = BROKER_ERROR_CODES[code].status;
+    this.headers = options.headers ?? {};
+  }
+}
+
+export interface BrokerErrorBody {
+  code: BrokerErrorCode;
+  message: string;
+  documentation: string;
+}
+
+export function brokerErrorBody(baseUrl: string, code: BrokerErrorCode, message: string): BrokerErrorBody {
+  return { code, message, documentation: `${baseUrl}/docs/errors#${code.toLowerCase()}` };
+}

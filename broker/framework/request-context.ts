@@ -1,0 +1,38 @@
+/**
+ * Outermost middleware of the sandbox: a request id, every failure rendered as `{code, message, documentation}`,
+ * one log line per request (never the credential's secret).
+ */
+import { randomUUID } from 'node:crypto';
+import type { Middleware } from 'koa';
+import type { Logger } from '../../config/logger';
+import { BrokerError, brokerErrorBody } from '../errors';
+import type { BrokerState } from './state';
+
+const REQUEST_ID = /^[A-Za-z0-9._-]{8,64}$/;
+
+export function requestContext(options: { logger: Logger; baseUrl: string }): Middleware<BrokerState> {
+  const { logger, baseUrl } = options;
+  return async (ctx, next) => {
+    const started = process.hrtime.bigint();
+    const offered = ctx.get('x-request-id');
+    const requestId = REQUEST_ID.test(offered) ? offered : randomUUID();
+    ctx.state.requestId = requestId;
+    ctx.set('x-request-id', requestId);
+    try {
+      await next();
+      if (ctx.status === 404 && ctx.body === undefined) throw new BrokerError('NOT_FOUND', `No route for ${ctx.method} ${ctx.path}`);
+    } catch (error) {
+      const brokerError =
+        error instanceof BrokerError ? error : new BrokerError('INTERNAL_ERROR', `Internal error (request id ${requestId})`, { cause: error });
+      if (brokerError.code === 'INTERNAL_ERROR') logger.error({ requestId, err: error }, 'broker request failed');
+      ctx.status = brokerError.status;
+      ctx.set(brokerError.headers);
+      ctx.body = brokerErrorBody(baseUrl, brokerError.code, brokerError.message);
+    }
+    const latencyMs = Number(process.hrtime.bigint() - started) / 1e6;
+    logger.debug(
+      { requestId, method: ctx.method, path: ctx.path, status: ctx.status, latencyMs: Math.round(latencyMs * 100) / 100, credential: ctx.state.credential?.key },
+      'broker request',
+    );
+  };
+}

@@ -1,0 +1,86 @@
+/**
+ * The broker's EIP-712 signature over a mint request, as the issuer contract's `processMint` checks it
+ * (contracts/src/Issuer.sol, `hashMintRequest`): domain "TokenizedStockIssuer" version "1" on the network's chain
+ * and issuer contract; `qty` scaled by 1e9 (exact: at most nine decimals), `clientAccountId` the participant's
+ * account id, `created` epoch seconds, `nonce` a random uint256.
+ */
+import { randomBytes } from 'node:crypto';
+import type { Address, Hex, LocalAccount } from 'viem';
+import { Decimal } from '../domain/money';
+import { NETWORK_CHAIN_IDS, type Network } from './fields';
+
+export const MINT_REQUEST_DOMAIN_NAME = 'TokenizedStockIssuer';
+export const MINT_REQUEST_DOMAIN_VERSION = '1';
+
+export const MINT_REQUEST_TYPES = {
+  MintRequest: [
+    { name: 'tokenizationRequestId', type: 'string' },
+    { name: 'underlyingSymbol', type: 'string' },
+    { name: 'tokenSymbol', type: 'string' },
+    { name: 'qty', type: 'uint256' },
+    { name: 'wallet', type: 'address' },
+    { name: 'network', type: 'string' },
+    { name: 'clientAccountId', type: 'string' },
+    { name: 'created', type: 'uint256' },
+    { name: 'nonce', type: 'uint256' },
+  ],
+} as const;
+
+/** Share quantity units per share in a signed mint request. */
+export const QTY_SCALE = new Decimal('1e9');
+
+export interface MintRequestFields {
+  tokenizationRequestId: string;
+  underlyingSymbol: string;
+  tokenSymbol: string;
+  /** Decimal string, at most nine decimals. */
+  qty: string;
+  wallet: Address;
+  network: Network;
+  clientAccountId: string;
+  created: number;
+  nonce: bigint;
+}
+
+/** `qty` in 1e-9 share units; refuses a quantity with more than nine decimals instead of rounding it. */
+export function scaledQty(qty: string): bigint {
+  const scaled = new Decimal(qty).times(QTY_SCALE);
+  if (!scaled.isInteger() || scaled.lte(0)) throw new Error(`qty ${qty} is not a positive quantity with at most nine decimals`);
+  return BigInt(scaled.toFixed(0));
+}
+
+/** A fresh uint256 nonce. */
+export function newMintNonce(): bigint {
+  return BigInt(`0x${randomBytes(32).toString('hex')}`);
+}
+
+/** The typed data a mint request is signed as (for viem's sign, verify and recover functions). */
+export function mintRequestTypedData(fields: MintRequestFields, verifyingContract: Address) {
+  return {
+    domain: {
+      name: MINT_REQUEST_DOMAIN_NAME,
+      version: MINT_REQUEST_DOMAIN_VERSION,
+      chainId: NETWORK_CHAIN_IDS[fields.network],
+      verifyingContract,
+    },
+    types: MINT_REQUEST_TYPES,
+    primaryType: 'MintRequest' as const,
+    message: {
+      tokenizationRequestId: fields.tokenizationRequestId,
+      underlyingSymbol: fields.underlyingSymbol,
+      tokenSymbol: fields.tokenSymbol,
+      qty: scaledQty(fields.qty),
+      wallet: fields.wallet,
+      network: fields.network,
+      clientAccountId: fields.clientAccountId,
+      created: BigInt(fields.created),
+      nonce: fields.nonce,
+    },
+  };
+}
+
+/** The 65-byte r‖s‖v signature, 0x hex. */
+export async function signMintRequest(signer: LocalAccount, fields: MintRequestFields, verifyingContract: Address): Promise<Hex> {
+  if (!signer.signTypedData) throw new Error('the broker signer cannot sign typed data');
+  return signer.signTypedData(mintRequestTypedData(fields, verifyingContract));
+}

@@ -1,0 +1,109 @@
+/**
+ * The sandbox's in-process job loop. Pending work is found from SQL (on start, on a wake-up after a write, and
+ * at the earliest due retry), taken under a lease so one worker runs a step at a time, and run step by step
+ * (processing/steps.ts). Restart-safe: nothing is kept in memory that SQL does not hold; a lease left by a
+ * process that died runs out after `leaseMs` and the work is taken again.
+ */
+import { randomUUID } from 'node:crypto';
+import type { Pool } from 'pg';
+import type { Logger } from '../../config/logger';
+import type { IssuerClient } from '../issuer-client';
+import { claimDueRequests, nextDueAt, recordStep, releaseLeases } from '../queries/requests';
+import { runStep, type StepContext } from './steps';
+
+export interface ProcessorOptions {
+  db: Pool;
+  logger: Logger;
+  issuer: IssuerClient;
+  /** First retry delay; doubles per failed attempt up to `retryMaxMs`. */
+  retryInitialMs: number;
+  retryMaxMs: number;
+  /** Longest sleep between looks at SQL. */
+  pollMs: number;
+  leaseMs: number;
+  /** Requests worked on at once. */
+  concurrency: number;
+}
+
+export class RequestProcessor {
+  private readonly owner = `broker-${randomUUID()}`;
+  private readonly context: StepContext;
+  private running: Promise<void> | undefined;
+  private again = false;
+  private stopped = false;
+  private timer: NodeJS.Timeout | undefined;
+
+  constructor(private readonly options: ProcessorOptions) {
+    this.context = {
+      db: options.db,
+      logger: options.logger,
+      issuer: options.issuer,
+      owner: this.owner,
+      retryAt: (attempts) => new Date(Date.now() + Math.min(options.retryInitialMs * 2 ** attempts, options.retryMaxMs)),
+    };
+  }
+
+  /** Looks for due work now (or as soon as the current pass ends). */
+  wake(): void {
+    if (this.stopped) return;
+    if (this.running) {
+      this.again = true;
+      return;
+    }
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = undefined;
+    this.running = this.drain()
+      .catch((error: unknown) => this.options.logger.error({ err: error }, 'broker processor pass failed'))
+      .finally(() => {
+        this.running = undefined;
+        void this.schedule();
+      });
+  }
+
+  /** Finishes the step in hand, lets go of its leases and stops looking. */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    if (this.timer) clearTimeout(this.timer);
+    await this.running;
+    await releaseLeases(this.options.db, this.owner);
+  }
+
+  private async schedule(): Promise<void> {
+    if (this.stopped) return;
+    if (this.again) {
+      this.again = false;
+      this.wake();
+      return;
+    }
+    let delay = this.options.pollMs;
+    try {
+      const due = await nextDueAt(this.options.db);
+      if (due) delay = Math.max(0, Math.min(delay, due.getTime() - Date.now()));
+    } catch (error) {
+      this.options.logger.warn({ err: error }, 'broker processor could not read its next due time');
+    }
+    if (this.stopped || this.running) return;
+    this.timer = setTimeout(() => this.wake(), delay);
+    this.timer.unref();
+  }
+
+  private async drain(): Promise<void> {
+    while (!this.stopped) {
+      const batch = await claimDueRequests(this.options.db, this.owner, this.options.leaseMs, this.options.concurrency);
+      if (batch.length === 0) return;
+      await Promise.all(
+        batch.map(async (request) => {
+          try {
+            await runStep(this.context, request);
+          } catch (error) {
+            this.options.logger.error({ err: error, tokenizationRequestId: request.tokenizationRequestId, step: request.step }, 'broker step failed');
+            await recordStep(this.options.db, request.tokenizationRequestId, this.owner, {
+              retryAt: this.context.retryAt(request.attempts),
+              lastError: (error as Error).message,
+            }).catch(() => undefined);
+          }
+        }),
+      );
+    }
+  }
+}

@@ -1,0 +1,104 @@
+/**
+ * Seeds the sandbox, idempotently: the participant credential, the issuer's account, and the development
+ * participant account holding at least `minimumShares` of each development symbol (topped up by a `deposit`
+ * journal row when it holds fewer, so positions always equal the journal).
+ */
+import { createHash } from 'node:crypto';
+import type { Pool } from 'pg';
+import { Decimal } from '../domain/money';
+import { migrateBroker } from './migrate';
+import { accountPositions, ensureAccount } from './queries/accounts';
+import { storeCredential, type Credential } from './queries/credentials';
+import { moveShares } from './queries/journal';
+
+export const DEVELOPMENT_SYMBOLS = ['AAPL', 'NVDA', 'TSLA', 'MSFT', 'AMZN'] as const;
+
+export interface SandboxAccount {
+  accountId: string;
+  accountNumber: string;
+  email: string;
+  /** symbol → decimal string */
+  positions: Record<string, string>;
+}
+
+export interface ParticipantSeed {
+  accountNumber: string;
+  email: string;
+  /** Default: `DEVELOPMENT_SYMBOLS`. */
+  symbols?: readonly string[];
+  /** Default: 1000. */
+  minimumShares?: string;
+}
+
+export interface SeedBrokerSandboxOptions {
+  /** The participant credential that owns the seeded participant accounts (stored hashed). */
+  brokerCredential: Credential;
+  /** Default: the development participant (`ap@sandbox.test`, account number `SBX-000001`). */
+  participants?: ParticipantSeed[];
+  /** Default: `issuer@sandbox.test`. */
+  issuerEmail?: string;
+}
+
+export interface SeededSandbox {
+  accounts: SandboxAccount[];
+  issuerAccount: SandboxAccount;
+}
+
+export const DEVELOPMENT_PARTICIPANT: ParticipantSeed = { accountNumber: 'SBX-000001', email: 'ap@sandbox.test' };
+
+/** A stable UUID-shaped account id derived from the account number, so every seed names the same account. */
+export function sandboxAccountId(accountNumber: string): string {
+  const hex = createHash('sha256').update(`brokerage-sandbox:${accountNumber}`).digest('hex');
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-4${hex.slice(13, 16)}-8${hex.slice(17, 20)}-${hex.slice(20, 32)}`;
+}
+
+export async function seedBrokerSandbox(db: Pool, options: SeedBrokerSandboxOptions): Promise<SeededSandbox> {
+  await migrateBroker(db);
+  await storeCredential(db, options.brokerCredential, 'participant');
+  const issuer = await ensureAccount(db, {
+    accountId: sandboxAccountId('SBX-ISSUER'),
+    accountNumber: 'SBX-ISSUER',
+    email: options.issuerEmail ?? 'issuer@sandbox.test',
+    kind: 'issuer',
+    ownerKey: null,
+  });
+  const accounts: SandboxAccount[] = [];
+  for (const seed of options.participants ?? [DEVELOPMENT_PARTICIPANT]) {
+    const accountId = sandboxAccountId(seed.accountNumber);
+    await ensureAccount(db, { accountId, accountNumber: seed.accountNumber, email: seed.email, kind: 'participant', ownerKey: options.brokerCredential.key });
+    const minimum = new Decimal(seed.minimumShares ?? '1000');
+    for (const symbol of seed.symbols ?? DEVELOPMENT_SYMBOLS) {
+      const client = await db.connect();
+      try {
+        await client.query('BEGIN');
+        const { rows } = await client.query<{ qty: string }>('SELECT qty FROM broker.positions WHERE account_id = $1 AND symbol = $2 FOR UPDATE', [accountId, symbol]);
+        const held = new Decimal(rows[0]?.qty ?? '0');
+        if (held.lt(minimum)) {
+          const { rows: count } = await client.query<{ n: string }>('SELECT count(*) AS n FROM broker.journal WHERE to_account = $1 AND symbol = $2 AND reason = $3', [
+            accountId,
+            symbol,
+            'deposit',
+          ]);
+          await moveShares(client, {
+            toAccount: accountId,
+            symbol,
+            qty: minimum.minus(held).toFixed(),
+            reason: 'deposit',
+            idempotencyKey: `deposit:${accountId}:${symbol}:${Number(count[0]!.n) + 1}`,
+          });
+        }
+        await client.query('COMMIT');
+      } catch (error) {
+        await client.query('ROLLBACK').catch(() => undefined);
+        throw error;
+      } finally {
+        client.release();
+      }
+    }
+    accounts.push({ accountId, accountNumber: seed.accountNumber, email: seed.email, positions: await accountPositions(db, accountId) });
+  }
+  return {
+    accounts,
+    issuerAccount: { accountId: issuer.accountId, accountNumber: issuer.accountNumber, email: issuer.email, positions: await accountPositions(db, issuer.accountId) },
+  };
+}

@@ -1,0 +1,24 @@
+/** What the sandbox's routes and its processor share: the database, the signer, the configuration, the logger. */
+import type { Pool } from 'pg';
+import type { Address, LocalAccount } from 'viem';
+import type { Logger } from '../config/logger';
+
+/** The issuer's `Issuer` contract per network (the EIP-712 `verifyingContract` of a mint request). */
+export interface IssuerContracts {
+  ethereum?: Address;
+  binance?: Address;
+}
+
+export interface BrokerServices {
+  db: Pool;
+  logger: Logger;
+  /** Where the sandbox is reached; the base of the `documentation` links in errors. */
+  baseUrl: string;
+  /** The issuer id participants name in `issuer` of a mint. */
+  issuerId: string;
+  issuerContracts: IssuerContracts;
+  signer: LocalAccount;
+  bodyLimitBytes: number;
+  /** Tells the processor that new work is due (a mint recorded, a redemption called back). */
+  wake(): void;
+}

@@ -1,0 +1,125 @@
+/**
+ * Starts the brokerage sandbox: migrates its schema, stores both basic-auth credentials (hashed), listens, and
+ * runs the processor that carries mints and redemptions through (picking up whatever was pending in SQL).
+ */
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { Pool } from 'pg';
+import type { LocalAccount } from 'viem';
+import type { Logger } from '../config/logger';
+import { createBrokerApp } from './app';
+import { createIssuerClient } from './issuer-client';
+import { migrateBroker } from './migrate';
+import { RequestProcessor } from './processing/processor';
+import { storeCredential, type Credential } from './queries/credentials';
+import type { IssuerContracts } from './services';
+
+export interface StartBrokerOptions {
+  /** The database to use (the caller closes it), or `databaseUrl` for a pool of the sandbox's own. */
+  db?: Pool;
+  databaseUrl?: string;
+  host: string;
+  /** 0: any free port (see `url`). */
+  port: number;
+  /** Base of the issuer's partner API, e.g. `http://127.0.0.1:8080`. */
+  issuerApiUrl: string;
+  /** The partner-scoped API key the issuer gave the broker (sent as `x-api-key`). */
+  partnerApiKey: string;
+  /** The issuer id participants name in `issuer` of a mint (stack.json `issuer.id`). */
+  issuerId: string;
+  /** What the issuer authenticates its callbacks with. */
+  issuerCredential: Credential;
+  /** What authorized participants authenticate with; it owns the seeded participant accounts. */
+  brokerCredential: Credential;
+  /** The broker's EIP-712 mint-request signer (BROKER_SIGNER_ROLE on the issuer contracts). */
+  signer: LocalAccount;
+  issuerContracts: IssuerContracts;
+  logger: Logger;
+  /** Outbound call timeout, default 10 s. */
+  issuerTimeoutMs?: number;
+  /** First retry delay after a failed issuer call (doubling), default 1 s; cap default 60 s. */
+  retryInitialMs?: number;
+  retryMaxMs?: number;
+  /** Longest pause between looks for due work, default 1 s. */
+  pollMs?: number;
+  /** How long a step is held before another worker may take it over, default 30 s. */
+  leaseMs?: number;
+  /** Largest accepted request body, default 64 KiB. */
+  bodyLimitBytes?: number;
+}
+
+export interface RunningBroker {
+  /** e.g. `http://127.0.0.1:8090` */
+  url: string;
+  /** Stops listening, finishes the step in hand, and closes the pool it opened. */
+  stop(): Promise<void>;
+}
+
+export async function startBroker(options: StartBrokerOptions): Promise<RunningBroker> {
+  if (!options.db && !options.databaseUrl) throw new Error('startBroker needs db or databaseUrl');
+  const ownPool = options.db ? undefined : new Pool({ connectionString: options.databaseUrl, max: 10 });
+  ownPool?.on('error', (error) => options.logger.warn({ err: error }, 'broker database connection failed'));
+  const db = options.db ?? ownPool!;
+  let server: Server | undefined;
+  let processor: RequestProcessor | undefined;
+  try {
+    await migrateBroker(db);
+    await storeCredential(db, options.brokerCredential, 'participant');
+    await storeCredential(db, options.issuerCredential, 'issuer');
+
+    processor = new RequestProcessor({
+      db,
+      logger: options.logger,
+      issuer: createIssuerClient({ issuerApiUrl: options.issuerApiUrl, partnerApiKey: options.partnerApiKey, timeoutMs: options.issuerTimeoutMs ?? 10_000 }),
+      retryInitialMs: options.retryInitialMs ?? 1_000,
+      retryMaxMs: options.retryMaxMs ?? 60_000,
+      pollMs: options.pollMs ?? 1_000,
+      leaseMs: options.leaseMs ?? 30_000,
+      concurrency: 10,
+    });
+    const running = processor;
+    const services = {
+      db,
+      logger: options.logger,
+      baseUrl: '',
+      issuerId: options.issuerId,
+      issuerContracts: options.issuerContracts,
+      signer: options.signer,
+      bodyLimitBytes: options.bodyLimitBytes ?? 65_536,
+      wake: () => running.wake(),
+    };
+    const koa = createBrokerApp(services);
+    const listening = createServer(koa.callback());
+    server = listening;
+    await new Promise<void>((resolve, reject) => {
+      listening.once('error', reject);
+      listening.listen(options.port, options.host, () => resolve());
+    });
+    const { port } = listening.address() as AddressInfo;
+    const url = `http://${options.host.includes(':') ? `[${options.host}]` : options.host}:${port}`;
+    services.baseUrl = url;
+    running.wake();
+    options.logger.info({ url }, 'brokerage sandbox listening');
+
+    let stopping: Promise<void> | undefined;
+    return {
+      url,
+      stop: () => {
+        stopping ??= (async () => {
+          await new Promise<void>((resolve) => {
+            listening.close(() => resolve());
+            listening.closeAllConnections();
+          });
+          await running.stop();
+          await ownPool?.end();
+        })();
+        return stopping;
+      },
+    };
+  } catch (error) {
+    server?.close();
+    await processor?.stop().catch(() => undefined);
+    await ownPool?.end();
+    throw error;
+  }
+}
