@@ -36,7 +36,7 @@ export function createApp(dependencies: ApiDependencies): App {
   koa.use(docs.routes());
 
   const v1 = new Router<ApiState>({ prefix: '/v1' });
-  v1.use(authenticate(services.keys));
+  v1.use(authenticate(services.keys, { failuresPerMinute: services.config.AUTH_FAILURES_PER_MINUTE }));
   v1.use(rateLimit(new RateLimiter(), { perSecond: services.config.RATE_LIMIT_PER_SECOND, burst: services.config.RATE_LIMIT_BURST }));
   for (const router of [assetsRouter, attestationsRouter, tickersRouter, limitsRouter, statusRouter, marketDataRouter, workflowsRouter]) {
     v1.use(router(services).routes());

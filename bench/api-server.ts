@@ -13,7 +13,7 @@ async function main(): Promise<void> {
   // Request logs are kept (at info, as JSON) so the app pays what it pays in production.
   const logger = pino({ level: 'info' }, pino.destination({ dest: '/dev/null', sync: false }));
   const app = createApp({
-    config: { PUBLIC_BASE_URL: 'http://127.0.0.1', RATE_LIMIT_PER_SECOND: 50, RATE_LIMIT_BURST: 100, BODY_LIMIT_BYTES: 65_536, API_KEY_CACHE_SECONDS: 5 },
+    config: { PUBLIC_BASE_URL: 'http://127.0.0.1', RATE_LIMIT_PER_SECOND: 50, RATE_LIMIT_BURST: 100, BODY_LIMIT_BYTES: 65_536, API_KEY_CACHE_SECONDS: 5, AUTH_FAILURES_PER_MINUTE: 10 },
     db,
     logger,
   });

@@ -37,7 +37,7 @@ async function main(): Promise<void> {
     taskQueue: ISSUER_TASK_QUEUE,
     settlementGraceMs: 60_000,
   };
-  const config = { PUBLIC_BASE_URL: 'http://127.0.0.1', RATE_LIMIT_PER_SECOND: 50, RATE_LIMIT_BURST: 100, BODY_LIMIT_BYTES: 65_536, API_KEY_CACHE_SECONDS: 5 };
+  const config = { PUBLIC_BASE_URL: 'http://127.0.0.1', RATE_LIMIT_PER_SECOND: 50, RATE_LIMIT_BURST: 100, BODY_LIMIT_BYTES: 65_536, API_KEY_CACHE_SECONDS: 5, AUTH_FAILURES_PER_MINUTE: 10 };
   const real = await listen(createApp({ config, db, logger, clock, temporal, attestations }), { host: '127.0.0.1', port: 0 });
   const floor = await listen(createApp({ config, db, logger, clock, attestations }), { host: '127.0.0.1', port: 0 });
   process.send!({ real: real.url, floor: floor.url });

@@ -35,6 +35,8 @@ export const configSchema = z.object({
   BODY_LIMIT_BYTES: positiveInt.default(64 * 1024),
   /** Seconds that an API key lookup may be served from memory (revocations in other processes apply within this). */
   API_KEY_CACHE_SECONDS: z.coerce.number().min(0).default(5),
+  /** Failed authentications a client address may make per minute before it gets 429 RATE_LIMITED. */
+  AUTH_FAILURES_PER_MINUTE: positiveInt.default(10),
   /** A latest price older than this is not quoted (503 PRICE_UNAVAILABLE). */
   QUOTE_MAX_PRICE_AGE_MS: positiveInt.default(15_000),
   /** Largest order (USD notional) while an asset is ASSET_LIMITED. */

@@ -1,11 +1,14 @@
 /**
  * API-key authentication and scopes. Keys are looked up by hash; lookups are memoised for a few
  * seconds (`API_KEY_CACHE_SECONDS`) and dropped at once when this process revokes or is told of a revocation.
+ * Failed authentications are throttled per client address (`AUTH_FAILURES_PER_MINUTE`, default 10): an address
+ * past it gets 429 RATE_LIMITED before its key is looked up, so guessing keys never reaches the database faster.
  */
 import type { Middleware } from 'koa';
 import { findActiveApiKey, type ApiKey, type KeyScope } from '../../db/queries/api-keys';
 import type { Database } from '../../db/pool';
 import { ApiError } from './errors';
+import { RateLimiter, rateLimitHeaders, type RateLimitPolicy } from './rate-limit';
 import type { ApiState } from './state';
 
 interface CachedLookup {
@@ -33,19 +36,59 @@ export class ApiKeyResolver {
     return key;
   }
 
+  /** Whether `secret` is a key known to be valid right now without asking the database. */
+  knows(secret: string): boolean {
+    const cached = this.cache.get(secret);
+    return cached !== undefined && cached.key !== undefined && cached.expiresAt > Date.now();
+  }
+
   /** Forget every memoised lookup (after a key is created or revoked). */
   clear(): void {
     this.cache.clear();
   }
 }
 
-export function authenticate(resolver: ApiKeyResolver): Middleware<ApiState> {
+/** The failed-authentication policy: `perMinute` failures per client address, all of them usable at once. */
+export function failedAuthPolicy(perMinute: number): RateLimitPolicy {
+  return { name: 'failed-auth', perSecond: perMinute / 60, burst: perMinute };
+}
+
+/**
+ * Resolves `x-api-key` into `ctx.state.apiKey`. Every lookup the database must answer takes one failed-authentication
+ * token of the client address up front (so a burst of wrong keys cannot all pass the check at once) and gives it back
+ * when the key turns out valid; a refusal carries the `failed-auth` RateLimit fields.
+ */
+export function authenticate(resolver: ApiKeyResolver, options: { failuresPerMinute: number }): Middleware<ApiState> {
+  const failures = new RateLimiter();
+  const policy = failedAuthPolicy(options.failuresPerMinute);
   return async (ctx, next) => {
     const secret = ctx.get('x-api-key');
-    if (!secret) throw new ApiError('MISSING_API_KEY', 'Missing API key: send it in the x-api-key header');
-    const key = await resolver.resolve(secret);
-    if (!key) throw new ApiError('MISSING_API_KEY', 'Invalid API key');
-    ctx.state.apiKey = key;
+    const address = ctx.ip;
+    if (!secret) {
+      throw new ApiError('MISSING_API_KEY', 'Missing API key: send it in the x-api-key header', {
+        headers: rateLimitHeaders(policy, failures.peek(address, policy.perSecond, policy.burst)),
+      });
+    }
+    if (!resolver.knows(secret)) {
+      const attempt = failures.take(address, policy.perSecond, policy.burst);
+      if (!attempt.allowed) {
+        throw new ApiError('RATE_LIMITED', `Too many failed authentications from this address (${policy.burst} a minute)`, {
+          headers: rateLimitHeaders(policy, attempt),
+        });
+      }
+      let key: ApiKey | undefined;
+      try {
+        key = await resolver.resolve(secret);
+      } catch (error) {
+        failures.refund(address, policy.burst);
+        throw error;
+      }
+      if (!key) throw new ApiError('MISSING_API_KEY', 'Invalid API key', { headers: rateLimitHeaders(policy, attempt) });
+      failures.refund(address, policy.burst);
+      ctx.state.apiKey = key;
+    } else {
+      ctx.state.apiKey = (await resolver.resolve(secret))!;
+    }
     await next();
   };
 }

@@ -76,27 +76,81 @@ describe('errors', () => {
 });
 
 describe('rate limits', () => {
-  test('past the burst a key gets 429 RATE_LIMITED with Retry-After and RateLimit headers; other keys are unaffected', async () => {
+  test('past the burst a key gets 429 RATE_LIMITED; the RateLimit fields agree with each other and with Retry-After', async () => {
     const statuses: number[] = [];
+    const remaining: number[] = [];
     let refused;
     for (let index = 0; index < 8; index += 1) {
       const response = await api.http.get('/v1/status/market').set('x-api-key', api.keys.read);
       statuses.push(response.status);
-      if (response.status === 429) refused = response;
-      else expect(response.headers['ratelimit-limit']).toBe('2');
+      // burst 5 at 2/s: five requests at once, the whole quota back within 3 s
+      expect(response.headers['ratelimit-policy']).toBe('"key";q=5;w=3');
+      const [, r = '', t = ''] = /^"key";r=(\d+);t=(\d+)$/.exec(response.headers.ratelimit ?? '') ?? [];
+      expect(Number(r)).toBeLessThanOrEqual(5);
+      if (response.status === 429) {
+        refused = response;
+        expect(r).toBe('0');
+        expect(t).toBe(response.headers['retry-after']);
+      } else {
+        remaining.push(Number(r));
+        expect(Number(t)).toBeGreaterThanOrEqual(1);
+        expect(Number(t)).toBeLessThanOrEqual(3);
+      }
+      for (const legacy of ['ratelimit-limit', 'ratelimit-remaining', 'ratelimit-reset']) expect(response.headers[legacy]).toBeUndefined();
     }
     expect(statuses.filter((status) => status === 200).length).toBeGreaterThanOrEqual(5);
     expect(statuses.filter((status) => status === 200).length).toBeLessThanOrEqual(6);
+    expect(remaining.slice(0, 5)).toEqual([4, 3, 2, 1, 0]);
     expect(refused!.body.code).toBe('RATE_LIMITED');
     expect(Number(refused!.headers['retry-after'])).toBeGreaterThanOrEqual(1);
-    expect(refused!.headers['ratelimit-remaining']).toBe('0');
     expect((await api.http.get('/v1/status/market').set('x-api-key', api.keys.write)).status).toBe(200);
   });
 
   test('a per-key override raises the limit for that key', async () => {
     await api.db.query(`UPDATE api_keys SET rate_limit_per_second = 1000, rate_limit_burst = 1000 WHERE scope = 'admin'`);
     for (let index = 0; index < 20; index += 1) {
-      expect((await api.http.get('/v1/status/market').set('x-api-key', api.keys.admin)).status).toBe(200);
+      const response = await api.http.get('/v1/status/market').set('x-api-key', api.keys.admin);
+      expect(response.status).toBe(200);
+      expect(response.headers['ratelimit-policy']).toBe('"key";q=1000;w=1');
+    }
+  });
+});
+
+describe('failed authentication', () => {
+  let guarded: TestApi;
+  beforeAll(async () => {
+    guarded = await createTestApi({ authFailuresPerMinute: 10 });
+  });
+  afterAll(() => guarded.close());
+
+  test('wrong keys from one address: 10 a minute get 401, then 429 without a database lookup, all with the failed-auth RateLimit fields', async () => {
+    const keyLookups = jest.fn();
+    const query = guarded.db.query.bind(guarded.db);
+    guarded.db.query = ((text: unknown, ...rest: unknown[]) => {
+      if (typeof text === 'string' && text.includes('api_keys')) keyLookups();
+      return (query as (...args: unknown[]) => unknown)(text, ...rest);
+    }) as typeof guarded.db.query;
+    try {
+      const answers = await Promise.all(
+        Array.from({ length: 40 }, (_, index) => guarded.http.get('/v1/tickers').set('x-api-key', `isk_read_wrong-${index}`)),
+      );
+      const statuses = answers.map((response) => response.status);
+      expect(statuses.filter((status) => status === 401)).toHaveLength(10);
+      expect(statuses.filter((status) => status === 429)).toHaveLength(30);
+      expect(keyLookups).toHaveBeenCalledTimes(10);
+      for (const response of answers) {
+        expect(response.headers['ratelimit-policy']).toBe('"failed-auth";q=10;w=60');
+        expect(response.headers.ratelimit).toMatch(/^"failed-auth";r=\d+;t=\d+$/);
+      }
+      const refused = answers.find((response) => response.status === 429)!;
+      expect(refused.body).toEqual({ code: 'RATE_LIMITED', message: expect.any(String), documentation: `${TEST_BASE_URL}/docs/errors#rate_limited` });
+      expect(refused.headers['retry-after']).toBe('6');
+      expect(refused.headers.ratelimit).toBe('"failed-auth";r=0;t=6');
+      const missing = await guarded.http.get('/v1/tickers');
+      expect(missing.status).toBe(401);
+      expect(missing.headers.ratelimit).toMatch(/^"failed-auth";r=0;t=\d+$/);
+    } finally {
+      guarded.db.query = query;
     }
   });
 });

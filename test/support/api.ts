@@ -49,6 +49,8 @@ export interface TestApi extends TestDb {
 export interface TestApiOptions {
   rateLimitPerSecond?: number;
   rateLimitBurst?: number;
+  /** Failed authentications per minute and client address (default: high enough not to matter). */
+  authFailuresPerMinute?: number;
   temporal?: Client;
   /** Task queue the attestation workflows are started on (with `temporal`). */
   taskQueue?: string;
@@ -72,6 +74,7 @@ export async function createTestApi(options: TestApiOptions = {}): Promise<TestA
     },
     db: database.db,
     logger: pino({ level: 'silent' }),
+      AUTH_FAILURES_PER_MINUTE: options.authFailuresPerMinute ?? 10_000,
     clock: () => pinned ?? Date.now(),
     temporal: options.temporal,
     attestations: {
