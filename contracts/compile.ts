@@ -1,0 +1,142 @@
+/**
+ * Compiles the Solidity sources under `contracts/src` with solc-js (standard JSON, optimizer on,
+ * OpenZeppelin imports resolved from node_modules) and renders the committed artifacts:
+ * `contracts/artifacts/<Name>.json`, `contracts/abi.ts` and `contracts/bytecode.ts`.
+ * `scripts/build-contracts.ts` writes them; a test recompiles and compares, so they cannot drift.
+ */
+import { readFileSync, readdirSync } from 'node:fs';
+import path from 'node:path';
+import solc from 'solc';
+
+/** The deployable contracts, by the file `contracts/src/<Name>.sol` that defines each. */
+export const CONTRACT_NAMES = ['StockToken', 'Stablecoin', 'IdentityRegistry', 'TokenManager', 'Issuer'] as const;
+export type ContractName = (typeof CONTRACT_NAMES)[number];
+
+export const SOLC_SETTINGS = {
+  optimizer: { enabled: true, runs: 200 },
+  // Cancun: supported by both target chains (Ethereum, BSC) and by anvil.
+  evmVersion: 'cancun',
+} as const;
+
+/** The repository root; every path in an artifact is relative to it, so builds are reproducible. */
+export const REPOSITORY_ROOT = path.resolve(__dirname, '..');
+const SOURCE_DIRECTORY = 'contracts/src';
+
+export interface CompiledContract {
+  contractName: ContractName;
+  sourceName: string;
+  compiler: string;
+  settings: typeof SOLC_SETTINGS;
+  abi: readonly Record<string, unknown>[];
+  bytecode: `0x${string}`;
+}
+
+export class ContractCompilationError extends Error {
+  override readonly name = 'ContractCompilationError';
+}
+
+interface SolcMessage {
+  severity: 'error' | 'warning' | 'info';
+  formattedMessage: string;
+  sourceLocation?: { file: string };
+}
+
+interface SolcOutput {
+  errors?: SolcMessage[];
+  contracts?: Record<string, Record<string, { abi: Record<string, unknown>[]; evm: { bytecode: { object: string } } }>>;
+}
+
+function solidityFiles(directory: string): string[] {
+  return readdirSync(path.join(REPOSITORY_ROOT, directory), { withFileTypes: true })
+    .flatMap((entry) => {
+      const relative = `${directory}/${entry.name}`;
+      if (entry.isDirectory()) return solidityFiles(relative);
+      return entry.name.endsWith('.sol') ? [relative] : [];
+    })
+    .sort();
+}
+
+/** Resolves `@openzeppelin/contracts/...` (and any other package import) from node_modules. */
+function findImport(importPath: string): { contents: string } | { error: string } {
+  const match = /^(@[^/]+\/[^/]+|[^@/][^/]*)\/(.+)$/.exec(importPath);
+  if (!match) return { error: `cannot resolve import ${importPath}` };
+  const [, packageName, file] = match as unknown as [string, string, string];
+  try {
+    const packageDirectory = path.dirname(require.resolve(`${packageName}/package.json`, { paths: [REPOSITORY_ROOT] }));
+    return { contents: readFileSync(path.join(packageDirectory, file), 'utf8') };
+  } catch (error) {
+    return { error: `cannot read import ${importPath}: ${(error as Error).message}` };
+  }
+}
+
+/** Compiles every source under `contracts/src`; throws with solc's messages on any error. */
+export function compileContracts(): CompiledContract[] {
+  const sources = Object.fromEntries(
+    solidityFiles(SOURCE_DIRECTORY).map((file) => [file, { content: readFileSync(path.join(REPOSITORY_ROOT, file), 'utf8') }]),
+  );
+  const input = {
+    language: 'Solidity',
+    sources,
+    settings: {
+      ...SOLC_SETTINGS,
+      outputSelection: Object.fromEntries(
+        CONTRACT_NAMES.map((name) => [`${SOURCE_DIRECTORY}/${name}.sol`, { [name]: ['abi', 'evm.bytecode.object'] }]),
+      ),
+    },
+  };
+  const output = JSON.parse(solc.compile(JSON.stringify(input), { import: findImport })) as SolcOutput;
+  const errors = (output.errors ?? []).filter((message) => message.severity === 'error');
+  if (errors.length > 0) {
+    throw new ContractCompilationError(errors.map((message) => message.formattedMessage).join('\n'));
+  }
+  // Our own sources compile without warnings; those in OpenZeppelin's are not ours to fix.
+  const warnings = (output.errors ?? []).filter(
+    (message) => message.severity === 'warning' && message.sourceLocation?.file.startsWith(SOURCE_DIRECTORY) !== false,
+  );
+  if (warnings.length > 0) {
+    throw new ContractCompilationError(`solc warnings are not accepted:\n${warnings.map((m) => m.formattedMessage).join('\n')}`);
+  }
+
+  return CONTRACT_NAMES.map((contractName) => {
+    const sourceName = `${SOURCE_DIRECTORY}/${contractName}.sol`;
+    const compiled = output.contracts?.[sourceName]?.[contractName];
+    if (!compiled) throw new ContractCompilationError(`${sourceName} does not define contract ${contractName}`);
+    return {
+      contractName,
+      sourceName,
+      compiler: solc.version() as string,
+      settings: SOLC_SETTINGS,
+      abi: compiled.abi,
+      bytecode: `0x${compiled.evm.bytecode.object}`,
+    };
+  });
+}
+
+function camelCase(name: ContractName): string {
+  return name.charAt(0).toLowerCase() + name.slice(1);
+}
+
+const GENERATED_HEADER = '// Generated by `npx tsx scripts/build-contracts.ts` from contracts/src: do not edit.';
+
+/** The committed files, keyed by their path relative to the repository root. */
+export function renderArtifacts(contracts: readonly CompiledContract[]): Map<string, string> {
+  const files = new Map<string, string>();
+  for (const contract of contracts) {
+    files.set(`contracts/artifacts/${contract.contractName}.json`, `${JSON.stringify(contract, null, 2)}\n`);
+  }
+  const abis = contracts.map(
+    (contract) => `export const ${camelCase(contract.contractName)}Abi = ${JSON.stringify(contract.abi, null, 2)} as const;\n`,
+  );
+  files.set(
+    'contracts/abi.ts',
+    `${GENERATED_HEADER}\n/** ABIs of the deployable contracts, typed \`as const\` so viem infers arguments, results and events. */\n\n${abis.join('\n')}`,
+  );
+  const bytecodes = contracts.map(
+    (contract) => `export const ${camelCase(contract.contractName)}Bytecode: \`0x\${string}\` =\n  '${contract.bytecode}';\n`,
+  );
+  files.set(
+    'contracts/bytecode.ts',
+    `${GENERATED_HEADER}\n/** Creation bytecode of the deployable contracts (constructor arguments are appended at deploy). */\n\n${bytecodes.join('\n')}`,
+  );
+  return files;
+}
