@@ -71,10 +71,10 @@ export async function createTestApi(options: TestApiOptions = {}): Promise<TestA
       RATE_LIMIT_BURST: options.rateLimitBurst ?? 10_000,
       BODY_LIMIT_BYTES: 64 * 1024,
       API_KEY_CACHE_SECONDS: 0,
+      AUTH_FAILURES_PER_MINUTE: options.authFailuresPerMinute ?? 10_000,
     },
     db: database.db,
     logger: pino({ level: 'silent' }),
-      AUTH_FAILURES_PER_MINUTE: options.authFailuresPerMinute ?? 10_000,
     clock: () => pinned ?? Date.now(),
     temporal: options.temporal,
     attestations: {
