@@ -10,7 +10,7 @@ import type { BrokerServices } from './services';
 export function createBrokerApp(services: BrokerServices): Koa<BrokerState> {
   const koa = new Koa<BrokerState>();
   koa.silent = true;
-  koa.use(requestContext({ logger: services.logger, baseUrl: services.baseUrl }));
+  koa.use(requestContext({ logger: services.logger, baseUrl: () => services.baseUrl }));
 
   const docs = new Router<BrokerState>();
   docs.get('/docs/errors', (ctx) => {

@@ -10,7 +10,8 @@ import type { BrokerState } from './state';
 
 const REQUEST_ID = /^[A-Za-z0-9._-]{8,64}$/;
 
-export function requestContext(options: { logger: Logger; baseUrl: string }): Middleware<BrokerState> {
+/** `baseUrl` is read per failure: the sandbox learns its own address only once it listens. */
+export function requestContext(options: { logger: Logger; baseUrl: () => string }): Middleware<BrokerState> {
   const { logger, baseUrl } = options;
   return async (ctx, next) => {
     const started = process.hrtime.bigint();
@@ -27,7 +28,7 @@ export function requestContext(options: { logger: Logger; baseUrl: string }): Mi
       if (brokerError.code === 'INTERNAL_ERROR') logger.error({ requestId, err: error }, 'broker request failed');
       ctx.status = brokerError.status;
       ctx.set(brokerError.headers);
-      ctx.body = brokerErrorBody(baseUrl, brokerError.code, brokerError.message);
+      ctx.body = brokerErrorBody(baseUrl(), brokerError.code, brokerError.message);
     }
     const latencyMs = Number(process.hrtime.bigint() - started) / 1e6;
     logger.debug(
