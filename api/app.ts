@@ -5,8 +5,8 @@
 import Router from '@koa/router';
 import Koa from 'koa';
 import { errorReference } from './docs/error-reference';
+import { allowedMethods } from './framework/allowed-methods';
 import { authenticate } from './framework/auth';
-import { ApiError } from './framework/errors';
 import { RateLimiter, rateLimit } from './framework/rate-limit';
 import { requestContext } from './framework/request-context';
 import type { ApiState } from './framework/state';
@@ -42,13 +42,7 @@ export function createApp(dependencies: ApiDependencies): App {
     v1.use(router(services).routes());
   }
   koa.use(v1.routes());
-  koa.use(
-    v1.allowedMethods({
-      throw: true,
-      methodNotAllowed: () => new ApiError('METHOD_NOT_ALLOWED', 'Method not allowed for this route'),
-      notImplemented: () => new ApiError('METHOD_NOT_ALLOWED', 'Method not allowed for this route'),
-    }),
-  );
+  koa.use(allowedMethods(v1));
 
   return { koa, services };
 }

@@ -32,11 +32,20 @@ export const softQuoteRequest = z.strictObject(softQuoteFields);
 export const attestationRequest = z
   .strictObject({
     ...softQuoteFields,
-    /** The user's Solana wallet: required for solana-900, where the signature binds it. */
+    /** The user's Solana wallet: required for solana-900, where the signature binds it; refused on EVM chains. */
     userAddress: z.string({ error: 'userAddress must be a string' }).optional(),
   })
   .superRefine((request, context) => {
-    if (request.chainId !== 'solana-900') return;
+    if (request.chainId !== 'solana-900') {
+      if (request.userAddress !== undefined) {
+        context.addIssue({
+          code: 'custom',
+          path: ['userAddress'],
+          message: `userAddress is only accepted for solana-900; on ${request.chainId} the signature binds the account's userId`,
+        });
+      }
+      return;
+    }
     if (request.userAddress === undefined) {
       context.addIssue({
         code: 'custom',

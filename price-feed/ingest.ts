@@ -6,12 +6,16 @@ import { z } from 'zod';
 import type { PriceTick } from './price-source';
 
 const MAX_TICKS_PER_REQUEST = 5_000;
+/** Room for one tick with every field at its longest, pretty-printed. */
+const MAX_TICK_BYTES = 512;
+/** The ingestion route's own body limit: a full request of the longest ticks fits (2.5 MB). */
+export const INGEST_BODY_LIMIT_BYTES = MAX_TICKS_PER_REQUEST * MAX_TICK_BYTES;
 const price = z.string().regex(/^\d{1,15}(\.\d{1,18})?$/, 'must be a positive decimal string with at most 18 decimals');
 const volume = z.string().regex(/^\d{1,18}(\.\d{1,18})?$/, 'must be a non-negative decimal string with at most 18 decimals');
 
 export const priceTickInput = z
   .strictObject({
-    symbol: z.string().min(3),
+    symbol: z.string().min(3).max(32),
     /** Epoch ms. */
     timestamp: z.number().int().positive(),
     tokenPrice: price.optional(),

@@ -51,10 +51,14 @@ export function parseParams<T extends z.ZodType>(
 /**
  * Parses a JSON body. `codes` maps a field to the error code it fails with; other fields, unknown
  * fields and a body that is not an object fail with INVALID_REQUEST_BODY. The message names the field.
+ * A missing, empty or `null` body is INVALID_REQUEST_BODY too, unless the schema takes `{}`.
  */
 export function parseBody<T extends z.ZodType>(schema: T, body: unknown, codes: Partial<Record<string, ErrorCode>> = {}): z.infer<T> {
   const parsed = schema.safeParse(body ?? {});
   if (parsed.success) return parsed.data;
+  if (body === undefined || body === null) {
+    throw new ApiError('INVALID_REQUEST_BODY', 'Invalid request body: a JSON object is required');
+  }
   const issue = parsed.error.issues[0]!;
   if (issue.code === 'unrecognized_keys') {
     throw new ApiError('INVALID_REQUEST_BODY', `Invalid request body: unknown field ${issue.keys.join(', ')}`);

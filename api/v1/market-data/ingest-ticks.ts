@@ -3,7 +3,7 @@
  * stored as latest prices and candles exactly like the simulated feed's.
  */
 import type { Middleware } from 'koa';
-import { ingestRequest } from '../../../price-feed/ingest';
+import { INGEST_BODY_LIMIT_BYTES, ingestRequest } from '../../../price-feed/ingest';
 import { readJsonBody } from '../../framework/body';
 import { ApiError } from '../../framework/errors';
 import { parseBody } from '../../framework/validation';
@@ -16,7 +16,8 @@ export function ingestTicksRoute(services: ApiServices): Middleware {
   return async (ctx) => {
     const ingest = services.ingestTicks;
     if (!ingest) throw new ApiError('NOT_FOUND', 'Market-data ingestion is not enabled in this process');
-    const { ticks } = parseBody(ingestRequest, await readJsonBody(ctx, services.config.BODY_LIMIT_BYTES));
+    const limit = Math.max(services.config.BODY_LIMIT_BYTES, INGEST_BODY_LIMIT_BYTES);
+    const { ticks } = parseBody(ingestRequest, await readJsonBody(ctx, limit));
     const now = services.clock();
     for (const [index, tick] of ticks.entries()) {
       if (!(await services.assets.find(tick.symbol))) {
