@@ -2,20 +2,51 @@
  * The worker's activities, built from their dependencies (production injects real services, tests inject
  * local ones). Each activity group adds its factory here.
  */
+import { ApplicationFailure } from '@temporalio/activity';
+import type { Client } from '@temporalio/client';
+import type { IssuerChains } from '../chains/context';
 import type { Database } from '../db/pool';
 import { createAttestationActivities } from './attestations';
+import { chainFailureTypes, createChainWatcherActivities, type ChainWatcherActivities } from './chain-watcher';
 import { createMarketDataActivities } from './market-data-retention';
+import { createRedemptionActivities } from './redemptions';
+import { createWalletActivities, type WalletActivities } from './wallets';
+
+/** What the on-chain activities need: the chains, and the Temporal service the watchers hand events to. */
+export interface ChainDependencies extends IssuerChains {
+  /** A client of the Temporal service the worker polls: the watchers signal and start workflows with it. */
+  temporal: Client;
+  taskQueue: string;
+  /** Blocks a log must be buried under before it is handled. */
+  confirmations: number;
+  /** Largest block range per scan. */
+  blockRange: number;
+}
 
 /** Everything activities need from the outside world. */
 export interface ActivityDependencies {
   db: Database;
+  /** Absent: a worker without chains; its on-chain activities fail with CHAINS_NOT_CONFIGURED. */
+  chains?: ChainDependencies;
+}
+
+function notConfigured(): never {
+  throw ApplicationFailure.create({ type: chainFailureTypes.notConfigured, message: 'this worker has no chains configured', nonRetryable: true });
 }
 
 /** Builds the activities object registered with the worker. */
 export function createActivities(deps: ActivityDependencies) {
+  const { db, chains } = deps;
+  const chainWatcher: ChainWatcherActivities = chains
+    ? createChainWatcherActivities({ db, ...chains })
+    : { scanChain: async () => notConfigured() };
+  const wallets: WalletActivities = chains ? createWalletActivities({ db, ...chains }) : { applyWalletRegistration: async () => notConfigured() };
   return {
-    ...createMarketDataActivities({ db: deps.db }),
-    ...createAttestationActivities({ db: deps.db }),
+    ...createMarketDataActivities({ db }),
+    ...createAttestationActivities({ db }),
+    ...chainWatcher,
+    ...createRedemptionActivities({ db }),
+    ...wallets,
   };
 }
 

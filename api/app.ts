@@ -11,6 +11,7 @@ import { RateLimiter, rateLimit } from './framework/rate-limit';
 import { requestContext } from './framework/request-context';
 import type { ApiState } from './framework/state';
 import { createServices, type ApiDependencies, type ApiServices } from './services';
+import { accountsRouter } from './v1/accounts/router';
 import { assetsRouter } from './v1/assets/router';
 import { attestationsRouter } from './v1/attestations/router';
 import { limitsRouter } from './v1/limits/router';
@@ -38,7 +39,7 @@ export function createApp(dependencies: ApiDependencies): App {
   const v1 = new Router<ApiState>({ prefix: '/v1' });
   v1.use(authenticate(services.keys, { failuresPerMinute: services.config.AUTH_FAILURES_PER_MINUTE }));
   v1.use(rateLimit(new RateLimiter(), { perSecond: services.config.RATE_LIMIT_PER_SECOND, burst: services.config.RATE_LIMIT_BURST }));
-  for (const router of [assetsRouter, attestationsRouter, tickersRouter, limitsRouter, statusRouter, marketDataRouter, workflowsRouter]) {
+  for (const router of [assetsRouter, attestationsRouter, tickersRouter, limitsRouter, statusRouter, marketDataRouter, workflowsRouter, accountsRouter]) {
     v1.use(router(services).routes());
   }
   koa.use(v1.routes());

@@ -16,7 +16,6 @@ import { AttestationRefused } from './errors';
 import { limitMessage, refusedBy, type LimitSettings } from './limits';
 import { priceRequest, type PricedRequest } from './price-request';
 import type { AttestationRequest, Chain } from './request-schema';
-import type { TokenManagers } from './token-managers';
 
 export interface AttestationSettings extends LimitSettings {
   maxPriceAgeMs: number;
@@ -25,7 +24,6 @@ export interface AttestationSettings extends LimitSettings {
 export interface AttestationDependencies {
   db: Database;
   signers: Signers;
-  tokenManagers: TokenManagers;
   settings: AttestationSettings;
 }
 
@@ -83,7 +81,8 @@ function additionalDataOf(chain: Chain, userAddress: string | undefined): `0x${s
 
 async function sign(dependencies: AttestationDependencies, priced: PricedRequest, quote: Quote): Promise<Uint8Array> {
   if (priced.chain === 'solana-900') return dependencies.signers.solana.sign(quote);
-  return dependencies.signers.evm.sign(quote, evmDomain(priced.chain, dependencies.tokenManagers[priced.chain]));
+  // priceRequest refuses an EVM quote on a chain without a deployed token manager.
+  return dependencies.signers.evm.sign(quote, evmDomain(priced.chain, priced.tokenManager!));
 }
 
 /** Serialises competing orders: per user and asset, or globally while off-hours exposure caps apply. */

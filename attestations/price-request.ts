@@ -18,6 +18,8 @@ export interface PricedRequest {
   side: 'buy' | 'sell';
   duration: 'short' | 'long';
   assetAddress: string;
+  /** The chain's token manager (the EIP-712 verifyingContract); null on Solana. */
+  tokenManager: `0x${string}` | null;
   policy: PricingPolicy;
   status: TradingStatus;
   /** The token price quoted (mid with spread), 18 decimals. */
@@ -49,7 +51,11 @@ export async function priceRequest(context: PricingContext, asset: AssetRecord, 
     throw new AttestationRefused('PRICE_UNAVAILABLE', `No current price for ${asset.symbol}; retry shortly`);
   }
   const policy = pricingPolicy(quote);
-  if (!policy || quote.assetAddress === null) throw new Error(`${asset.symbol} has no pricing or no ${request.chainId} address configured`);
+  if (!policy) throw new Error(`${asset.symbol} has no pricing configured`);
+  const evm = request.chainId !== 'solana-900';
+  if (quote.assetAddress === null || (evm && quote.tokenManager === null)) {
+    throw new AttestationRefused('CHAIN_UNAVAILABLE', `No ${asset.symbol} contract is deployed on ${request.chainId}`);
+  }
 
   const price = quotePrice(new Decimal(quote.tokenPrice), request.side, request.duration, policy);
   const tokenAmount =
@@ -63,6 +69,7 @@ export async function priceRequest(context: PricingContext, asset: AssetRecord, 
     side: request.side,
     duration: request.duration,
     assetAddress: quote.assetAddress,
+    tokenManager: quote.tokenManager,
     policy,
     status,
     price,

@@ -6,8 +6,8 @@
 import pino from 'pino';
 import { createApp } from '../api/app';
 import { listen } from '../api/server';
-import { tokenManagers } from '../attestations/token-managers';
 import { createPool } from '../db/pool';
+import { recordFixtureDeployments } from '../harness/fixture-deployments';
 import { CATALOGUE } from '../domain/catalogue';
 import { Decimal } from '../domain/money';
 import { startFeed } from '../price-feed/feed';
@@ -24,10 +24,11 @@ async function main(): Promise<void> {
   const clock = () => Date.now() + offset;
   const logger = pino({ level: 'info' }, pino.destination({ dest: '/dev/null', sync: false }));
   const feed = startFeed({ pipeline: new MarketDataPipeline(db), source: new SimulatedPriceSource({ assets: CATALOGUE, tickMs: 1_000, clock }) });
+  // Attestations sign for a deployed token manager; this benchmark never touches a chain, so fixture deployments do.
+  await recordFixtureDeployments(db);
   const temporal = await createTemporalClient({ address: process.env.BENCH_TEMPORAL_ADDRESS!, namespace: 'default' });
   const attestations = {
     signers: loadSigners({ dataDir: process.env.BENCH_DATA_DIR! }),
-    tokenManagers: tokenManagers(),
     settings: {
       maxPriceAgeMs: 15_000,
       limitedMaxOrderNotional: new Decimal('10000'),

@@ -6,12 +6,12 @@
  */
 import path from 'node:path';
 import { z } from 'zod';
-import { signerKeyVariables } from '../signing/key-schemas';
+import { evmPrivateKeySchema, signerKeyVariables } from '../signing/key-schemas';
 import { ISSUER_TASK_QUEUE } from '../temporal/task-queues';
 
 const positiveInt = z.coerce.number().int().positive();
+const port = z.coerce.number().int().min(1).max(65_535);
 const decimalString = z.string().regex(/^\d{1,15}(\.\d{1,18})?$/, 'must be a non-negative decimal');
-const evmAddress = z.string().regex(/^0x[0-9a-fA-F]{40}$/, 'must be a 0x-prefixed 20-byte address');
 
 export const configSchema = z.object({
   HOST: z.string().default('127.0.0.1'),
@@ -44,9 +44,26 @@ export const configSchema = z.object({
   /** Caps on the issuer's notional attested in an off-hours session, over all assets and per asset. */
   OFFHOURS_GLOBAL_EXPOSURE_LIMIT: decimalString.default('1000000'),
   OFFHOURS_ASSET_EXPOSURE_LIMIT: decimalString.default('250000'),
-  /** EIP-712 verifyingContract per chain; defaults are fixed addresses derived from the project name. */
-  TOKEN_MANAGER_ETHEREUM: evmAddress.optional(),
-  TOKEN_MANAGER_BSC: evmAddress.optional(),
+  /**
+   * JSON-RPC endpoints of the EVM chains. Unset: `npm start` runs a local anvil chain for each (chain ids 1 and
+   * 56), its state kept under DATA_DIR/chains, and deploys the contracts there once.
+   */
+  RPC_URL_ETHEREUM: z.url().optional(),
+  RPC_URL_BSC: z.url().optional(),
+  /** Ports of the local anvil chains when no RPC URL is set. */
+  ANVIL_PORT_ETHEREUM: port.default(8545),
+  ANVIL_PORT_BSC: port.default(8546),
+  /**
+   * The issuer's chain key: deploys the contracts, registers wallets, submits partner mints. Required with RPC
+   * URLs; unset on local chains: anvil's first development account.
+   */
+  CHAIN_ISSUER_PRIVATE_KEY: z.preprocess((value) => (value === '' ? undefined : value), evmPrivateKeySchema.optional()),
+  /** Blocks a log must be buried under before a watcher acts on it: 0 on local chains; see the README for mainnet. */
+  CHAIN_CONFIRMATIONS: z.coerce.number().int().min(0).max(1000).default(0),
+  /** How often a caught-up chain watcher polls for new blocks. */
+  CHAIN_POLL_INTERVAL_MS: positiveInt.default(1_000),
+  /** Largest block range one eth_getLogs call asks for. */
+  CHAIN_SCAN_BLOCK_RANGE: positiveInt.max(100_000).default(2_000),
   /** How long after expiry a late execution report (executed before expiry) is still accepted. */
   ATTESTATION_SETTLEMENT_GRACE_MS: positiveInt.default(600_000),
   /** Prebuilt workflow bundle (scripts/build-workflow-bundle.ts) for production; unset bundles from source at start. */

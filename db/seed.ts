@@ -3,7 +3,7 @@
  * dividends and default session limits. Idempotent: catalogue rows are upserted, while limits an
  * operator edited are kept.
  */
-import { CATALOGUE, TOKEN_DECIMALS, type AssetDefinition, type ChainId } from '../domain/catalogue';
+import { CATALOGUE, TOKEN_DECIMALS, type AssetDefinition } from '../domain/catalogue';
 import { multiplierHistory } from '../domain/market/multiplier';
 import { newYorkTime } from '../domain/calendar';
 import type { Database } from './pool';
@@ -60,7 +60,7 @@ async function seedAsset(db: Database, asset: AssetDefinition, now: number): Pro
       JSON.stringify(asset.constituents),
     ],
   );
-  const chains = Object.keys(asset.addresses) as ChainId[];
+  const chains = Object.keys(asset.addresses) as (keyof AssetDefinition['addresses'])[];
   await db.query(
     `INSERT INTO asset_addresses (symbol, network_chain_id, address, decimals)
      SELECT $1, * FROM unnest($2::text[], $3::text[], $4::integer[])

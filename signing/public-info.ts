@@ -16,18 +16,20 @@ export interface PublicDomain {
 }
 
 export interface SignerPublicInfo {
-  evm: { address: Address; domains: Record<EvmChain, PublicDomain> };
+  /** One domain per EVM chain whose token manager is deployed. */
+  evm: { address: Address; domains: Partial<Record<EvmChain, PublicDomain>> };
   solana: { publicKey: string; message: string };
 }
 
-/** The signers' public description, given the token manager contract on each EVM chain. */
-export function signerPublicInfo(signers: Signers, verifyingContracts: Record<EvmChain, string>): SignerPublicInfo {
-  const domain = (chain: EvmChain): PublicDomain => {
-    const { name, version, chainId, verifyingContract } = evmDomain(chain, verifyingContracts[chain]);
-    return { name, version, chainId: Number(chainId), verifyingContract };
-  };
+/** The signers' public description, given the token manager contract deployed on each EVM chain. */
+export function signerPublicInfo(signers: Signers, verifyingContracts: Partial<Record<EvmChain, string>>): SignerPublicInfo {
+  const domains: Partial<Record<EvmChain, PublicDomain>> = {};
+  for (const [chain, contract] of Object.entries(verifyingContracts) as [EvmChain, string][]) {
+    const { name, version, chainId, verifyingContract } = evmDomain(chain, contract);
+    domains[chain] = { name, version, chainId: Number(chainId), verifyingContract };
+  }
   return {
-    evm: { address: signers.evm.address, domains: { 'ethereum-1': domain('ethereum-1'), 'bsc-56': domain('bsc-56') } },
+    evm: { address: signers.evm.address, domains },
     solana: { publicKey: signers.solana.publicKey, message: SOLANA_QUOTE_LAYOUT },
   };
 }

@@ -1,7 +1,8 @@
 /**
  * The whole product in one process on embedded defaults: PostgreSQL (embedded unless DATABASE_URL),
- * migrations, catalogue, market-data backfill and feed, Temporal and the worker, and the HTTP API. `stop()` takes it down
- * in reverse order.
+ * migrations, catalogue, market-data backfill and feed, the EVM chains (local anvil unless RPC URLs) with the
+ * contracts deployed once, Temporal and the worker (with a watcher per chain), the HTTP API, and development keys
+ * and wallets. `stop()` takes it down in reverse order.
  */
 import { createApp } from '../api/app';
 import { createLogger, type Logger } from '../config/logger';
@@ -18,14 +19,17 @@ import { backfillMarketData } from '../price-feed/backfill';
 import { startFeed } from '../price-feed/feed';
 import { MarketDataPipeline } from '../price-feed/pipeline';
 import { SimulatedPriceSource } from '../price-feed/simulated-source';
-import { tokenManagers } from '../attestations/token-managers';
 import { loadSigners, signerPublicInfo } from '../signing';
 import { findTemporalService } from '../temporal/connection';
 import { startWorker } from '../worker/start-worker';
 import { attestationSettings } from '../attestations/settings';
 import { ensureDevKeys, type DevKeys } from './dev-keys';
 import { progressReporter } from './progress';
-import { readStackFile, writeStackFile, type StackFile } from './stack-file';
+import { readStackFile, stackChains, writeStackFile, type StackFile } from './stack-file';
+import { startChains } from './chains';
+import { ensureDevWallets } from './dev-wallets';
+import { ensureDeployment } from '../chains/deployments';
+import type { ChainDeploymentRecord } from '../db/queries/chains';
 
 export interface RunningProduct {
   logger: Logger;
@@ -81,7 +85,23 @@ export async function startProduct(config: Config): Promise<RunningProduct> {
     const feed = startFeed({ pipeline, source });
     stops.push(() => feed.stop());
 
-    const temporal = await findTemporalService(config);
+    const signers = loadSigners({ keys: config, dataDir: config.DATA_DIR });
+    const chains = await startChains(config, logger);
+    stops.push(() => chains.stop());
+    const deployments: ChainDeploymentRecord[] = [];
+    for (const network of chains.networks) {
+      const { deployment, deployed } = await ensureDeployment({
+        db,
+        context: chains.chains[network.chain]!,
+        issuer: chains.issuer,
+        attestationSigner: signers.evm.address,
+        assets: CATALOGUE,
+      });
+      deployments.push(deployment);
+      logger.info({ chain: network.chain, tokenManager: deployment.tokenManager, issuer: deployment.issuer, deployed }, 'contracts ready');
+    }
+
+    const temporal = await findTemporalService(config, { databaseUrl });
     stops.push(() => temporal.stop());
     logger.info({ address: temporal.address, namespace: temporal.namespace, kind: temporal.kind }, 'Temporal service found');
     const worker = await startWorker({
@@ -91,19 +111,23 @@ export async function startProduct(config: Config): Promise<RunningProduct> {
       taskQueue: config.TEMPORAL_TASK_QUEUE,
       workflowBundlePath: config.WORKFLOW_BUNDLE_PATH,
       settlementGraceMs: config.ATTESTATION_SETTLEMENT_GRACE_MS,
+      chains: {
+        ...chains,
+        confirmations: config.CHAIN_CONFIRMATIONS,
+        blockRange: config.CHAIN_SCAN_BLOCK_RANGE,
+        pollIntervalMs: config.CHAIN_POLL_INTERVAL_MS,
+      },
     });
     stops.push(() => worker.stop());
 
-    const signers = loadSigners({ keys: config, dataDir: config.DATA_DIR });
-    const managers = tokenManagers({ ethereum: config.TOKEN_MANAGER_ETHEREUM, bsc: config.TOKEN_MANAGER_BSC });
     const app = createApp({
       config: { ...config, PUBLIC_BASE_URL: publicBaseUrl(config) },
       db,
       logger,
       temporal: worker.client,
+      taskQueue: config.TEMPORAL_TASK_QUEUE,
       attestations: {
         signers,
-        tokenManagers: managers,
         settings: attestationSettings(config),
         taskQueue: config.TEMPORAL_TASK_QUEUE,
         settlementGraceMs: config.ATTESTATION_SETTLEMENT_GRACE_MS,
@@ -123,13 +147,25 @@ export async function startProduct(config: Config): Promise<RunningProduct> {
 
     const previous = readStackFile(config.DATA_DIR);
     const keys = await ensureDevKeys(db, previous?.keys, async (secret) => (await findActiveApiKey(db, secret)) !== undefined);
+    const writeKey = (await findActiveApiKey(db, keys.write))!;
+    const wallets = chains.local
+      ? await ensureDevWallets({
+          db,
+          chains,
+          deployments,
+          workflows: { client: worker.client, taskQueue: config.TEMPORAL_TASK_QUEUE },
+          account: { id: writeKey.accountId!, userId: writeKey.userId! },
+        })
+      : [];
     const stack: StackFile = {
       ...previous,
       api: `${server.url}/v1`,
       keys,
       database: databaseUrl,
       temporal: { address: temporal.address, namespace: temporal.namespace, kind: temporal.kind },
-      signers: signerPublicInfo(signers, managers),
+      signers: signerPublicInfo(signers, Object.fromEntries(deployments.map((deployment) => [deployment.chain, deployment.tokenManager]))),
+      chains: await stackChains(db, chains, deployments),
+      wallets,
     };
     writeStackFile(config.DATA_DIR, stack);
     return { logger, stack, keys, stop };

@@ -2,7 +2,8 @@
  * Finds the Temporal service this process talks to, in design.md's order:
  * 1. `TEMPORAL_ADDRESS` set → that cluster (namespace `TEMPORAL_NAMESPACE`, default `default`);
  * 2. a `temporal` CLI on PATH → `temporal server start-dev` on free local ports (real server + Web UI);
- * 3. otherwise the embedded service of temporal-server/, started in this process.
+ * 3. otherwise the embedded service of temporal-server/, started in this process (durable in PostgreSQL when given a
+ *    database, as `npm start` does).
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { accessSync, constants } from 'node:fs';
@@ -10,9 +11,10 @@ import net from 'node:net';
 import path from 'node:path';
 import { Connection } from '@temporalio/client';
 import type { Config } from '../config';
-import { startInMemoryTemporal } from '../temporal-server';
+import { startTemporalServer } from '../temporal-server';
 
-export type TemporalServiceKind = 'external' | 'cli-dev-server' | 'in-memory';
+/** `embedded-durable`: the embedded service keeping its state in PostgreSQL; `in-memory`: the same, forgetting on stop. */
+export type TemporalServiceKind = 'external' | 'cli-dev-server' | 'embedded-durable' | 'in-memory';
 
 export interface TemporalService {
   address: string;
@@ -27,17 +29,22 @@ export interface TemporalService {
 export type TemporalSettings = Pick<Config, 'TEMPORAL_ADDRESS' | 'TEMPORAL_NAMESPACE'>;
 
 /**
- * Picks the Temporal service per the configuration (see the module header for the order); the CLI is looked
- * up on `searchPath` (default: this process's PATH).
+ * Picks the Temporal service per the configuration (see the module header for the order). The embedded service
+ * keeps its workflows in `databaseUrl` (durable across restarts) when given, in memory otherwise; the CLI is
+ * looked up on `searchPath` (default: this process's PATH).
  */
-export async function findTemporalService(settings: TemporalSettings, searchPath = process.env.PATH ?? ''): Promise<TemporalService> {
+export async function findTemporalService(
+  settings: TemporalSettings,
+  options: { databaseUrl?: string; searchPath?: string } = {},
+): Promise<TemporalService> {
+  const searchPath = options.searchPath ?? process.env.PATH ?? '';
   if (settings.TEMPORAL_ADDRESS) {
     return { address: settings.TEMPORAL_ADDRESS, namespace: settings.TEMPORAL_NAMESPACE, kind: 'external', stop: async () => undefined };
   }
   const cli = findOnPath('temporal', searchPath);
   if (cli) return await startCliDevServer(cli);
-  const server = await startInMemoryTemporal();
-  return { address: server.address, namespace: server.namespace, kind: 'in-memory', stop: () => server.stop() };
+  const server = await startTemporalServer({ databaseUrl: options.databaseUrl });
+  return { address: server.address, namespace: server.namespace, kind: server.durable ? 'embedded-durable' : 'in-memory', stop: () => server.stop() };
 }
 
 function findOnPath(command: string, searchPath: string): string | undefined {

@@ -11,6 +11,9 @@ export interface AttestationExecution {
   txHash: string;
   /** Epoch milliseconds: the block time of the execution. */
   executedAt: number;
+  /** Where the TradeExecuted log is (absent in signals sent before the watcher existed). */
+  blockNumber?: number;
+  logIndex?: number;
 }
 
 /** Reports an execution to `attestation-<id>`; only the first one at or before expiry counts. */
@@ -45,3 +48,52 @@ export const attestationFailureTypes = {
 } as const;
 
 export type AttestationFailureType = (typeof attestationFailureTypes)[keyof typeof attestationFailureTypes];
+
+/** Where a chain watcher stands: its last scan. */
+export interface ChainWatcherState {
+  chain: string;
+  /** The last range scanned and handled (inclusive), or null before the first scan. */
+  lastScan: { fromBlock: number; toBlock: number; head: number; executions: number; redemptions: number; at: number } | null;
+  /** Scans since this run started (continue-as-new starts over). */
+  scans: number;
+}
+
+export const chainWatcherStateQuery = defineQuery<ChainWatcherState>('chainWatcherState');
+
+export interface ChainWatcherInput {
+  chain: string;
+  /** How long a caught-up watcher waits before polling again. */
+  pollIntervalMs: number;
+}
+
+/** An IssuerRedeem log: the tokens a wallet burned through the issuer contract. Amounts are base-unit decimal strings. */
+export interface RedemptionInput {
+  chain: string;
+  txHash: string;
+  logIndex: number;
+  blockNumber: number;
+  /** Epoch milliseconds. */
+  blockTime: number;
+  wallet: string;
+  userId: string;
+  token: string;
+  /** Token base units (18 decimals). */
+  amount: string;
+  /** USD with 18 decimals, as the contract reported it. */
+  usdNotional: string;
+}
+
+export type RedemptionState = 'pending';
+
+export interface RedemptionWorkflowState {
+  redemptionId: string;
+  state: RedemptionState;
+  symbol: string | null;
+}
+
+export const redemptionStateQuery = defineQuery<RedemptionWorkflowState>('redemptionState');
+
+export interface WalletRegistrationInput {
+  chain: string;
+  address: string;
+}

@@ -7,3 +7,18 @@ export const MARKET_DATA_RETENTION_WORKFLOW_ID = 'market-data-retention';
 export function attestationWorkflowId(attestationId: string): string {
   return `attestation-${attestationId}`;
 }
+
+/** The watcher of one EVM chain (by its bare chain id, e.g. `chain-watcher-1`). */
+export function chainWatcherWorkflowId(chainId: number): string {
+  return `chain-watcher-${chainId}`;
+}
+
+/** One redemption: one IssuerRedeem log, named by where it is on chain. */
+export function redemptionWorkflowId(chainId: number, txHash: string, logIndex: number): string {
+  return `redemption-${chainId}-${txHash.toLowerCase()}-${logIndex}`;
+}
+
+/** One change of a wallet's registration (`version`: when it was asked for, epoch ms). */
+export function walletRegistrationWorkflowId(chain: string, address: string, version: number): string {
+  return `wallet-registration-${chain}-${address.toLowerCase()}-${version}`;
+}

@@ -1,13 +1,39 @@
 /**
- * Standalone worker (`npm run worker`): the product's workflows and activities against DATABASE_URL and the
- * Temporal service configuration names (temporal/connection.ts), started by the same `startWorker` as
- * `npm start`; shuts down gracefully on SIGINT/SIGTERM.
+ * Standalone worker (`npm run worker`): the product's workflows and activities against DATABASE_URL, the
+ * Temporal service configuration names (temporal/connection.ts) and the chains RPC_URL_* name, started by the
+ * same `startWorker` as `npm start`; shuts down gracefully on SIGINT/SIGTERM.
  */
-import { loadConfig } from '../config';
-import { createLogger } from '../config/logger';
+import { privateKeyToAccount } from 'viem/accounts';
+import { chainContexts } from '../chains/context';
+import { checkRpc, evmNetwork } from '../chains/networks';
+import { loadConfig, type Config } from '../config';
+import { createLogger, type Logger } from '../config/logger';
+import type { EvmChain } from '../signing';
 import { createPool } from '../db/pool';
 import { findTemporalService } from '../temporal/connection';
-import { startWorker } from './start-worker';
+import { startWorker, type StartWorkerParameters } from './start-worker';
+
+/** The chains RPC_URL_ETHEREUM / RPC_URL_BSC name, checked reachable; none configured: a worker without chains. */
+async function configuredChains(
+  config: Pick<Config, 'RPC_URL_ETHEREUM' | 'RPC_URL_BSC' | 'CHAIN_ISSUER_PRIVATE_KEY' | 'CHAIN_CONFIRMATIONS' | 'CHAIN_SCAN_BLOCK_RANGE' | 'CHAIN_POLL_INTERVAL_MS'>,
+  logger: Logger,
+): Promise<StartWorkerParameters['chains']> {
+  const urls: [EvmChain, string | undefined][] = [['ethereum-1', config.RPC_URL_ETHEREUM], ['bsc-56', config.RPC_URL_BSC]];
+  const networks = urls.filter((entry): entry is [EvmChain, string] => entry[1] !== undefined).map(([chain, url]) => evmNetwork(chain, url));
+  if (networks.length === 0) {
+    logger.warn('no RPC_URL_ETHEREUM / RPC_URL_BSC: this worker runs no chain watchers and refuses chain activities');
+    return undefined;
+  }
+  if (!config.CHAIN_ISSUER_PRIVATE_KEY) throw new Error('invalid configuration: CHAIN_ISSUER_PRIVATE_KEY: required with RPC URLs');
+  for (const network of networks) await checkRpc(network);
+  return {
+    chains: chainContexts(networks),
+    issuer: privateKeyToAccount(config.CHAIN_ISSUER_PRIVATE_KEY),
+    confirmations: config.CHAIN_CONFIRMATIONS,
+    blockRange: config.CHAIN_SCAN_BLOCK_RANGE,
+    pollIntervalMs: config.CHAIN_POLL_INTERVAL_MS,
+  };
+}
 
 async function main(): Promise<void> {
   const config = loadConfig([
@@ -19,6 +45,12 @@ async function main(): Promise<void> {
     'ATTESTATION_SETTLEMENT_GRACE_MS',
     'LOG_LEVEL',
     'LOG_FORMAT',
+    'RPC_URL_ETHEREUM',
+    'RPC_URL_BSC',
+    'CHAIN_ISSUER_PRIVATE_KEY',
+    'CHAIN_CONFIRMATIONS',
+    'CHAIN_SCAN_BLOCK_RANGE',
+    'CHAIN_POLL_INTERVAL_MS',
   ]);
   if (!config.DATABASE_URL) throw new Error('invalid configuration: DATABASE_URL: the standalone worker needs the database its activities write to');
   const logger = createLogger({ level: config.LOG_LEVEL, format: config.LOG_FORMAT });
@@ -32,6 +64,7 @@ async function main(): Promise<void> {
       taskQueue: config.TEMPORAL_TASK_QUEUE,
       workflowBundlePath: config.WORKFLOW_BUNDLE_PATH,
       settlementGraceMs: config.ATTESTATION_SETTLEMENT_GRACE_MS,
+      chains: await configuredChains(config, logger),
     });
     logger.info({ taskQueue: config.TEMPORAL_TASK_QUEUE, address: service.address, kind: service.kind, namespace: service.namespace }, 'worker polling');
     await worker.done;

@@ -1,19 +1,23 @@
 /**
  * The one worker start-up, used by the standalone worker (worker/main.ts) and by `npm start`: connects to
  * the Temporal service, runs the product's workflows (from the prebuilt bundle or from source) with
- * activities built from their dependencies, starts the long-running maintenance workflows (a second start
- * finds the running one), and gives every outstanding attestation its lifecycle workflow.
+ * activities built from their dependencies, starts the long-running workflows — candle retention and one
+ * watcher per deployed chain (a second start finds the running one) — and starts the workflows of requests
+ * stored while their start failed (outstanding attestations, wallet registrations under way).
  */
 import { type Client, WorkflowIdConflictPolicy } from '@temporalio/client';
-import { DefaultLogger, NativeConnection, Runtime, type LogLevel } from '@temporalio/worker';
+import { DefaultLogger, NativeConnection, Runtime, type LogLevel, type Worker } from '@temporalio/worker';
 import { createActivities } from '../activities';
+import type { IssuerChains } from '../chains/context';
+import { listChainDeployments } from '../db/queries/chains';
 import { recoverAttestationWorkflows } from '../attestations/lifecycle-workflows';
 import type { Logger } from '../config/logger';
 import type { Database } from '../db/pool';
 import { closeTemporalClient, createTemporalClient } from '../temporal/client';
 import type { TemporalService } from '../temporal/connection';
-import { MARKET_DATA_RETENTION_WORKFLOW_ID } from '../temporal/workflow-ids';
-import type { marketDataRetentionWorkflow } from '../workflows';
+import { chainWatcherWorkflowId, MARKET_DATA_RETENTION_WORKFLOW_ID } from '../temporal/workflow-ids';
+import { recoverWalletRegistrations } from '../wallets/registration';
+import type { chainWatcherWorkflow, marketDataRetentionWorkflow } from '../workflows';
 import { createWorker, type WorkflowSource } from './create-worker';
 
 export interface StartWorkerParameters {
@@ -25,6 +29,8 @@ export interface StartWorkerParameters {
   workflowBundlePath?: string;
   /** The attestation workflows' settlement grace (ATTESTATION_SETTLEMENT_GRACE_MS). */
   settlementGraceMs: number;
+  /** The EVM chains and how to watch them; absent: a worker without chains (no watchers, chain activities refuse). */
+  chains?: IssuerChains & { confirmations: number; blockRange: number; pollIntervalMs: number };
 }
 
 export interface RunningWorker {
@@ -54,56 +60,80 @@ export async function startWorker(parameters: StartWorkerParameters): Promise<Ru
   // The embedded service is in this process or on this machine: gzip would only burn CPU on both sides.
   const connection = await NativeConnection.connect({
     address: service.address,
-    grpcCompression: { codec: service.kind === 'in-memory' ? 'none' : 'gzip' },
+    grpcCompression: { codec: service.kind === 'in-memory' || service.kind === 'embedded-durable' ? 'none' : 'gzip' },
   });
   const workflows: WorkflowSource = parameters.workflowBundlePath
     ? { workflowBundle: { codePath: parameters.workflowBundlePath } }
     : { workflowsPath: require.resolve('../workflows') };
+  // The client first: the chain watchers' activities signal and start workflows with it.
+  const client = await createTemporalClient({ address: service.address, namespace: service.namespace });
+  const { chains } = parameters;
   logger.info({ taskQueue, bundle: parameters.workflowBundlePath ?? 'from source' }, 'starting the worker');
-  const worker = await createWorker({
-    connection,
-    namespace: service.namespace,
-    taskQueue,
-    activities: createActivities({ db }),
-    workflows,
-    options: { shutdownGraceTime: '10 seconds' },
-  });
+  let worker: Worker;
+  try {
+    worker = await createWorker({
+      connection,
+      namespace: service.namespace,
+      taskQueue,
+      activities: createActivities({
+        db,
+        chains: chains && { chains: chains.chains, issuer: chains.issuer, temporal: client, taskQueue, confirmations: chains.confirmations, blockRange: chains.blockRange },
+      }),
+      workflows,
+      options: { shutdownGraceTime: '10 seconds' },
+    });
+  } catch (error) {
+    await closeTemporalClient(client);
+    await connection.close();
+    throw error;
+  }
   // The SDK Runtime shuts running workers down on SIGINT/SIGTERM (its default shutdownSignals); run() resolves
   // once in-flight tasks have drained.
-  const done = worker.run();
+  const running = worker;
+  const done = running.run();
   // Awaited by the caller through `done`; this keeps an early failure from counting as unhandled meanwhile.
   done.catch(() => undefined);
   const stopWorker = async () => {
-    if (worker.getState() === 'RUNNING') worker.shutdown();
+    if (running.getState() === 'RUNNING') running.shutdown();
     await done.catch(() => undefined);
   };
 
-  let client: Client | undefined;
   try {
-    client = await createTemporalClient({ address: service.address, namespace: service.namespace });
     await client.workflow.start<typeof marketDataRetentionWorkflow>('marketDataRetentionWorkflow', {
       workflowId: MARKET_DATA_RETENTION_WORKFLOW_ID,
       taskQueue,
       args: [{ every: '1 hour', prunesPerRun: 24 }],
       workflowIdConflictPolicy: WorkflowIdConflictPolicy.USE_EXISTING,
     });
+    if (chains) {
+      for (const deployment of await listChainDeployments(db)) {
+        if (!chains.chains[deployment.chain as keyof typeof chains.chains]) continue;
+        await client.workflow.start<typeof chainWatcherWorkflow>('chainWatcherWorkflow', {
+          workflowId: chainWatcherWorkflowId(deployment.chainId),
+          taskQueue,
+          args: [{ chain: deployment.chain, pollIntervalMs: chains.pollIntervalMs }],
+          workflowIdConflictPolicy: WorkflowIdConflictPolicy.USE_EXISTING,
+        });
+        logger.info({ chain: deployment.chain, workflowId: chainWatcherWorkflowId(deployment.chainId) }, 'chain watcher running');
+      }
+    }
     const attestationWorkflows = await recoverAttestationWorkflows({ db, client, taskQueue, settlementGraceMs: parameters.settlementGraceMs });
-    logger.info({ attestationWorkflows }, 'outstanding attestations have their lifecycle workflows');
+    const walletRegistrations = chains ? await recoverWalletRegistrations(db, { client, taskQueue }) : 0;
+    logger.info({ attestationWorkflows, walletRegistrations }, 'stored requests have their workflows');
   } catch (error) {
-    // Without recovery some attestations would never be settled: stop, so that a restart tries again.
+    // Without recovery some requests would never be settled: stop, so that a restart tries again.
     await stopWorker();
-    if (client) await closeTemporalClient(client);
+    await closeTemporalClient(client);
     await connection.close();
     throw error;
   }
 
-  const started = client;
   return {
-    client: started,
+    client,
     done,
     async stop() {
       await stopWorker();
-      await closeTemporalClient(started);
+      await closeTemporalClient(client);
       await connection.close();
     },
   };

@@ -4,3 +4,6 @@
  */
 export { attestationWorkflow } from './attestation';
 export { marketDataRetentionWorkflow } from './market-data-retention';
+export { chainWatcherWorkflow } from './chain-watcher';
+export { redemptionWorkflow } from './redemption';
+export { walletRegistrationWorkflow } from './wallet-registration';

@@ -1,12 +1,12 @@
 /** What route handlers share: the database, the clock, caches, and how to announce a change. */
 import type { Client as TemporalClient } from '@temporalio/client';
 import type { AttestationSettings } from '../../attestations/issue-attestation';
-import type { TokenManagers } from '../../attestations/token-managers';
 import type { Config } from '../../config';
 import type { Signers } from '../../signing';
 import { publishChange, type ChangeTopic } from '../../db/changes';
 import type { Database } from '../../db/pool';
 import type { PriceTickInput } from '../../price-feed/ingest';
+import { ISSUER_TASK_QUEUE } from '../../temporal/task-queues';
 import { ApiKeyResolver } from '../framework/auth';
 import { ResponseCache } from '../framework/cache';
 import type { Logger } from '../../config/logger';
@@ -27,13 +27,14 @@ export interface ApiDependencies {
   ingestTicks?: (ticks: PriceTickInput[]) => Promise<{ accepted: number }>;
   /** Temporal client for starting, signalling and inspecting workflows. */
   temporal?: TemporalClient;
+  /** The task queue workflows started by routes run on (default: the issuer's). */
+  taskQueue?: string;
   /** Signing and limits of attestations; without it the attestation routes answer 503. */
   attestations?: AttestationServices;
 }
 
 export interface AttestationServices {
   signers: Signers;
-  tokenManagers: TokenManagers;
   settings: AttestationSettings;
   /** Task queue of the attestation workflows. */
   taskQueue: string;
@@ -50,6 +51,7 @@ export interface ApiServices {
   keys: ApiKeyResolver;
   ingestTicks?: ApiDependencies['ingestTicks'];
   temporal?: TemporalClient;
+  taskQueue: string;
   attestations?: AttestationServices;
   /** Drops this process's cached answers for `topic` now, and tells other processes. */
   changed(topic: ChangeTopic): Promise<void>;
@@ -79,6 +81,7 @@ export function createServices(dependencies: ApiDependencies): ApiServices {
     keys,
     ingestTicks: dependencies.ingestTicks,
     temporal: dependencies.temporal,
+    taskQueue: dependencies.taskQueue ?? ISSUER_TASK_QUEUE,
     attestations: dependencies.attestations,
     forget,
     async changed(topic) {

@@ -129,13 +129,16 @@ export interface QuoteContextRecord {
   longSpreadBps: number | null;
   shortTtlSeconds: number | null;
   longTtlSeconds: number | null;
-  /** The token's address on `chain`. */
+  /** The token's address on `chain`: null until the chain's contracts are deployed (Solana: the catalogue mint). */
   assetAddress: string | null;
+  /** The EIP-712 verifyingContract on an EVM chain: its deployed token manager (null before deployment, and on Solana). */
+  tokenManager: `0x${string}` | null;
 }
 
 /**
  * Everything a quote for one asset needs, in one round trip: the market pause, the asset's active status
- * events, its limits for the session, its latest price, its pricing and its address on the chain.
+ * events, its limits for the session, its latest price, its pricing, its address on the chain and the chain's
+ * token manager.
  * A prepared statement: the hot path of attestation creation.
  */
 export async function quoteContext(
@@ -153,12 +156,13 @@ export async function quoteContext(
               p.token_price::text AS "tokenPrice", p.observed_at AS "priceObservedAt",
               r.short_spread_bps AS "shortSpreadBps", r.long_spread_bps AS "longSpreadBps",
               r.short_ttl_seconds AS "shortTtlSeconds", r.long_ttl_seconds AS "longTtlSeconds",
-              a.address AS "assetAddress"
+              a.address AS "assetAddress", d.token_manager AS "tokenManager"
          FROM market_state m
          LEFT JOIN session_limits l ON l.symbol = $1 AND l.session = $2
          LEFT JOIN latest_prices p ON p.symbol = $1
          LEFT JOIN asset_pricing r ON r.symbol = $1
-         LEFT JOIN asset_addresses a ON a.symbol = $1 AND a.network_chain_id = $3`,
+         LEFT JOIN asset_addresses a ON a.symbol = $1 AND a.network_chain_id = $3
+         LEFT JOIN chain_deployments d ON d.chain = $3`,
     values: [parameters.symbol, parameters.session, parameters.chain, parameters.now],
   });
   return rows[0]!;

@@ -7,7 +7,7 @@ import { ASSET_DATA } from './assets';
 import { type AssetDefinition } from './types';
 
 export type { AssetDefinition, ChainId, Constituent, Dividend, Split, TradingSession } from './types';
-export { CHAIN_IDS, TOKEN_DECIMALS, evmTokenAddress, solanaMintAddress } from './addresses';
+export { TOKEN_DECIMALS, solanaMintAddress } from './addresses';
 
 /** Every catalogue asset, single assets before the portfolios built from them. */
 export const CATALOGUE: readonly AssetDefinition[] = Object.freeze(

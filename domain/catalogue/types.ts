@@ -63,5 +63,6 @@ export interface AssetDefinition {
   splits: readonly Split[];
   /** Tokens a portfolio token holds; empty for single assets. */
   constituents: readonly Constituent[];
-  addresses: { 'ethereum-1': `0x${string}`; 'bsc-56': `0x${string}`; 'solana-900': string };
+  /** Addresses known without a deployment (EVM token addresses come from the chains' deployments). */
+  addresses: { 'solana-900': string };
 }

@@ -2,11 +2,12 @@
 import { Decimal } from '../../domain/money';
 import { VALID_PAIRS } from '../../domain/market/candles';
 import { CATALOGUE } from '../../domain/catalogue';
+import { recordChainDeployment } from '../../db/queries/chains';
 import { createTestApi, type TestApi } from '../support/api';
 
 let api: TestApi;
 beforeAll(async () => {
-  api = await createTestApi();
+  api = await createTestApi({ fixtureDeployments: false });
 });
 afterAll(() => api.close());
 
@@ -220,17 +221,30 @@ describe('GET /v1/assets/{symbol}/dividends', () => {
 });
 
 describe('addresses', () => {
-  test('all assets, each on ethereum-1, bsc-56 and solana-900', async () => {
+  test('before any deployment, every asset lists its Solana mint only', async () => {
     const response = await get('/v1/assets/all/addresses');
     expect(response.status).toBe(200);
     expect(response.body).toHaveLength(CATALOGUE.length);
     for (const entry of response.body) {
-      expect(entry.addresses.map((a: { networkChainId: string }) => a.networkChainId).sort()).toEqual(['bsc-56', 'ethereum-1', 'solana-900']);
-      for (const address of entry.addresses) {
-        if (address.networkChainId === 'solana-900') expect(address.address).toMatch(/^[1-9A-HJ-NP-Za-km-z]{32,44}$/);
-        else expect(address).toMatchObject({ address: expect.stringMatching(/^0x[0-9a-fA-F]{40}$/), decimals: 18 });
-      }
+      expect(entry.addresses).toEqual([{ networkChainId: 'solana-900', address: expect.stringMatching(/^[1-9A-HJ-NP-Za-km-z]{32,44}$/), decimals: 9 }]);
     }
+  });
+
+  test('a deployment adds its token addresses, and a newer deployment of the chain replaces them', async () => {
+    const fixture = (seed: number) => `0x${seed.toString(16).padStart(40, '0')}` as const;
+    const deploy = async (base: number) => {
+      const tokens = Object.fromEntries(CATALOGUE.map((asset, index) => [asset.symbol, fixture(base + index)]));
+      const contracts = { tokenManager: fixture(base + 100), issuer: fixture(base + 101), registry: fixture(base + 102), stablecoin: fixture(base + 103) };
+      await recordChainDeployment(api.db, { chain: 'bsc-56', chainId: 56, ...contracts, deployer: fixture(base + 104), deployedBlock: 1 }, tokens);
+      await api.app.services.changed('catalogue');
+    };
+    await deploy(0x1000);
+    await deploy(0x2000);
+    const nvda = (await get('/v1/assets/NVDAon/addresses')).body;
+    expect(nvda.addresses).toEqual([
+      { networkChainId: 'bsc-56', address: fixture(0x2000 + CATALOGUE.findIndex((asset) => asset.symbol === 'NVDAon')), decimals: 18 },
+      { networkChainId: 'solana-900', address: expect.any(String), decimals: 9 },
+    ]);
   });
 
   test('one asset answers the same entry as in the list', async () => {

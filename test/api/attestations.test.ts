@@ -5,7 +5,8 @@
  */
 import { createPublicKey, verify } from 'node:crypto';
 import { recoverTypedDataAddress } from 'viem';
-import { tokenManagers } from '../../attestations/token-managers';
+import { FIXTURE_TOKEN_MANAGERS } from '../../harness/fixture-deployments';
+import { quoteOf } from '../support/quotes';
 import { newYorkTime } from '../../domain/calendar';
 import { Decimal } from '../../domain/money';
 import { EIP712_DOMAIN_NAME, encodeSolanaQuote, QUOTE_TYPES, decodeBase58 } from '../../signing';
@@ -34,21 +35,6 @@ const setLimit = (symbol: string, session: string, count: number, active: string
   ]);
 
 const valid = { symbol: 'AAPLon', side: 'buy', tokenAmount: '1.5' };
-
-/** The signed quote, rebuilt from an attestation response the way a verifier would. */
-function quoteOf(body: Record<string, string>) {
-  return {
-    chainId: BigInt(body.chainId!),
-    attestationId: BigInt(body.attestationId!),
-    userId: body.userId as `0x${string}`,
-    asset: body.assetAddress!,
-    price: BigInt(body.price!),
-    quantity: BigInt(body.tokenAmount!),
-    expiration: BigInt(body.expiration!),
-    side: Number(body.side) as 0 | 1,
-    additionalData: `0x${Buffer.from(body.additionalData!, 'base64').toString('hex')}` as `0x${string}`,
-  };
-}
 
 describe('request validation', () => {
   test.each([
@@ -124,7 +110,7 @@ describe('an attestation', () => {
     const signature = Buffer.from(body.signature, 'base64');
     expect(signature).toHaveLength(65);
     const signer = await recoverTypedDataAddress({
-      domain: { name: EIP712_DOMAIN_NAME, version: '1', chainId: 1, verifyingContract: tokenManagers()['ethereum-1'] },
+      domain: { name: EIP712_DOMAIN_NAME, version: '1', chainId: 1, verifyingContract: FIXTURE_TOKEN_MANAGERS['ethereum-1'] },
       types: QUOTE_TYPES,
       primaryType: 'Quote',
       message: { ...quoteOf(body), asset: body.assetAddress as `0x${string}` },

@@ -7,7 +7,6 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { Client } from '@temporalio/client';
 import type { AttestationSettings } from '../../attestations/issue-attestation';
-import { tokenManagers } from '../../attestations/token-managers';
 import { Decimal } from '../../domain/money';
 import { loadSigners, type Signers } from '../../signing';
 import pino from 'pino';
@@ -17,6 +16,7 @@ import { createApp, type App } from '../../api/app';
 import { createApiKey, type KeyScope } from '../../db/queries/api-keys';
 import { MarketDataPipeline } from '../../price-feed/pipeline';
 import { cloneTemplateDatabase, type TestDb } from './database';
+import { recordFixtureDeployments } from '../../harness/fixture-deployments';
 
 export const TEST_BASE_URL = 'http://issuer.test';
 
@@ -52,16 +52,19 @@ export interface TestApiOptions {
   /** Failed authentications per minute and client address (default: high enough not to matter). */
   authFailuresPerMinute?: number;
   temporal?: Client;
-  /** Task queue the attestation workflows are started on (with `temporal`). */
+  /** Task queue the routes start workflows on (with `temporal`). */
   taskQueue?: string;
   /** Overrides of the attestation limit settings. */
   attestationSettings?: Partial<AttestationSettings>;
   /** Use this database instead of a fresh clone (the caller drops it). */
   database?: TestDb;
+  /** Record fixture deployments of both EVM chains (harness/fixture-deployments.ts) so attestations can be signed; default true. */
+  fixtureDeployments?: boolean;
 }
 
 export async function createTestApi(options: TestApiOptions = {}): Promise<TestApi> {
   const database = options.database ?? (await cloneTemplateDatabase());
+  if (options.fixtureDeployments ?? true) await recordFixtureDeployments(database.db);
   let pinned: number | undefined;
   const pipeline = new MarketDataPipeline(database.db);
   const app = createApp({
@@ -77,9 +80,9 @@ export async function createTestApi(options: TestApiOptions = {}): Promise<TestA
     logger: pino({ level: 'silent' }),
     clock: () => pinned ?? Date.now(),
     temporal: options.temporal,
+    taskQueue: options.taskQueue,
     attestations: {
       signers: testSigners(),
-      tokenManagers: tokenManagers(),
       settings: { ...DEFAULT_ATTESTATION_SETTINGS, ...options.attestationSettings },
       taskQueue: options.taskQueue ?? 'issuer',
       settlementGraceMs: 60_000,

@@ -24,7 +24,7 @@ export function createAttestationRoute(services: ApiServices): Middleware<ApiSta
     const asset = await services.assets.resolve(request.symbol);
     const created = await refusalsAsApiErrors(() =>
       issueAttestation(
-        { db: services.db, signers: attestations.signers, tokenManagers: attestations.tokenManagers, settings: attestations.settings },
+        { db: services.db, signers: attestations.signers, settings: attestations.settings },
         { caller: callerOf(ctx), asset, request, idempotencyKey, now: services.clock() },
       ),
     );

@@ -1,6 +1,5 @@
 import { PublicKey } from '@solana/web3.js';
-import { getAddress, isAddress } from 'viem';
-import { CATALOGUE, evmTokenAddress, findAsset, solanaMintAddress } from '../../../domain/catalogue';
+import { CATALOGUE, findAsset, solanaMintAddress } from '../../../domain/catalogue';
 import { multiplierAt, multiplierHistory, previousRegularClose } from '../../../domain/market/multiplier';
 import { isTradingDay, newYorkTime } from '../../../domain/calendar';
 import { payoutFrequency } from '../../../domain/market/statistics';
@@ -47,20 +46,6 @@ describe('catalogue', () => {
       expect(Number.isInteger(a.holders) && a.holders > 0).toBe(true);
       expect(a.listedAt).toMatch(/^\d{4}-\d{2}-\d{2}$/);
     }
-  });
-
-  test('EVM addresses are checksummed, distinct and deterministic', () => {
-    const seen = new Set<string>();
-    for (const a of CATALOGUE) {
-      for (const chain of ['ethereum-1', 'bsc-56'] as const) {
-        const address = a.addresses[chain];
-        expect(isAddress(address, { strict: true })).toBe(true);
-        expect(getAddress(address)).toBe(address);
-        expect(evmTokenAddress(a.symbol, chain)).toBe(address);
-        seen.add(address.toLowerCase());
-      }
-    }
-    expect(seen.size).toBe(CATALOGUE.length * 2);
   });
 
   test('Solana mints are valid 32-byte base58 public keys, distinct and deterministic', () => {

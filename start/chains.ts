@@ -1,0 +1,81 @@
+/**
+ * The EVM chains of `npm start`: the configured RPC endpoints (RPC_URL_ETHEREUM, RPC_URL_BSC, with
+ * CHAIN_ISSUER_PRIVATE_KEY), or else two local anvil chains (ids 1 and 56) whose state is kept under
+ * DATA_DIR/chains, so a restart finds the same contracts and balances. Every endpoint is checked before anything
+ * uses it: an unreachable one stops the start with its URL named.
+ */
+import path from 'node:path';
+import { privateKeyToAccount } from 'viem/accounts';
+import type { Hex, LocalAccount } from 'viem';
+import { ANVIL_MNEMONIC, anvilDevAccount, startAnvil, type RunningAnvil } from '../chains/anvil';
+import { chainContexts, type IssuerChains } from '../chains/context';
+import { checkRpc, EVM_CHAINS, evmNetwork, type EvmNetwork } from '../chains/networks';
+import type { Config } from '../config';
+import type { Logger } from '../config/logger';
+import type { EvmChain } from '../signing';
+
+export interface RunningChains extends IssuerChains {
+  networks: EvmNetwork[];
+  /** True when this process runs the chains (anvil); false for configured RPC endpoints. */
+  local: boolean;
+  stop(): Promise<void>;
+}
+
+export type ChainSettings = Pick<Config, 'RPC_URL_ETHEREUM' | 'RPC_URL_BSC' | 'CHAIN_ISSUER_PRIVATE_KEY' | 'ANVIL_PORT_ETHEREUM' | 'ANVIL_PORT_BSC' | 'DATA_DIR'>;
+
+/** anvil's development account `index` as a signing account: 0 is the issuer on local chains, 1–3 the development wallets. */
+export function anvilAccount(index: number): LocalAccount & { privateKey: Hex } {
+  const { privateKey } = anvilDevAccount(index);
+  return Object.assign(privateKeyToAccount(privateKey), { privateKey });
+}
+
+export async function startChains(settings: ChainSettings, logger: Logger): Promise<RunningChains> {
+  const configured: Partial<Record<EvmChain, string>> = { 'ethereum-1': settings.RPC_URL_ETHEREUM, 'bsc-56': settings.RPC_URL_BSC };
+  const anyConfigured = Object.values(configured).some(Boolean);
+  if (anyConfigured) {
+    if (!settings.CHAIN_ISSUER_PRIVATE_KEY) {
+      throw new Error('invalid configuration: CHAIN_ISSUER_PRIVATE_KEY: required with RPC_URL_ETHEREUM / RPC_URL_BSC (the issuer deploys and signs there)');
+    }
+    const networks = EVM_CHAINS.filter((chain) => configured[chain]).map((chain) => evmNetwork(chain, configured[chain]!));
+    for (const network of networks) await checkRpc(network);
+    logger.info({ chains: networks.map((network) => `${network.chain} ${network.rpcUrl}`) }, 'configured chains reachable');
+    return {
+      networks,
+      chains: chainContexts(networks),
+      issuer: privateKeyToAccount(settings.CHAIN_ISSUER_PRIVATE_KEY),
+      local: false,
+      stop: async () => undefined,
+    };
+  }
+
+  const ports: Record<EvmChain, number> = { 'ethereum-1': settings.ANVIL_PORT_ETHEREUM, 'bsc-56': settings.ANVIL_PORT_BSC };
+  const running: RunningAnvil[] = [];
+  const stop = async () => {
+    await Promise.all(running.map((anvil) => anvil.stop()));
+  };
+  try {
+    for (const chain of EVM_CHAINS) {
+      const network = evmNetwork(chain, '');
+      const anvil = await startAnvil({
+        chainId: network.chainId,
+        port: ports[chain],
+        stateFile: path.join(settings.DATA_DIR, 'chains', `${chain}.json`),
+        mnemonic: ANVIL_MNEMONIC,
+      });
+      running.push(anvil);
+    }
+    const networks = EVM_CHAINS.map((chain, index) => evmNetwork(chain, running[index]!.rpcUrl));
+    for (const network of networks) await checkRpc(network);
+    logger.info({ chains: networks.map((network) => `${network.chain} ${network.rpcUrl}`) }, 'local anvil chains running');
+    return {
+      networks,
+      chains: chainContexts(networks),
+      issuer: settings.CHAIN_ISSUER_PRIVATE_KEY ? privateKeyToAccount(settings.CHAIN_ISSUER_PRIVATE_KEY) : anvilAccount(0),
+      local: true,
+      stop,
+    };
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+}
