@@ -10,6 +10,7 @@ import { authenticate } from './framework/auth';
 import { RateLimiter, rateLimit } from './framework/rate-limit';
 import { requestContext } from './framework/request-context';
 import type { ApiState } from './framework/state';
+import { healthRouter } from './health/router';
 import { createServices, type ApiDependencies, type ApiServices } from './services';
 import { accountsRouter } from './v1/accounts/router';
 import { assetsRouter } from './v1/assets/router';
@@ -35,6 +36,7 @@ export function createApp(dependencies: ApiDependencies): App {
   const docs = new Router<ApiState>();
   docs.get('/docs/errors', errorReference());
   koa.use(docs.routes());
+  koa.use(healthRouter(services).routes());
 
   const v1 = new Router<ApiState>({ prefix: '/v1' });
   v1.use(authenticate(services.keys, { failuresPerMinute: services.config.AUTH_FAILURES_PER_MINUTE }));

@@ -16,5 +16,25 @@ export function createPool(connectionString: string, max = 10, onIdleError: (err
   return pool;
 }
 
+/** SQLSTATE classes and codes that mean the server is gone or refusing connections, not that a query is wrong. */
+const UNREACHABLE_SQLSTATES = new Set(['57P01', '57P02', '57P03', '53300']);
+const UNREACHABLE_NODE_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'EPIPE', 'ENOTFOUND']);
+
+/**
+ * Whether `error` says the database cannot be reached (refused, reset, shut down, starting up, out of connection
+ * slots), as opposed to a failing query. Looks through `cause` chains and aggregate errors.
+ */
+export function isDatabaseUnreachable(error: unknown, depth = 0): boolean {
+  // Duck-typed rather than `instanceof Error`: errors from node's own sockets may come from another realm.
+  if (typeof error !== 'object' || error === null || depth > 5) return false;
+  const { code, message, errors, cause } = error as { code?: unknown; message?: unknown; errors?: unknown; cause?: unknown };
+  if (typeof code === 'string' && (UNREACHABLE_NODE_CODES.has(code) || UNREACHABLE_SQLSTATES.has(code) || code.startsWith('08'))) return true;
+  if (typeof message === 'string' && /^Connection terminated|^Client has encountered a connection error|timeout exceeded when trying to connect/.test(message)) {
+    return true;
+  }
+  if (Array.isArray(errors) && errors.some((inner) => isDatabaseUnreachable(inner, depth + 1))) return true;
+  return isDatabaseUnreachable(cause, depth + 1);
+}
+
 /** Anything that runs a query: the pool, or one client inside a transaction. */
 export type Queryable = Pick<Pool, 'query'>;

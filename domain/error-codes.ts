@@ -53,11 +53,12 @@ export const ERROR_CODES = {
   PAYLOAD_TOO_LARGE: { status: 413, description: 'The request body exceeds the size limit.' },
   UNSUPPORTED_MEDIA_TYPE: { status: 415, description: 'Request bodies must be `application/json`.' },
   IDEMPOTENCY_KEY_REUSED: { status: 422, description: 'The `Idempotency-Key` was already used with a different request body.' },
-  RATE_LIMITED: { status: 429, description: 'The key exceeded its rate limit; retry after `Retry-After` seconds.' },
+  RATE_LIMITED: { status: 429, description: 'The key exceeded its rate limit, or the client address too many failed authentications; retry after `Retry-After` seconds.' },
   INTERNAL_ERROR: { status: 500, description: 'Unexpected server error; the message carries a request id to quote.' },
   PRICE_UNAVAILABLE: { status: 503, description: 'No price recent enough to quote; retry shortly.' },
   ATTESTATIONS_UNAVAILABLE: { status: 503, description: 'This API process is not configured to sign attestations.' },
   TEMPORAL_UNAVAILABLE: { status: 503, description: 'The workflow service cannot be reached; retry later.' },
+  SERVICE_UNAVAILABLE: { status: 503, description: 'The database cannot be reached; retry after `Retry-After` seconds (`GET /ready` says what is down).' },
   CHAIN_UNAVAILABLE: { status: 503, description: 'The chain has no deployed contracts this service can reach; retry later.' },
 } as const satisfies Record<string, ErrorCodeDefinition>;
 

@@ -41,16 +41,27 @@ export class SimulatedPriceSource implements PriceSource {
       tickMs: number;
       seed?: number;
       clock?: () => number;
+      /** The first failing tick of a run of failures (a database outage is reported once, not every tick). */
       onError?: (error: unknown) => void;
+      /** The first tick that succeeds after failures, with how many failed. */
+      onRecovered?: (failedTicks: number) => void;
     },
   ) {}
 
   start(emit: (ticks: PriceTick[]) => Promise<void>): void {
-    const { assets, tickMs, seed, clock = Date.now, onError } = this.options;
+    const { assets, tickMs, seed, clock = Date.now, onError, onRecovered } = this.options;
+    let failedTicks = 0;
     const tick = (): void => {
       if (this.stopped) return;
       this.running = emit(simulatedTicks(assets, clock(), tickMs, seed))
-        .catch((error: unknown) => onError?.(error))
+        .then(() => {
+          if (failedTicks > 0) onRecovered?.(failedTicks);
+          failedTicks = 0;
+        })
+        .catch((error: unknown) => {
+          if (failedTicks === 0) onError?.(error);
+          failedTicks += 1;
+        })
         .finally(() => {
           if (!this.stopped) this.timer = setTimeout(tick, tickMs - (clock() % tickMs));
         });

@@ -79,7 +79,8 @@ export async function startProduct(config: Config): Promise<RunningProduct> {
         assets: CATALOGUE,
         tickMs: config.PRICE_TICK_MS,
         seed: config.SIMULATION_SEED,
-        onError: (error) => logger.error({ err: error }, 'price tick failed'),
+        onError: (error) => logger.error({ err: error }, 'price ticks failing (reported once until they recover)'),
+        onRecovered: (failedTicks) => logger.info({ failedTicks }, 'price ticks flowing again'),
       });
     }
     const feed = startFeed({ pipeline, source });
@@ -137,10 +138,17 @@ export async function startProduct(config: Config): Promise<RunningProduct> {
         return { accepted: ticks.length };
       },
     });
-    const listener = await listenForChanges(databaseUrl, (topic) => {
-      app.services.forget(topic);
-      if (topic === 'prices') pipeline.reload();
-    });
+    const listener = await listenForChanges(
+      databaseUrl,
+      (topic) => {
+        app.services.forget(topic);
+        if (topic === 'prices') pipeline.reload();
+      },
+      {
+        onConnectionLost: (error) => logger.warn({ err: error }, 'change notifications lost; reconnecting'),
+        onReconnected: () => logger.info('change notifications reconnected'),
+      },
+    );
     stops.push(() => listener.stop());
     const server = await listen(app, { host: config.HOST, port: config.PORT });
     stops.push(() => server.close());

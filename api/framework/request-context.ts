@@ -1,15 +1,18 @@
 /**
- * Outermost middleware: gives every request an id, renders every failure as
- * `{code, message, documentation}`, and writes one structured log line per request
- * (request id, method, path, status, latency, key id — never the key itself).
+ * Outermost middleware: gives every request an id, renders every failure as `{code, message, documentation}`
+ * (an unreachable database as 503 SERVICE_UNAVAILABLE with Retry-After, not 500), and writes one structured log
+ * line per request (request id, method, path, status, latency, key id — never the key itself).
  */
 import { randomUUID } from 'node:crypto';
 import type { Middleware } from 'koa';
 import { ApiError, errorBody } from './errors';
 import type { Logger } from '../../config/logger';
+import { isDatabaseUnreachable } from '../../db/pool';
 import type { ApiState } from './state';
 
 const REQUEST_ID = /^[A-Za-z0-9._-]{8,64}$/;
+/** What a client is told to wait while the database is unreachable. */
+const UNAVAILABLE_RETRY_SECONDS = 5;
 
 export function requestContext(options: { logger: Logger; baseUrl: string }): Middleware<ApiState> {
   const { logger, baseUrl } = options;
@@ -26,7 +29,14 @@ export function requestContext(options: { logger: Logger; baseUrl: string }): Mi
       }
     } catch (error) {
       const apiError =
-        error instanceof ApiError ? error : new ApiError('INTERNAL_ERROR', `Internal error (request id ${requestId})`, { cause: error });
+        error instanceof ApiError
+          ? error
+          : isDatabaseUnreachable(error)
+            ? new ApiError('SERVICE_UNAVAILABLE', 'The database cannot be reached; retry shortly', {
+                cause: error,
+                headers: { 'Retry-After': String(UNAVAILABLE_RETRY_SECONDS) },
+              })
+            : new ApiError('INTERNAL_ERROR', `Internal error (request id ${requestId})`, { cause: error });
       if (apiError.code === 'INTERNAL_ERROR') {
         logger.error({ requestId, err: error }, 'request failed');
       }

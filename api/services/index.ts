@@ -8,6 +8,7 @@ import type { Database } from '../../db/pool';
 import type { PriceTickInput } from '../../price-feed/ingest';
 import { ISSUER_TASK_QUEUE } from '../../temporal/task-queues';
 import { ApiKeyResolver } from '../framework/auth';
+import type { ReadinessProbe } from '../health/readiness';
 import { ResponseCache } from '../framework/cache';
 import type { Logger } from '../../config/logger';
 import { AssetDirectory } from './asset-directory';
@@ -31,6 +32,8 @@ export interface ApiDependencies {
   taskQueue?: string;
   /** Signing and limits of attestations; without it the attestation routes answer 503. */
   attestations?: AttestationServices;
+  /** Probes of further dependencies `GET /ready` reports beside PostgreSQL and Temporal (e.g. one per chain). */
+  readinessChecks?: Record<string, ReadinessProbe>;
 }
 
 export interface AttestationServices {
@@ -53,6 +56,7 @@ export interface ApiServices {
   temporal?: TemporalClient;
   taskQueue: string;
   attestations?: AttestationServices;
+  readinessChecks?: Record<string, ReadinessProbe>;
   /** Drops this process's cached answers for `topic` now, and tells other processes. */
   changed(topic: ChangeTopic): Promise<void>;
   /** Drops cached answers for a topic another process announced. */
@@ -81,6 +85,7 @@ export function createServices(dependencies: ApiDependencies): ApiServices {
     keys,
     ingestTicks: dependencies.ingestTicks,
     temporal: dependencies.temporal,
+    readinessChecks: dependencies.readinessChecks,
     taskQueue: dependencies.taskQueue ?? ISSUER_TASK_QUEUE,
     attestations: dependencies.attestations,
     forget,

@@ -1,0 +1,54 @@
+/**
+ * Readiness: each dependency the API needs, probed with a deadline. PostgreSQL and Temporal are built in; other
+ * parts (the chains) register a probe through `ApiDependencies.readinessChecks`.
+ */
+import type { Client as TemporalClient } from '@temporalio/client';
+import type { Database } from '../../db/pool';
+
+/** A probe resolves when its dependency answers and rejects (or takes too long) when it does not. */
+export type ReadinessProbe = () => Promise<unknown>;
+
+export type DependencyState = { status: 'up'; latencyMs: number } | { status: 'down'; error: 'unreachable' | 'timed out' } | { status: 'not configured' };
+
+export interface Readiness {
+  ready: boolean;
+  checks: Record<string, DependencyState>;
+}
+
+const PROBE_DEADLINE_MS = 2_000;
+
+async function probe(run: ReadinessProbe | undefined): Promise<DependencyState> {
+  if (!run) return { status: 'not configured' };
+  const started = performance.now();
+  let timer: NodeJS.Timeout | undefined;
+  const deadline = new Promise<'timed out'>((resolve) => {
+    timer = setTimeout(() => resolve('timed out'), PROBE_DEADLINE_MS);
+  });
+  try {
+    const outcome = await Promise.race([run().then(() => 'up' as const), deadline]);
+    if (outcome === 'timed out') return { status: 'down', error: 'timed out' };
+    return { status: 'up', latencyMs: Math.round((performance.now() - started) * 10) / 10 };
+  } catch {
+    return { status: 'down', error: 'unreachable' };
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** Probes every dependency at once; ready when none is down. */
+export async function checkReadiness(dependencies: {
+  db: Database;
+  temporal?: TemporalClient;
+  extra?: Record<string, ReadinessProbe>;
+}): Promise<Readiness> {
+  const { temporal } = dependencies;
+  const probes: Record<string, ReadinessProbe | undefined> = {
+    postgres: () => dependencies.db.query('SELECT 1'),
+    temporal: temporal && (() => temporal.workflowService.getSystemInfo({})),
+    ...dependencies.extra,
+  };
+  const names = Object.keys(probes);
+  const states = await Promise.all(names.map((name) => probe(probes[name])));
+  const checks = Object.fromEntries(names.map((name, index) => [name, states[index]!]));
+  return { ready: states.every((state) => state.status !== 'down'), checks };
+}
