@@ -94,11 +94,20 @@ export async function startAnvil(parameters: StartAnvilParameters): Promise<Star
   const failure = (message: string, cause?: unknown) =>
     new AnvilStartError(`${message}${stderr ? `\nanvil stderr:\n${stderr.trim()}` : ''}`, { cause });
 
+  const hasExited = () => child.exitCode !== null || child.signalCode !== null;
+  const signal = (name: NodeJS.Signals) => {
+    try {
+      process.kill(child.pid as number, name);
+    } catch (error) {
+      // ESRCH: it exited between the check and the signal.
+      if ((error as NodeJS.ErrnoException).code !== 'ESRCH') throw error;
+    }
+  };
   const stop = async (): Promise<void> => {
-    if (child.exitCode !== null || child.signalCode !== null) return;
-    process.kill(child.pid as number, 'SIGTERM');
+    if (child.pid === undefined || hasExited()) return;
+    signal('SIGTERM');
     const timer = setTimeout(() => {
-      if (child.exitCode === null && child.signalCode === null) process.kill(child.pid as number, 'SIGKILL');
+      if (!hasExited()) signal('SIGKILL');
     }, STOP_GRACE_MS);
     await exited;
     clearTimeout(timer);
@@ -123,7 +132,8 @@ export async function startAnvil(parameters: StartAnvilParameters): Promise<Star
         clearTimeout(timer);
         reject(failure('anvil could not be started', error));
       });
-      child.once('exit', (code, signal) => {
+      // 'close' comes after stderr has been read to its end, so the error carries all of it.
+      child.once('close', (code, signal) => {
         clearTimeout(timer);
         reject(failure(`anvil exited before listening (code ${code}, signal ${signal})`));
       });

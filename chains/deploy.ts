@@ -3,14 +3,14 @@
  * registry, the token manager, the issuer contract and one stock token per symbol; grants the
  * roles and funds the token manager's stablecoin reserve.
  *
- * Fast on purpose (about twenty tokens on two chains at every start-up): every transaction carries
- * an explicit nonce and the deployer sends them one after another without waiting for receipts; it
- * waits only twice, once after the deployments (contract addresses are known in advance from the
- * deployer's nonces, so the tokens are born with their roles) and once after the configuration.
+ * Fast on purpose (about twenty tokens on two chains at every start-up): two batches, the
+ * deployments and then the configuration. Within a batch, gas is estimated for every transaction at
+ * once, each is signed locally with an explicit nonce and sent without waiting for its receipt; the
+ * deployer waits only at the end of each batch. Contract addresses are known in advance from the
+ * deployer's nonces, so the tokens are born with their supply roles.
  */
 import {
   createPublicClient,
-  createWalletClient,
   defineChain,
   encodeDeployData,
   encodeFunctionData,
@@ -71,11 +71,21 @@ export class DeploymentError extends Error {
   override readonly name = 'DeploymentError';
 }
 
-interface PendingTransaction {
+interface PlannedTransaction {
   what: string;
-  hash: Hash;
+  /** Absent for a deployment. */
+  to?: Address;
+  data: Hex;
+  /** For a deployment: where the contract must land. */
   expectedAddress?: Address;
 }
+
+interface PendingTransaction extends PlannedTransaction {
+  hash: Hash;
+}
+
+/** Gas limit = estimate × 120 %: room for state that moved between estimate and inclusion; unused gas is not paid. */
+const GAS_HEADROOM_PERCENT = 120n;
 
 export async function deployContracts(parameters: DeployContractsParameters): Promise<DeployContractsReturnType> {
   const { deployer, chainId } = parameters;
@@ -87,34 +97,51 @@ export async function deployContracts(parameters: DeployContractsParameters): Pr
   });
   const transport = http(parameters.rpcUrl);
   const publicClient = createPublicClient({ chain, transport });
-  const walletClient = createWalletClient({ chain, transport, account: deployer });
 
   const actualChainId = await publicClient.getChainId();
   if (actualChainId !== chainId) {
     throw new DeploymentError(`${parameters.rpcUrl} is chain ${actualChainId}, expected ${chainId}`);
   }
-  let nonce = await publicClient.getTransactionCount({ address: deployer.address, blockTag: 'pending' });
+  const firstNonce = await publicClient.getTransactionCount({ address: deployer.address, blockTag: 'pending' });
   const fees = await publicClient.estimateFeesPerGas();
-  const addressAt = (offset: number) => getContractAddress({ from: deployer.address, nonce: BigInt(nonce + offset) });
+  let nonce = firstNonce;
 
-  const send = async (what: string, to: Address | undefined, data: Hex, expectedAddress?: Address) => {
-    try {
-      const hash = await walletClient.sendTransaction({
-        to: to ?? null,
-        data,
+  /**
+   * Sends a batch of independent transactions: gas is estimated for all of them at once (they
+   * depend only on earlier batches), then each is signed with the next nonce and sent without
+   * waiting; the batch ends when every receipt is in and successful.
+   */
+  const sendBatch = async (batch: readonly PlannedTransaction[]) => {
+    const gasLimits = await Promise.all(
+      batch.map(({ what, to, data }) =>
+        publicClient.estimateGas({ account: deployer, to, data }).catch((error: unknown) => {
+          throw new DeploymentError(`deployment on chain ${chainId}: ${what} would fail`, { cause: error });
+        }),
+      ),
+    );
+    const pending: PendingTransaction[] = [];
+    for (const [index, planned] of batch.entries()) {
+      const serialized = await deployer.signTransaction({
+        type: 'eip1559',
+        chainId,
+        to: planned.to ?? null,
+        data: planned.data,
         nonce: nonce++,
+        gas: (gasLimits[index]! * GAS_HEADROOM_PERCENT) / 100n,
         maxFeePerGas: fees.maxFeePerGas,
         maxPriorityFeePerGas: fees.maxPriorityFeePerGas,
       });
-      return { what, hash, expectedAddress };
-    } catch (error) {
-      throw new DeploymentError(`deployment on chain ${chainId} failed to send: ${what}`, { cause: error });
+      try {
+        pending.push({ ...planned, hash: await publicClient.sendRawTransaction({ serializedTransaction: serialized }) });
+      } catch (error) {
+        throw new DeploymentError(`deployment on chain ${chainId} failed to send: ${planned.what}`, { cause: error });
+      }
     }
+    return confirm(publicClient, chainId, pending);
   };
-  const deploy = (what: string, abi: Abi, bytecode: Hex, args: readonly unknown[]) =>
-    send(what, undefined, encodeDeployData({ abi, bytecode, args }), addressAt(0));
 
-  // Addresses follow from the deployer's nonces, in this order.
+  // Addresses follow from the deployer's nonces, in the order of the first batch.
+  const addressAt = (offset: number) => getContractAddress({ from: deployer.address, nonce: BigInt(firstNonce + offset) });
   const addresses = {
     stablecoin: addressAt(0),
     registry: addressAt(1),
@@ -123,56 +150,57 @@ export async function deployContracts(parameters: DeployContractsParameters): Pr
   };
   const tokens = Object.fromEntries(parameters.tokens.map((token, index) => [token.symbol, addressAt(4 + index)]));
 
-  const deployments: PendingTransaction[] = [];
-  deployments.push(await deploy('Stablecoin', stablecoinAbi, stablecoinBytecode, [STABLECOIN_NAME, STABLECOIN_SYMBOL]));
-  deployments.push(await deploy('IdentityRegistry', identityRegistryAbi, identityRegistryBytecode, [deployer.address]));
-  deployments.push(
-    await deploy('TokenManager', tokenManagerAbi, tokenManagerBytecode, [
-      deployer.address,
-      addresses.registry,
-      parameters.attestationSigner,
-    ]),
-  );
-  deployments.push(await deploy('Issuer', issuerAbi, issuerBytecode, [deployer.address, addresses.registry]));
-  for (const token of parameters.tokens) {
-    deployments.push(
-      await deploy(`StockToken ${token.symbol}`, stockTokenAbi, stockTokenBytecode, [
-        token.name,
-        token.symbol,
-        deployer.address,
-        [addresses.tokenManager, addresses.issuer],
-      ]),
-    );
-  }
-  const receipts = await confirm(publicClient, chainId, deployments);
+  const deploy = (what: string, abi: Abi, bytecode: Hex, args: readonly unknown[], address: Address): PlannedTransaction => ({
+    what,
+    data: encodeDeployData({ abi, bytecode, args }),
+    expectedAddress: address,
+  });
+  const receipts = await sendBatch([
+    deploy('Stablecoin', stablecoinAbi, stablecoinBytecode, [STABLECOIN_NAME, STABLECOIN_SYMBOL], addresses.stablecoin),
+    deploy('IdentityRegistry', identityRegistryAbi, identityRegistryBytecode, [deployer.address], addresses.registry),
+    deploy(
+      'TokenManager',
+      tokenManagerAbi,
+      tokenManagerBytecode,
+      [deployer.address, addresses.registry, parameters.attestationSigner],
+      addresses.tokenManager,
+    ),
+    deploy('Issuer', issuerAbi, issuerBytecode, [deployer.address, addresses.registry], addresses.issuer),
+    ...parameters.tokens.map((token) =>
+      deploy(
+        `StockToken ${token.symbol}`,
+        stockTokenAbi,
+        stockTokenBytecode,
+        [token.name, token.symbol, deployer.address, [addresses.tokenManager, addresses.issuer]],
+        tokens[token.symbol]!,
+      ),
+    ),
+  ]);
 
-  const call = (what: string, to: Address, abi: Abi, functionName: string, args: readonly unknown[]) =>
-    send(what, to, encodeFunctionData({ abi, functionName, args }));
-  const configuration: PendingTransaction[] = [
-    await call('registrar role', addresses.registry, identityRegistryAbi, 'grantRole', [
+  const call = (what: string, to: Address, abi: Abi, functionName: string, args: readonly unknown[]): PlannedTransaction => ({
+    what,
+    to,
+    data: encodeFunctionData({ abi, functionName, args }),
+  });
+  await sendBatch([
+    call('registrar role', addresses.registry, identityRegistryAbi, 'grantRole', [
       ROLES.registrar,
       parameters.registrar ?? deployer.address,
     ]),
-    await call('submitter role', addresses.issuer, issuerAbi, 'grantRole', [
-      ROLES.submitter,
-      parameters.submitter ?? deployer.address,
-    ]),
-    await call('settlement token', addresses.tokenManager, tokenManagerAbi, 'setSettlementToken', [addresses.stablecoin, true]),
-    await call('stablecoin reserve', addresses.stablecoin, stablecoinAbi, 'mint', [
+    call('submitter role', addresses.issuer, issuerAbi, 'grantRole', [ROLES.submitter, parameters.submitter ?? deployer.address]),
+    ...(parameters.brokerSigner === undefined
+      ? []
+      : [call('broker signer role', addresses.issuer, issuerAbi, 'grantRole', [ROLES.brokerSigner, parameters.brokerSigner])]),
+    call('settlement token', addresses.tokenManager, tokenManagerAbi, 'setSettlementToken', [addresses.stablecoin, true]),
+    call('stablecoin reserve', addresses.stablecoin, stablecoinAbi, 'mint', [
       addresses.tokenManager,
       parameters.stablecoinReserve ?? DEFAULT_STABLECOIN_RESERVE,
     ]),
-  ];
-  if (parameters.brokerSigner !== undefined) {
-    configuration.push(
-      await call('broker signer role', addresses.issuer, issuerAbi, 'grantRole', [ROLES.brokerSigner, parameters.brokerSigner]),
-    );
-  }
-  for (const [symbol, token] of Object.entries(tokens)) {
-    configuration.push(await call(`manage ${symbol}`, addresses.tokenManager, tokenManagerAbi, 'setManagedToken', [token, true]));
-    configuration.push(await call(`issue ${symbol}`, addresses.issuer, issuerAbi, 'setToken', [symbol, token]));
-  }
-  await confirm(publicClient, chainId, configuration);
+    ...Object.entries(tokens).flatMap(([symbol, token]) => [
+      call(`manage ${symbol}`, addresses.tokenManager, tokenManagerAbi, 'setManagedToken', [token, true]),
+      call(`issue ${symbol}`, addresses.issuer, issuerAbi, 'setToken', [symbol, token]),
+    ]),
+  ]);
 
   return { ...addresses, tokens, deployedBlock: receipts[0]!.blockNumber };
 }
