@@ -121,7 +121,7 @@ export function createChainWatcherActivities(deps: ChainWatcherActivityDependenc
       if (attempt > 3) Context.current().log.warn('chain scan keeps failing', { chain: input.chain, attempt, rpcUrl: context.network.rpcUrl });
 
       const { client, network } = context;
-      const head = Number(await client.getBlockNumber());
+      const head = Number(await client.getBlockNumber({ cacheTime: 0 }));
       const confirmedHead = head - deps.confirmations;
       if (fromBlock > confirmedHead) {
         return { chain: input.chain, fromBlock, toBlock: fromBlock - 1, head, executions: 0, redemptions: 0, caughtUp: true };

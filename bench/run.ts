@@ -6,6 +6,7 @@
 import { startTestDatabase } from '../test/setup/database';
 import { benchApi, prepareBenchDatabase } from './api';
 import { benchAttestations } from './attestations';
+import { benchChains, formatChains } from './chains';
 import { benchDomain } from './domain';
 import { formatResults, loadGenerator, type LoadResult } from './load';
 import { benchWorkflowModes, formatWorkflowModes } from './workflows';
@@ -41,6 +42,8 @@ async function main(): Promise<void> {
 
     const workflows = await benchWorkflowModes(databaseUrl, { concurrency: 50, total: 1000 });
     for (const line of formatWorkflowModes(workflows)) write(line);
+
+    for (const line of formatChains(await benchChains(databaseUrl))) write(line);
   } finally {
     await temporary?.stop();
   }

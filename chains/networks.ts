@@ -33,9 +33,17 @@ export function viemChain(network: EvmNetwork): Chain {
   });
 }
 
-/** A read client; transport retries are left to the callers (activities retry with backoff). */
+/**
+ * A read client; transport retries are left to the callers (activities retry with backoff). Nothing is cached
+ * (viem would serve the block number up to its polling interval old), and receipts are polled every 250 ms.
+ */
 export function publicClientFor(network: EvmNetwork): PublicClient {
-  return createPublicClient({ chain: viemChain(network), transport: http(network.rpcUrl, { retryCount: 0, timeout: 10_000 }) });
+  return createPublicClient({
+    chain: viemChain(network),
+    transport: http(network.rpcUrl, { retryCount: 0, timeout: 10_000 }),
+    cacheTime: 0,
+    pollingInterval: 250,
+  });
 }
 
 /** Thrown when a configured RPC endpoint cannot be reached or serves another chain; names the URL. */

@@ -1,0 +1,272 @@
+/**
+ * Chain watching, measured on a local anvil chain with the product's contracts, the embedded Temporal service and
+ * the real worker:
+ * - detection latency: from a transaction mined (its send returning, anvil mining at once) to the attestation
+ *   recorded `executed` in PostgreSQL, and to the redemption recorded — p50/p99 over `events` of each, with the
+ *   watcher polling every CHAIN_POLL_INTERVAL_MS (1 s, the default);
+ * - scan throughput: one `scanChain` over a range holding `scanEvents` TradeExecuted logs (mined in a few full
+ *   blocks), in logs per second, recording and signalling included.
+ * `tsx bench/chains.ts` prints them on a throw-away PostgreSQL; `npm run bench` runs them with the rest.
+ */
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { MockActivityEnvironment } from '@temporalio/testing';
+import { DefaultLogger, NativeConnection, Runtime, Worker } from '@temporalio/worker';
+import { Client } from 'pg';
+import { createTestClient, createWalletClient, encodeFunctionData, http, maxUint256, parseUnits, type Hex } from 'viem';
+import { createActivities } from '../activities';
+import { createChainWatcherActivities, type ScanChainResult } from '../activities/chain-watcher';
+import { issueAttestation } from '../attestations/issue-attestation';
+import { startAnvil } from '../chains/anvil';
+import { chainContexts } from '../chains/context';
+import { ensureDeployment } from '../chains/deployments';
+import { evmNetwork, viemChain } from '../chains/networks';
+import { identityRegistryAbi, issuerAbi, stablecoinAbi, stockTokenAbi, tokenManagerAbi } from '../contracts/abi';
+import { migrate } from '../db/migrate';
+import { createPool, type Database } from '../db/pool';
+import { createAccount } from '../db/queries/accounts';
+import { listAssets } from '../db/queries/assets';
+import { readChainCursor, resetChainCursor } from '../db/queries/chains';
+import { seedCatalogue } from '../db/seed';
+import { CATALOGUE } from '../domain/catalogue';
+import { Decimal } from '../domain/money';
+import { loadSigners } from '../signing';
+import { anvilAccount } from '../start/chains';
+import { createTemporalClient } from '../temporal/client';
+import { chainWatcherWorkflowId } from '../temporal/workflow-ids';
+import { startInMemoryTemporal } from '../temporal-server';
+import type { chainWatcherWorkflow } from '../workflows';
+
+export interface BenchChainsResult {
+  events: number;
+  pollIntervalMs: number;
+  execution: { p50Ms: number; p99Ms: number };
+  redemption: { p50Ms: number; p99Ms: number };
+  scan: { logs: number; ms: number; logsPerSecond: number };
+}
+
+const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+async function scratchDatabase(serverUrl: string): Promise<{ db: Database; drop(): Promise<void> }> {
+  const name = `bench_chains_${randomBytes(4).toString('hex')}`;
+  const admin = new Client({ connectionString: serverUrl });
+  await admin.connect();
+  await admin.query(`CREATE DATABASE ${name}`);
+  await admin.end();
+  const db = createPool(serverUrl.replace(/\/[^/]*$/, `/${name}`), 20);
+  return {
+    db,
+    async drop() {
+      await db.end();
+      const cleanup = new Client({ connectionString: serverUrl });
+      await cleanup.connect();
+      await cleanup.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+      await cleanup.end();
+    },
+  };
+}
+
+/** Polls until `expected` events were seen: `pending` (key → mined at) fills while the events are sent. */
+async function detectionLatencies(expected: number, pending: Map<string, number>, detect: (keys: string[]) => Promise<string[]>): Promise<number[]> {
+  const latencies: number[] = [];
+  const deadline = Date.now() + 300_000;
+  while (latencies.length < expected) {
+    if (Date.now() > deadline) throw new Error(`${expected - latencies.length} events were never detected`);
+    const seenAt = Date.now();
+    if (pending.size > 0) {
+      for (const key of await detect([...pending.keys()])) {
+        latencies.push(seenAt - pending.get(key)!);
+        pending.delete(key);
+      }
+    }
+    await sleep(10);
+  }
+  return latencies.sort((a, b) => a - b);
+}
+
+export async function benchChains(serverUrl: string, options: { events?: number; scanEvents?: number; pollIntervalMs?: number } = {}): Promise<BenchChainsResult> {
+  const events = options.events ?? 200;
+  const scanEvents = options.scanEvents ?? 5_000;
+  const pollIntervalMs = options.pollIntervalMs ?? 1_000;
+  const database = await scratchDatabase(serverUrl);
+  const { db } = database;
+  const anvil = await startAnvil({ chainId: 1 });
+  const temporal = await startInMemoryTemporal();
+  let worker: Worker | undefined;
+  let running: Promise<void> | undefined;
+  try {
+    await migrate(db);
+    await seedCatalogue(db, Date.now());
+    await db.query(`UPDATE session_limits SET max_attestation_count = 1000000, max_active_notional_value = 1e15, max_session_notional_value = 1e15`);
+    const network = evmNetwork('ethereum-1', anvil.rpcUrl);
+    const chains = chainContexts([network]);
+    const context = chains['ethereum-1']!;
+    const issuer = anvilAccount(0);
+    const signers = loadSigners({ dataDir: mkdtempSync(path.join(tmpdir(), 'bench-chains-signers-')) });
+    const { deployment } = await ensureDeployment({ db, context, issuer, attestationSigner: signers.evm.address, assets: CATALOGUE });
+    const transport = http(anvil.rpcUrl);
+    const chain = viemChain(network);
+    const wallet = createWalletClient({ chain, account: anvilAccount(1), transport });
+    const testClient = createTestClient({ chain, mode: 'anvil', transport });
+    const issuerWallet = createWalletClient({ chain, account: issuer, transport });
+    const account = await createAccount(db, 'bench');
+    const registry = await context.client.readContract({ address: deployment.issuer, abi: issuerAbi, functionName: 'registry' });
+    await context.client.waitForTransactionReceipt({
+      hash: await issuerWallet.writeContract({ address: registry, abi: identityRegistryAbi, functionName: 'register', args: [wallet.account.address, account.userId] }),
+    });
+    await context.client.waitForTransactionReceipt({
+      hash: await issuerWallet.writeContract({ address: deployment.stablecoin, abi: stablecoinAbi, functionName: 'mint', args: [wallet.account.address, parseUnits('100000000', 6)] }),
+    });
+    await context.client.waitForTransactionReceipt({
+      hash: await wallet.writeContract({ address: deployment.stablecoin, abi: stablecoinAbi, functionName: 'approve', args: [deployment.tokenManager, maxUint256] }),
+    });
+    const spy = (await listAssets(db)).find((asset) => asset.symbol === 'SPYon')!;
+    const settings = { maxPriceAgeMs: 3_600_000, limitedMaxOrderNotional: new Decimal('1e12'), offhoursGlobalExposure: new Decimal('1e15'), offhoursAssetExposure: new Decimal('1e15') };
+    const attest = async () => {
+      const now = Date.now();
+      await db.query(`INSERT INTO latest_prices (symbol, token_price, underlying_price, observed_at) VALUES ('SPYon', '600', '600', $1)
+                      ON CONFLICT (symbol) DO UPDATE SET observed_at = EXCLUDED.observed_at`, [now]);
+      const created = await issueAttestation(
+        { db, signers, settings },
+        { caller: { accountId: account.id, userId: account.userId }, asset: spy, request: { symbol: 'SPYon', side: 'buy', tokenAmount: '1', duration: 'long', chainId: 'ethereum-1' }, now },
+      );
+      const body = created.attestation;
+      const quote = {
+        chainId: 1n,
+        attestationId: BigInt(body.attestationId),
+        userId: body.userId as Hex,
+        asset: body.assetAddress as Hex,
+        price: BigInt(body.price),
+        quantity: BigInt(body.tokenAmount),
+        expiration: BigInt(body.expiration),
+        side: 0,
+        additionalData: `0x${Buffer.from(body.additionalData, 'base64').toString('hex')}` as Hex,
+      };
+      return { attestationId: body.attestationId, args: [quote, `0x${Buffer.from(body.signature, 'base64').toString('hex')}` as Hex, deployment.stablecoin, parseUnits('1000', 6)] as const };
+    };
+
+    Runtime.install({ logger: new DefaultLogger('ERROR') });
+    const client = await createTemporalClient({ address: temporal.address, namespace: temporal.namespace });
+    const connection = await NativeConnection.connect({ address: temporal.address, grpcCompression: { codec: 'none' } });
+    worker = await Worker.create({
+      connection,
+      taskQueue: 'bench-chains',
+      workflowsPath: require.resolve('../workflows'),
+      activities: createActivities({ db, chains: { chains, issuer, temporal: client, taskQueue: 'bench-chains', confirmations: 0, blockRange: 2_000 } }),
+    });
+    running = worker.run();
+    const watcher = await client.workflow.start<typeof chainWatcherWorkflow>('chainWatcherWorkflow', {
+      workflowId: chainWatcherWorkflowId(1),
+      taskQueue: 'bench-chains',
+      args: [{ chain: 'ethereum-1', pollIntervalMs }],
+    });
+
+    // Executions: one mined every 50 ms; detection = the attestation executed in SQL.
+    const minted = new Map<string, number>();
+    const executionPoll = detectionLatencies(events, minted, async (ids) => {
+      const { rows } = await db.query<{ id: string }>(`SELECT attestation_id::text AS id FROM attestations WHERE attestation_id = ANY($1::numeric[]) AND state = 'executed'`, [ids]);
+      return rows.map((row) => row.id);
+    });
+    for (let i = 0; i < events; i += 1) {
+      const { attestationId, args } = await attest();
+      await wallet.writeContract({ address: deployment.tokenManager, abi: tokenManagerAbi, functionName: 'mintWithAttestation', args });
+      minted.set(attestationId, Date.now());
+      await sleep(50);
+    }
+    const executionLatencies = await executionPoll;
+
+    // Redemptions: a burn every 50 ms; detection = the redemption recorded.
+    const spyToken = await context.client.readContract({ address: deployment.issuer, abi: issuerAbi, functionName: 'tokenBySymbol', args: ['SPYon'] });
+    await context.client.waitForTransactionReceipt({
+      hash: await wallet.writeContract({ address: spyToken, abi: stockTokenAbi, functionName: 'approve', args: [deployment.issuer, maxUint256] }),
+    });
+    const burned = new Map<string, number>();
+    const redemptionPoll = detectionLatencies(events, burned, async (hashes) => {
+      const { rows } = await db.query<{ hash: string }>(`SELECT tx_hash AS hash FROM redemptions WHERE tx_hash = ANY($1)`, [hashes]);
+      return rows.map((row) => row.hash);
+    });
+    for (let i = 0; i < events; i += 1) {
+      const hash = await wallet.writeContract({ address: deployment.issuer, abi: issuerAbi, functionName: 'redeem', args: [spyToken, parseUnits('0.5', 18)] });
+      burned.set(hash, Date.now());
+      await sleep(50);
+    }
+    const redemptionLatencies = await redemptionPoll;
+    await watcher.terminate('benchmark: scan measured on its own');
+
+    // Scan throughput: `scanEvents` executions mined in a few full blocks, then one scan over them.
+    const startBlock = Number(await context.client.getBlockNumber()) + 1;
+    await testClient.setAutomine(false);
+    let nonce = await context.client.getTransactionCount({ address: wallet.account.address, blockTag: 'pending' });
+    const fees = await context.client.estimateFeesPerGas();
+    for (let i = 0; i < scanEvents; i += 1) {
+      const { args } = await attest();
+      const raw = await wallet.account.signTransaction({
+        type: 'eip1559',
+        chainId: 1,
+        nonce,
+        to: deployment.tokenManager,
+        data: encodeFunctionData({ abi: tokenManagerAbi, functionName: 'mintWithAttestation', args }),
+        gas: 400_000n,
+        maxFeePerGas: fees.maxFeePerGas * 2n,
+        maxPriorityFeePerGas: fees.maxPriorityFeePerGas,
+      });
+      await context.client.sendRawTransaction({ serializedTransaction: raw });
+      nonce += 1;
+    }
+    while (Number((await testClient.getTxpoolStatus()).pending) > 0) await testClient.mine({ blocks: 1 });
+    await testClient.setAutomine(true);
+    await resetChainCursor(db, 'ethereum-1', startBlock);
+    const scanner = createChainWatcherActivities({ db, chains, temporal: client, taskQueue: 'bench-chains', confirmations: 0, blockRange: 2_000 });
+    const environment = new MockActivityEnvironment();
+    const scanStarted = performance.now();
+    let logs = 0;
+    for (;;) {
+      const scan: ScanChainResult = await environment.run(scanner.scanChain, { chain: 'ethereum-1' });
+      logs += scan.executions + scan.redemptions;
+      if (scan.caughtUp) break;
+    }
+    const scanMs = performance.now() - scanStarted;
+    if ((await readChainCursor(db, 'ethereum-1'))! <= startBlock) throw new Error('the scan did not move the cursor');
+    await client.connection.close();
+    return {
+      events,
+      pollIntervalMs,
+      execution: { p50Ms: percentile(executionLatencies, 50), p99Ms: percentile(executionLatencies, 99) },
+      redemption: { p50Ms: percentile(redemptionLatencies, 50), p99Ms: percentile(redemptionLatencies, 99) },
+      scan: { logs, ms: scanMs, logsPerSecond: (logs / scanMs) * 1000 },
+    };
+  } finally {
+    if (worker?.getState() === 'RUNNING') worker.shutdown();
+    await running?.catch(() => undefined);
+    await temporal.stop();
+    await anvil.stop();
+    await database.drop();
+  }
+}
+
+export function formatChains(result: BenchChainsResult): string[] {
+  return [
+    `Chain watching on a local anvil chain, polling every ${result.pollIntervalMs} ms, ${result.events} events each`,
+    `  execution mined → attestation executed: p50 ${result.execution.p50Ms} ms   p99 ${result.execution.p99Ms} ms (goal p99 ≤ ${result.pollIntervalMs + 1000} ms)`,
+    `  burn mined → redemption recorded:       p50 ${result.redemption.p50Ms} ms   p99 ${result.redemption.p99Ms} ms (goal p99 ≤ ${result.pollIntervalMs + 1000} ms)`,
+    `  scan of ${result.scan.logs} TradeExecuted logs: ${result.scan.ms.toFixed(0)} ms, ${result.scan.logsPerSecond.toFixed(0)} logs/s (goal ≥ 2,000)`,
+  ];
+}
+
+if (require.main === module) {
+  void (async () => {
+    const { startTestDatabase } = await import('../test/setup/database');
+    const server = await startTestDatabase();
+    try {
+      for (const line of formatChains(await benchChains(server.url))) process.stdout.write(`${line}\n`);
+    } finally {
+      await server.stop();
+    }
+  })().catch((error: unknown) => {
+    process.stderr.write(`${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+    process.exit(1);
+  });
+}
