@@ -29,6 +29,7 @@ export class RequestProcessor {
   private readonly owner = `broker-${randomUUID()}`;
   private readonly context: StepContext;
   private running: Promise<void> | undefined;
+  private scheduling: Promise<void> | undefined;
   private again = false;
   private stopped = false;
   private timer: NodeJS.Timeout | undefined;
@@ -56,7 +57,7 @@ export class RequestProcessor {
       .catch((error: unknown) => this.options.logger.error({ err: error }, 'broker processor pass failed'))
       .finally(() => {
         this.running = undefined;
-        void this.schedule();
+        this.scheduling = this.schedule();
       });
   }
 
@@ -65,6 +66,7 @@ export class RequestProcessor {
     this.stopped = true;
     if (this.timer) clearTimeout(this.timer);
     await this.running;
+    await this.scheduling;
     await releaseLeases(this.options.db, this.owner);
   }
 
