@@ -4,6 +4,7 @@
  * DATA_DIR/chains, so a restart finds the same contracts and balances. Every endpoint is checked before anything
  * uses it: an unreachable one stops the start with its URL named.
  */
+import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { privateKeyToAccount } from 'viem/accounts';
 import type { Hex, LocalAccount } from 'viem';
@@ -53,13 +54,15 @@ export async function startChains(settings: ChainSettings, logger: Logger): Prom
   const stop = async () => {
     await Promise.all(running.map((anvil) => anvil.stop()));
   };
+  const stateDirectory = path.join(settings.DATA_DIR, 'chains');
+  mkdirSync(stateDirectory, { recursive: true });
   try {
     for (const chain of EVM_CHAINS) {
       const network = evmNetwork(chain, '');
       const anvil = await startAnvil({
         chainId: network.chainId,
         port: ports[chain],
-        stateFile: path.join(settings.DATA_DIR, 'chains', `${chain}.json`),
+        stateFile: path.join(stateDirectory, `${chain}.json`),
         mnemonic: ANVIL_MNEMONIC,
       });
       running.push(anvil);
