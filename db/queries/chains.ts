@@ -29,8 +29,10 @@ export async function findChainDeployment(db: Queryable, chain: string): Promise
 }
 
 /**
- * Records a deployment and its token addresses in one transaction, replacing an earlier deployment of the chain
- * (whose chain state is gone): the watcher's cursor restarts at the deployment block.
+ * Records a deployment and its token addresses in one statement, replacing an earlier deployment of the chain
+ * (whose chain state is gone): the watcher's cursor restarts at the deployment block, and the wallets registered
+ * in the old identity registry are to be registered again in the new one (their workflows are started by the
+ * worker's recovery).
  */
 export async function recordChainDeployment(
   db: Queryable,
@@ -49,6 +51,10 @@ export async function recordChainDeployment(
      ), cursor AS (
        INSERT INTO chain_cursors (chain, next_block) SELECT chain, $8 FROM deployment
        ON CONFLICT (chain) DO UPDATE SET next_block = EXCLUDED.next_block, updated_at = now()
+     ), wallets AS (
+       UPDATE account_wallets
+          SET state = CASE WHEN state = 'unregistering' THEN 'unregistered' ELSE 'registering' END, tx_hash = NULL, error = NULL, updated_at = now()
+        WHERE chain = $1 AND state IN ('registering', 'registered', 'failed', 'unregistering')
      )
      INSERT INTO asset_addresses (symbol, network_chain_id, address, decimals)
      SELECT symbol, $1, address, 18 FROM unnest($9::text[], $10::text[]) AS t(symbol, address)

@@ -9,7 +9,8 @@ import { maxUint256, parseUnits, zeroHash } from 'viem';
 import { createActivities } from '../../activities';
 import { identityRegistryAbi, issuerAbi, stablecoinAbi, stockTokenAbi, tokenManagerAbi } from '../../contracts/abi';
 import { findActiveApiKey } from '../../db/queries/api-keys';
-import { readChainCursor, resetChainCursor } from '../../db/queries/chains';
+import { findChainDeployment, readChainCursor, recordChainDeployment, resetChainCursor } from '../../db/queries/chains';
+import { listAccountWallets } from '../../db/queries/wallets';
 import { chainWatcherWorkflowId } from '../../temporal/workflow-ids';
 import type { chainWatcherWorkflow } from '../../workflows';
 import { createTestApi, type TestApi } from '../support/api';
@@ -127,6 +128,22 @@ describe('wallet registration', () => {
     expect(unknown.status).toBe(404);
     expect(await countRows('account_wallets')).toBe(before);
   });
+});
+
+test('a new deployment of the chain (its state lost) has every registered wallet registered again', async () => {
+  await registered(6);
+  const current = (await findChainDeployment(database.db, chain.chain))!;
+  const client = await database.db.connect();
+  try {
+    await client.query('BEGIN');
+    await recordChainDeployment(client, current, {});
+    const states = (await listAccountWallets(client, account.id)).filter((wallet) => wallet.chain === chain.chain).map((wallet) => wallet.state);
+    expect(states.length).toBeGreaterThan(0);
+    expect(new Set(states)).toEqual(new Set(['registering']));
+  } finally {
+    await client.query('ROLLBACK');
+    client.release();
+  }
 });
 
 describe('executions and redemptions seen by the chain watcher', () => {
