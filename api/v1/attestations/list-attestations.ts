@@ -1,0 +1,67 @@
+/**
+ * GET /v1/attestations — the calling account's attestations, newest first: filter by `state`, `symbol` and creation
+ * time (`createdAfter` inclusive, `createdBefore` exclusive, epoch ms or ISO-8601), `limit` per page (1–100, default
+ * 50), and `cursor` from the previous page's `nextCursor`. This is how a client finds an attestation stored while
+ * its connection broke (it counts against the account's limits until it expires).
+ */
+import type { Middleware } from 'koa';
+import { z } from 'zod';
+import { listAccountAttestations } from '../../../db/queries/attestation-list';
+import { symbolSchema } from '../../framework/path-params';
+import type { ApiState } from '../../framework/state';
+import { parseQuery } from '../../framework/validation';
+import type { ApiServices } from '../../services';
+import { callerOf } from './context';
+
+const instant = z.union([z.string().regex(/^\d+$/).transform(Number), z.iso.datetime({ offset: true }).transform((s) => Date.parse(s))]);
+
+/** A cursor is the last row's `createdAt.attestationId`, base64url-encoded; clients treat it as opaque. */
+const cursor = z
+  .string()
+  .max(200)
+  .transform((value, context) => {
+    const match = /^(\d{1,15})\.(\d{1,39})$/.exec(Buffer.from(value, 'base64url').toString('utf8'));
+    if (!match) {
+      context.addIssue({ code: 'custom', message: 'is not a cursor from a previous page' });
+      return z.NEVER;
+    }
+    return { createdAt: Number(match[1]), attestationId: match[2]! };
+  });
+
+const listQuery = z.strictObject({
+  state: z.enum(['outstanding', 'executed', 'expired']).optional(),
+  symbol: symbolSchema.optional(),
+  createdAfter: instant.optional(),
+  createdBefore: instant.optional(),
+  limit: z.coerce.number().int().min(1).max(100).default(50),
+  cursor: cursor.optional(),
+});
+
+export function listAttestationsRoute(services: ApiServices): Middleware<ApiState> {
+  return async (ctx) => {
+    const query = parseQuery(listQuery, ctx.query, { symbol: 'INVALID_SYMBOL' });
+    const { accountId } = callerOf(ctx);
+    const now = services.clock();
+    const rows = await listAccountAttestations(services.db, {
+      accountId,
+      now,
+      state: query.state,
+      symbol: query.symbol,
+      createdAfter: query.createdAfter,
+      createdBefore: query.createdBefore,
+      after: query.cursor,
+      limit: query.limit + 1,
+    });
+    const page = rows.slice(0, query.limit);
+    const last = page.at(-1);
+    ctx.body = {
+      attestations: page.map((stored) => ({
+        ...stored.response,
+        state: stored.state === 'outstanding' && stored.expiresAt <= now ? 'expired' : stored.state,
+        executionTxHash: stored.executionTxHash,
+        stateChangedAt: stored.stateChangedAt,
+      })),
+      nextCursor: rows.length > query.limit && last ? Buffer.from(`${last.createdAt}.${last.attestationId}`).toString('base64url') : null,
+    };
+  };
+}
