@@ -1,10 +1,11 @@
 /**
  * The EVM chains of `npm start`: the configured RPC endpoints (RPC_URL_ETHEREUM, RPC_URL_BSC, with
  * CHAIN_ISSUER_PRIVATE_KEY), or else two local anvil chains (ids 1 and 56) whose state is kept under
- * DATA_DIR/chains, so a restart finds the same contracts and balances. Every endpoint is checked before anything
- * uses it: an unreachable one stops the start with its URL named.
+ * DATA_DIR/chains, so a restart finds the same contracts and balances; a chain an earlier, killed run left behind
+ * is stopped first (pid files beside the state). Every endpoint is checked before anything uses it: an unreachable
+ * one stops the start with its URL named.
  */
-import { mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { privateKeyToAccount } from 'viem/accounts';
 import type { Hex, LocalAccount } from 'viem';
@@ -30,6 +31,35 @@ export function anvilAccount(index: number): LocalAccount & { privateKey: Hex } 
   return Object.assign(privateKeyToAccount(privateKey), { privateKey });
 }
 
+/** Is `pid` a live process running anvil? */
+function isAnvilProcess(pid: number): boolean {
+  try {
+    return readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0')[0]!.endsWith('/anvil');
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * A chain left running by an earlier run of this data directory that was killed (its children outlive a SIGKILL):
+ * stopped with SIGTERM, so it writes its state, before a new one starts on the same port and state file.
+ */
+async function stopLeftoverChain(pidFile: string, logger: Logger): Promise<void> {
+  if (!existsSync(pidFile)) return;
+  const pid = Number(readFileSync(pidFile, 'utf8').trim());
+  rmSync(pidFile, { force: true });
+  if (!Number.isInteger(pid) || pid <= 0 || !isAnvilProcess(pid)) return;
+  logger.warn({ pid, pidFile }, 'stopping a chain left running by an earlier run of this data directory');
+  process.kill(pid, 'SIGTERM');
+  for (let waited = 0; isAnvilProcess(pid); waited += 100) {
+    if (waited >= 10_000) {
+      process.kill(pid, 'SIGKILL');
+      break;
+    }
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
 export async function startChains(settings: ChainSettings, logger: Logger): Promise<RunningChains> {
   const configured: Partial<Record<EvmChain, string>> = { 'ethereum-1': settings.RPC_URL_ETHEREUM, 'bsc-56': settings.RPC_URL_BSC };
   const anyConfigured = Object.values(configured).some(Boolean);
@@ -50,15 +80,18 @@ export async function startChains(settings: ChainSettings, logger: Logger): Prom
   }
 
   const ports: Record<EvmChain, number> = { 'ethereum-1': settings.ANVIL_PORT_ETHEREUM, 'bsc-56': settings.ANVIL_PORT_BSC };
+  const stateDirectory = path.join(settings.DATA_DIR, 'chains');
+  mkdirSync(stateDirectory, { recursive: true });
   const running: RunningAnvil[] = [];
   const stop = async () => {
     await Promise.all(running.map((anvil) => anvil.stop()));
+    for (const chain of EVM_CHAINS) rmSync(path.join(stateDirectory, `${chain}.pid`), { force: true });
   };
-  const stateDirectory = path.join(settings.DATA_DIR, 'chains');
-  mkdirSync(stateDirectory, { recursive: true });
   try {
     for (const chain of EVM_CHAINS) {
       const network = evmNetwork(chain, '');
+      const pidFile = path.join(stateDirectory, `${chain}.pid`);
+      await stopLeftoverChain(pidFile, logger);
       const anvil = await startAnvil({
         chainId: network.chainId,
         port: ports[chain],
@@ -66,6 +99,7 @@ export async function startChains(settings: ChainSettings, logger: Logger): Prom
         mnemonic: ANVIL_MNEMONIC,
       });
       running.push(anvil);
+      writeFileSync(pidFile, `${anvil.pid}\n`);
     }
     const networks = EVM_CHAINS.map((chain, index) => evmNetwork(chain, running[index]!.rpcUrl));
     for (const network of networks) await checkRpc(network);
