@@ -51,6 +51,7 @@ export const ROUTES: RouteCase[] = [
   },
   { method: 'get', path: '/v1/limits/trading?symbol=AAPLon&side=buy', scope: 'read' },
   { method: 'get', path: '/v1/attestations/1', scope: 'read', okStatus: 404 },
+  { method: 'get', path: '/v1/attestations', scope: 'write' },
   { method: 'post', path: '/v1/attestations', scope: 'write', body: { symbol: 'SPYon', side: 'buy', tokenAmount: '1' } },
   { method: 'post', path: '/v1/attestations/soft', scope: 'write', body: { symbol: 'SPYon', side: 'buy', tokenAmount: '1' } },
   { method: 'get', path: '/v1/workflows', scope: 'admin' },

@@ -5,6 +5,7 @@ import type { ApiState } from '../../framework/state';
 import type { ApiServices } from '../../services';
 import { createAttestationRoute } from './create-attestation';
 import { getAttestationRoute } from './get-attestation';
+import { listAttestationsRoute } from './list-attestations';
 import { softQuoteRoute } from './soft-quote';
 
 export function attestationsRouter(services: ApiServices): Router<ApiState> {
@@ -12,5 +13,6 @@ export function attestationsRouter(services: ApiServices): Router<ApiState> {
   return new Router<ApiState>({ prefix: '/attestations' })
     .post('/', write, createAttestationRoute(services))
     .post('/soft', write, softQuoteRoute(services))
+    .get('/', listAttestationsRoute(services))
     .get('/:attestationId', getAttestationRoute(services));
 }
