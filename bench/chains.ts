@@ -258,7 +258,7 @@ export function formatChains(result: BenchChainsResult): string[] {
 
 if (require.main === module) {
   void (async () => {
-    const { startTestDatabase } = await import('../test/setup/database');
+    const { startTestDatabase } = await import('../harness/database');
     const server = await startTestDatabase();
     try {
       for (const line of formatChains(await benchChains(server.url))) process.stdout.write(`${line}\n`);

@@ -3,7 +3,7 @@
  * stated in. Uses DATABASE_URL if set (it is migrated, seeded and written to), otherwise a throw-away
  * embedded PostgreSQL. BENCH_SECONDS sets each load phase (default 10).
  */
-import { startTestDatabase } from '../test/setup/database';
+import { startTestDatabase } from '../harness/database';
 import { benchApi, prepareBenchDatabase } from './api';
 import { benchAttestations } from './attestations';
 import { benchChains, formatChains } from './chains';

@@ -12,8 +12,8 @@ import { Client, Connection } from '@temporalio/client';
 import { DefaultLogger, NativeConnection, Runtime, Worker } from '@temporalio/worker';
 import { Client as PgClient } from 'pg';
 import { startTemporalServer, type TemporalServer } from '../temporal-server';
-import { startTestDatabase } from '../test/setup/database';
-import * as activities from '../test/temporal/activities';
+import { startTestDatabase } from '../harness/database';
+import * as activities from '../harness/temporal-workload/activities';
 import { testWorkflowBundle } from '../test/temporal/environment';
 
 export interface BenchWorkflowsOptions {

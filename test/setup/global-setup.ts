@@ -8,7 +8,7 @@ import { createPool } from '../../db/pool';
 import { seedCatalogue } from '../../db/seed';
 import { CATALOGUE } from '../../domain/catalogue';
 import { backfillMarketData } from '../../price-feed/backfill';
-import { startTestDatabase } from './database';
+import { startTestDatabase } from '../../harness/database';
 
 export const TEMPLATE_DATABASE = 'issuer_template';
 

@@ -46,7 +46,7 @@ import {
   throwingWorkflow,
   waitForFinishWorkflow,
   totalQuery,
-} from './workflows';
+} from '../../harness/temporal-workload/workflows';
 
 const EventType = temporal.api.enums.v1.EventType;
 const historiesDirectory = path.join(__dirname, '..', 'histories');

@@ -1,14 +1,14 @@
 /**
  * Test environment of the conformance suite: the shared worker environment (test/support/temporal.ts) over
- * test/temporal's own workflows and activities.
+ * the workload of harness/temporal-workload (workflows and activities that exercise the service).
  */
 import path from 'node:path';
 import { cachedWorkflowBundle, startWorkerEnvironment, type WorkerEnvironment } from '../support/temporal';
-import * as activities from './activities';
+import * as activities from '../../harness/temporal-workload/activities';
 
 export { eventually, historyFromJsonText, historyToJsonText } from '../support/temporal';
 
-export const workflowsPath = path.join(__dirname, 'workflows.ts');
+export const workflowsPath = path.join(__dirname, '..', '..', 'harness', 'temporal-workload', 'workflows.ts');
 
 /** The test workflows bundled once per source version; returns the bundle's code. */
 export function testWorkflowBundle(): Promise<string> {

@@ -14,9 +14,9 @@ import { defaultPayloadConverter } from '@temporalio/common';
 import { temporal } from '@temporalio/proto';
 import { DefaultLogger, NativeConnection, Runtime, Worker } from '@temporalio/worker';
 import { startTemporalServer, type TemporalServer } from '../../temporal-server';
-import * as activities from './activities';
+import * as activities from '../../harness/temporal-workload/activities';
 import { testWorkflowBundle } from './environment';
-import { accumulatorWorkflow, addSignal, finishSignal, greetWorkflow } from './workflows';
+import { accumulatorWorkflow, addSignal, finishSignal, greetWorkflow } from '../../harness/temporal-workload/workflows';
 
 const EventType = temporal.api.enums.v1.EventType;
 

@@ -14,7 +14,7 @@ import { temporal } from '@temporalio/proto';
 import { DefaultLogger, NativeConnection, Runtime, Worker } from '@temporalio/worker';
 import Long from 'long';
 import { startTemporalServer, type TemporalServer } from '../../temporal-server';
-import * as activities from './activities';
+import * as activities from '../../harness/temporal-workload/activities';
 import { createTemporalTestDatabase, type TemporalTestDatabase } from './database';
 import { eventually, testWorkflowBundle } from './environment';
 import { freePort, type ServiceProcess, startServiceProcess } from './service-process';
@@ -28,7 +28,7 @@ import {
   sleepyParentWorkflow,
   totalQuery,
   waitForFinishWorkflow,
-} from './workflows';
+} from '../../harness/temporal-workload/workflows';
 
 const EventType = temporal.api.enums.v1.EventType;
 

@@ -1,4 +1,4 @@
-/** Test-only activities for the Temporal conformance suite. */
+/** Activities of the Temporal workload (see workflows.ts beside it): the conformance suites and the workflow benchmark use them. */
 import { activityInfo, ApplicationFailure, Context, heartbeat, sleep } from '@temporalio/activity';
 
 export async function echo(message: string): Promise<string> {

@@ -1,9 +1,9 @@
-/** Starts a throw-away embedded PostgreSQL for the test run (db/embedded.ts: own process group, any checkout path). */
+/** Starts a throw-away embedded PostgreSQL for a test run or a benchmark (db/embedded.ts: own process group, any checkout path). */
 import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import net from 'node:net';
-import { startEmbeddedPostgres } from '../../db/embedded';
+import { startEmbeddedPostgres } from '../db/embedded';
 
 export interface TestDatabase {
   url: string;

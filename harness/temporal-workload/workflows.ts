@@ -1,5 +1,6 @@
 /**
- * Test-only workflows for the Temporal conformance suite (test/temporal). Each exercises one part of the
+ * A workload for the embedded Temporal service, used by its conformance and restart suites (test/temporal) and the
+ * workflow benchmark (bench/workflows.ts). Each workflow exercises one part of the
  * service's semantics through the real SDK.
  */
 import {
