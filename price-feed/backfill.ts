@@ -3,6 +3,10 @@
  * 1-minute candles (from 15 s samples) for the recent days, every coarser interval rolled up from
  * the same samples, and 15-minute samples back to each token's listing for the long intervals.
  * It resumes after the newest stored candle, so a restart only fills the gap.
+ *
+ * Computing the samples is this process's work and inserting them PostgreSQL's, so the two overlap: each series
+ * (asset, market, interval) is written by its own task, oldest chunk first (a crash leaves a prefix, which the resume
+ * above completes), with up to WRITE_CONCURRENCY series in flight while the next ones are computed.
  */
 import type { Database } from '../db/pool';
 import { insertHistoricalCandles, latestCandleStarts, upsertLatestPrices, type CandleWrite, type Market } from '../db/queries/prices';
@@ -15,6 +19,7 @@ import { formatDecimal, type Decimal } from '../domain/money';
 
 const DAY_MS = 86_400_000;
 const INSERT_CHUNK = 5_000;
+const WRITE_CONCURRENCY = 4;
 
 interface IntervalPlan {
   interval: Interval;
@@ -82,12 +87,44 @@ async function insertInChunks(db: Database, writes: CandleWrite[]): Promise<void
   }
 }
 
+/** Series being written, at most `concurrency` at once; the first failure is thrown by the next `add` or by `drain`. */
+class SeriesWriter {
+  private readonly pending = new Set<Promise<void>>();
+  private failure: { error: unknown } | undefined;
+
+  constructor(
+    private readonly db: Database,
+    private readonly concurrency: number,
+  ) {}
+
+  async add(writes: CandleWrite[]): Promise<void> {
+    while (this.pending.size >= this.concurrency) await Promise.race(this.pending);
+    this.throwIfFailed();
+    const task: Promise<void> = insertInChunks(this.db, writes)
+      .catch((error: unknown) => {
+        this.failure ??= { error };
+      })
+      .finally(() => this.pending.delete(task));
+    this.pending.add(task);
+  }
+
+  async drain(): Promise<void> {
+    await Promise.all(this.pending);
+    this.throwIfFailed();
+  }
+
+  private throwIfFailed(): void {
+    if (this.failure) throw this.failure.error;
+  }
+}
+
 /** Fills candles up to `now` and sets the latest prices to the model's; returns the candles written. */
 export async function backfillMarketData(options: BackfillOptions): Promise<number> {
   const { db, assets, now, seed, onProgress } = options;
   const newest = new Map<Interval, Map<string, number>>();
   for (const plan of INTERVAL_PLANS) newest.set(plan.interval, await latestCandleStarts(db, plan.interval));
 
+  const writer = new SeriesWriter(db, WRITE_CONCURRENCY);
   const markets: Market[] = ['primary', 'underlying'];
   const total = assets.length * markets.length;
   let done = 0;
@@ -115,13 +152,14 @@ export async function backfillMarketData(options: BackfillOptions): Promise<numb
         for (const plan of plans) {
           const from = starts.get(plan.interval)!;
           const writes = toWrites(asset.symbol, market, plan.interval, samples.filter((sample) => sample.t >= from));
-          await insertInChunks(db, writes);
+          await writer.add(writes);
           written += writes.length;
         }
       }
       done += 1;
     }
   }
+  await writer.drain();
   onProgress?.(done, total, 'latest prices');
   await upsertLatestPrices(
     db,
