@@ -14,7 +14,7 @@ import { Client as PgClient } from 'pg';
 import { startTemporalServer, type TemporalServer } from '../temporal-server';
 import { startTestDatabase } from '../harness/database';
 import * as activities from '../harness/temporal-workload/activities';
-import { testWorkflowBundle } from '../test/temporal/environment';
+import { workloadBundle } from '../harness/workflow-bundle';
 
 export interface BenchWorkflowsOptions {
   /** Workflows in flight at once (default 50). */
@@ -68,7 +68,7 @@ export async function benchWorkflows(options: BenchWorkflowsOptions = {}): Promi
   const worker = await Worker.create({
     connection: nativeConnection,
     taskQueue,
-    workflowBundle: { code: await testWorkflowBundle() },
+    workflowBundle: { code: await workloadBundle() },
     activities,
     maxConcurrentWorkflowTaskExecutions: 100,
     maxConcurrentActivityTaskExecutions: 100,
@@ -125,7 +125,7 @@ export async function benchRestart(databaseUrl: string, openWorkflows = 10_000):
   const worker = await Worker.create({
     connection: nativeConnection,
     taskQueue,
-    workflowBundle: { code: await testWorkflowBundle() },
+    workflowBundle: { code: await workloadBundle() },
     activities,
     maxConcurrentWorkflowTaskExecutions: 200,
     maxCachedWorkflows: 0,

@@ -4,32 +4,16 @@
  * skipping (in-memory only). Bundles are built once per source version and cached on disk, so test files
  * do not each pay for webpack. Also the recorded histories that replay tests read.
  */
-import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
-import os from 'node:os';
+import { existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
+import { cachedWorkflowBundle } from '../../harness/workflow-bundle';
 import path from 'node:path';
 import { Client, Connection, type WorkflowHandle } from '@temporalio/client';
 import { temporal } from '@temporalio/proto';
-import { bundleWorkflowCode, DefaultLogger, NativeConnection, Runtime, Worker } from '@temporalio/worker';
+import { DefaultLogger, NativeConnection, Runtime, Worker } from '@temporalio/worker';
 import { startTemporalServer } from '../../temporal-server';
 import { TimeSkipping } from '../../temporal/testing';
 
 const ROOT = path.join(__dirname, '..', '..');
-
-/**
- * The bundle of `workflowsPath`, built once per version of the `.ts` sources in `sourceDirs` (or of the
- * entry file alone) and cached under the temp directory as `<name>-<hash>.js`.
- */
-export async function cachedWorkflowBundle(name: string, workflowsPath: string, sourceDirs: string[] = []): Promise<string> {
-  const hash = createHash('sha256');
-  const files = sourceDirs.length === 0 ? [workflowsPath] : sourceDirs.flatMap((dir) => readdirSync(dir).filter((file) => file.endsWith('.ts')).sort().map((file) => path.join(dir, file)));
-  for (const file of files) hash.update(readFileSync(file));
-  const cached = path.join(os.tmpdir(), `${name}-${hash.digest('hex').slice(0, 16)}.js`);
-  if (existsSync(cached)) return readFileSync(cached, 'utf8');
-  const { code } = await bundleWorkflowCode({ workflowsPath, logger: new DefaultLogger('WARN') });
-  writeFileSync(cached, code);
-  return code;
-}
 
 /** The product workflows (workflows/index.ts) bundled once per source version. */
 export function productBundle(): Promise<string> {

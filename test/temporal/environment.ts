@@ -2,18 +2,14 @@
  * Test environment of the conformance suite: the shared worker environment (test/support/temporal.ts) over
  * the workload of harness/temporal-workload (workflows and activities that exercise the service).
  */
-import path from 'node:path';
-import { cachedWorkflowBundle, startWorkerEnvironment, type WorkerEnvironment } from '../support/temporal';
+import { workloadBundle } from '../../harness/workflow-bundle';
+import { startWorkerEnvironment, type WorkerEnvironment } from '../support/temporal';
 import * as activities from '../../harness/temporal-workload/activities';
 
 export { eventually, historyFromJsonText, historyToJsonText } from '../support/temporal';
 
-export const workflowsPath = path.join(__dirname, '..', '..', 'harness', 'temporal-workload', 'workflows.ts');
-
-/** The test workflows bundled once per source version; returns the bundle's code. */
-export function testWorkflowBundle(): Promise<string> {
-  return cachedWorkflowBundle('temporal-test-workflows', workflowsPath);
-}
+/** The workload's workflows bundled once per source version; returns the bundle's code. */
+export const testWorkflowBundle = workloadBundle;
 
 export type TestEnvironment = WorkerEnvironment;
 
