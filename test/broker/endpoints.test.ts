@@ -69,7 +69,7 @@ describe('POST /v1/accounts/{account_id}/tokenization/mint', () => {
     });
     expect(response.body.tokenization_request_id).toMatch(/^[0-9a-f-]{36}$/);
     expect(Date.parse(response.body.created_at)).not.toBeNaN();
-    expect((await tableCounts(database.db)).requests).toBe(before.requests + 1);
+    expect((await tableCounts(database.db)).requests).toBe(before.requests! + 1);
     const { rows } = await database.db.query('SELECT account_id, nonce::text, broker_signature, submission FROM broker.tokenization_requests WHERE tokenization_request_id = $1', [
       response.body.tokenization_request_id,
     ]);
