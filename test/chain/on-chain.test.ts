@@ -9,7 +9,7 @@ import { maxUint256, parseUnits, zeroHash } from 'viem';
 import { createActivities } from '../../activities';
 import { identityRegistryAbi, issuerAbi, stablecoinAbi, stockTokenAbi, tokenManagerAbi } from '../../contracts/abi';
 import { findActiveApiKey } from '../../db/queries/api-keys';
-import { findChainDeployment, readChainCursor, recordChainDeployment, resetChainCursor } from '../../db/queries/chains';
+import { findChainDeployment, readChainCursor, recordChainDeployment, recordTradeExecutions, resetChainCursor } from '../../db/queries/chains';
 import { listAccountWallets } from '../../db/queries/wallets';
 import { chainWatcherWorkflowId } from '../../temporal/workflow-ids';
 import type { chainWatcherWorkflow } from '../../workflows';
@@ -146,8 +146,35 @@ test('a new deployment of the chain (its state lost) has every registered wallet
   }
 });
 
+test('an execution seen after its attestation was settled expired is reconciled to executed, once', async () => {
+  await api.tradeAt(Date.now());
+  const created = await api.http.post('/v1/attestations').set('x-api-key', api.keys.write).send({ symbol: 'SPYon', side: 'sell', tokenAmount: '1' });
+  expect(created.status).toBe(200);
+  const { attestationId } = created.body;
+  await database.db.query(`UPDATE attestations SET state = 'expired', state_changed_at = expires_at WHERE attestation_id = $1::numeric`, [attestationId]);
+  const execution = {
+    chain: 'ethereum-1',
+    txHash: `0x${'cd'.repeat(32)}` as const,
+    logIndex: 7,
+    blockNumber: 1,
+    executionId: '999',
+    attestationId,
+    userId: account.userId,
+    side: 'sell' as const,
+    asset: created.body.assetAddress,
+    price: created.body.price,
+    quantity: created.body.tokenAmount,
+    executedAt: created.body.expiration * 1000 - 1_000,
+  };
+  expect(await recordTradeExecutions(database.db, [execution])).toEqual({ recorded: 1 });
+  expect(await recordTradeExecutions(database.db, [execution])).toEqual({ recorded: 0 });
+  const read = await api.http.get(`/v1/attestations/${attestationId}`).set('x-api-key', api.keys.write);
+  expect(read.body).toMatchObject({ state: 'executed', executionTxHash: execution.txHash, stateChangedAt: execution.executedAt });
+});
+
 describe('executions and redemptions seen by the chain watcher', () => {
   let executedTx: `0x${string}`;
+  let burnTx: `0x${string}`;
   let attestationId: string;
 
   test('an attestation executed on chain turns executed with its tx hash, and frees its capacity', async () => {
@@ -197,6 +224,7 @@ describe('executions and redemptions seen by the chain watcher', () => {
       hash: await wallet.writeContract({ address: token, abi: stockTokenAbi, functionName: 'approve', args: [chain.deployment.issuer, amount] }),
     });
     const burn = await wallet.writeContract({ address: chain.deployment.issuer, abi: issuerAbi, functionName: 'redeem', args: [token, amount] });
+    burnTx = burn;
     expect((await chain.client.waitForTransactionReceipt({ hash: burn })).status).toBe('success');
     const rows = await eventually(async () => {
       const { rows } = await database.db.query(`SELECT * FROM redemptions WHERE tx_hash = $1`, [burn]);
@@ -207,9 +235,13 @@ describe('executions and redemptions seen by the chain watcher', () => {
   });
 
   test('a worker restart and a cursor reset re-scan the same blocks without a second execution or redemption', async () => {
+    const rowsOf = async (table: string, txHash: string) =>
+      (await database.db.query<{ n: number }>(`SELECT count(*)::int AS n FROM ${table} WHERE tx_hash = $1`, [txHash])).rows[0]!.n;
     const counts = async () => ({
-      executions: await countRows('trade_executions'),
-      redemptions: await countRows('redemptions'),
+      executions: await rowsOf('trade_executions', executedTx),
+      redemptions: await rowsOf('redemptions', burnTx),
+      allExecutions: await countRows('trade_executions'),
+      allRedemptions: await countRows('redemptions'),
       attestations: (await database.db.query(`SELECT state, execution_tx_hash FROM attestations WHERE attestation_id = $1::numeric`, [attestationId])).rows,
     });
     const before = await counts();
