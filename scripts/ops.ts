@@ -1,8 +1,8 @@
 /**
  * Operator CLI for workflow inspection (`npm run ops -- <command>`):
  *   list [--type T] [--status S] [--prefix P] [--limit N]   workflows, newest first
- *   show <workflowId>                                      status, pending activities and timers
- *   history <workflowId>                                   the history as a readable timeline
+ *   show <workflowId> [--json]                             status, the workflow's own state query, pending activities and timers
+ *   history <workflowId> [--json]                          one line per event with its meaning; --json: the raw events
  * Connects to TEMPORAL_ADDRESS / TEMPORAL_NAMESPACE; unset, to the Temporal of the stack `npm start` runs
  * (.data/stack.json), else 127.0.0.1:7233. Against a real cluster, the Temporal Web UI shows the same
  * histories graphically.
@@ -10,23 +10,19 @@
 import { loadConfig } from '../config';
 import { readStackFile } from '../start/stack-file';
 import { closeTemporalClient, createTemporalClient } from '../temporal/client';
-import { describeWorkflow, listWorkflows, type TimelineEntry, workflowTimeline } from '../temporal/inspection';
+import { describeWorkflow, listWorkflows, queryWorkflowState, workflowTimeline } from '../temporal/inspection';
+import { formatTimeline } from '../temporal/timeline-format';
 
-const usage = 'usage: npm run ops -- list [--type T] [--status S] [--prefix P] [--limit N] | show <workflowId> | history <workflowId>';
+const usage =
+  'usage: npm run ops -- list [--type T] [--status S] [--prefix P] [--limit N] | show <workflowId> [--json] | history <workflowId> [--json]';
 
 function option(args: string[], name: string): string | undefined {
   const index = args.indexOf(`--${name}`);
   return index >= 0 ? args[index + 1] : undefined;
 }
 
-function formatTimeline(entries: TimelineEntry[]): string {
-  return entries
-    .map((entry) => {
-      const details = Object.keys(entry.details).length > 0 ? `  ${JSON.stringify(entry.details)}` : '';
-      return `${String(entry.eventId).padStart(4)}  ${entry.time ?? '-'}  ${entry.type}${details}`;
-    })
-    .join('\n');
-}
+/** Indents every line of a pretty-printed JSON value. */
+const indented = (value: unknown, by: string): string => JSON.stringify(value, null, 2).replace(/\n/g, `\n${by}`);
 
 async function main(): Promise<void> {
   const [command, ...args] = process.argv.slice(2);
@@ -57,10 +53,19 @@ async function main(): Promise<void> {
       if (workflows.length === 0) console.log('no workflows match');
       return;
     }
-    const workflowId = args[0];
+    const workflowId = args.find((arg) => !arg.startsWith('--'));
     if (!workflowId) throw new Error(usage);
+    const json = args.includes('--json');
     if (command === 'show') {
       const description = await describeWorkflow(client, workflowId);
+      const state = await queryWorkflowState(client, workflowId).catch((error: unknown) => ({
+        query: 'state',
+        state: `not answered: ${error instanceof Error ? error.message : String(error)}`,
+      }));
+      if (json) {
+        console.log(JSON.stringify({ ...description, state }, null, 2));
+        return;
+      }
       console.log(`${description.workflowId} (${description.runId})`);
       console.log(`  type ${description.type}, status ${description.status}, task queue ${description.taskQueue}`);
       console.log(`  started ${description.startTime}${description.closeTime ? `, closed ${description.closeTime}` : ''}, ${description.historyLength} events`);
@@ -73,9 +78,11 @@ async function main(): Promise<void> {
       }
       for (const timer of description.pendingTimers) console.log(`  timer ${timer.timerId} fires at ${timer.firesAt ?? '?'}`);
       for (const child of description.pendingChildren) console.log(`  child ${child.type} ${child.workflowId}`);
+      console.log(state ? `  state (${state.query} query): ${indented(state.state, '  ')}` : '  state: the workflow defines no state query');
       return;
     }
-    console.log(formatTimeline(await workflowTimeline(client, workflowId)));
+    const timeline = await workflowTimeline(client, workflowId);
+    console.log(json ? JSON.stringify(timeline, null, 2) : formatTimeline(timeline));
   } finally {
     await closeTemporalClient(client);
   }

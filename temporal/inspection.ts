@@ -254,3 +254,21 @@ function simplify(value: unknown): unknown {
   }
   return result;
 }
+
+export interface WorkflowStateAnswer {
+  /** The query asked: the workflow's own `…State` query. */
+  query: string;
+  state: unknown;
+}
+
+/**
+ * The workflow's own state query (the one whose name ends in `State`, found through the SDK's built-in
+ * `__temporal_workflow_metadata` query) and its answer; undefined when the workflow defines none.
+ */
+export async function queryWorkflowState(client: Client, workflowId: string): Promise<WorkflowStateAnswer | undefined> {
+  const handle = client.workflow.getHandle(workflowId);
+  const metadata = await handle.query<{ definition?: { queryDefinitions?: { name?: string }[] } }>('__temporal_workflow_metadata');
+  const query = metadata.definition?.queryDefinitions?.map((definition) => definition.name).find((name) => name?.endsWith('State'));
+  if (!query) return undefined;
+  return { query, state: await handle.query(query) };
+}
