@@ -1,6 +1,7 @@
 /** Operators inspecting workflows through the admin API: list with filters, describe, history, errors. */
 import { WorkflowIdConflictPolicy } from '@temporalio/client';
-import { MARKET_DATA_RETENTION_WORKFLOW_ID } from '../../temporal/workflow-ids';
+import { queryWorkflowState } from '../../temporal/inspection';
+import { attestationWorkflowId, MARKET_DATA_RETENTION_WORKFLOW_ID } from '../../temporal/workflow-ids';
 import type { marketDataRetentionWorkflow } from '../../workflows';
 import { createTestApi, type TestApi } from '../support/api';
 import { startTestStack, type TestStack } from '../support/stack';
@@ -72,4 +73,27 @@ test('without a workflow service the routes answer 503', async () => {
   const response = await detached.http.get('/v1/workflows').set('x-api-key', detached.keys.admin);
   expect(response.status).toBe(503);
   expect(response.body.code).toBe('TEMPORAL_UNAVAILABLE');
+});
+
+describe('npm run ops -- show: the workflow\'s own state query', () => {
+  test('an attestation workflow answers its attestationState query; one without a state query answers undefined', async () => {
+    const attestationId = '123456789012345678901234567890';
+    const expiresAt = Date.now() + 3_600_000;
+    const handle = await temporal.client.workflow.start('attestationWorkflow', {
+      workflowId: attestationWorkflowId(attestationId),
+      taskQueue: temporal.taskQueue,
+      args: [{ attestationId, expiresAt, settlementGraceMs: 60_000 }],
+    });
+    try {
+      await eventually(async () => {
+        expect(await queryWorkflowState(temporal.client, handle.workflowId)).toEqual({
+          query: 'attestationState',
+          state: { attestationId, state: 'outstanding', expiresAt, txHash: null },
+        });
+      });
+      expect(await queryWorkflowState(temporal.client, MARKET_DATA_RETENTION_WORKFLOW_ID)).toBeUndefined();
+    } finally {
+      await handle.terminate('test over');
+    }
+  });
 });
