@@ -3,7 +3,6 @@
  * store their issuer client id; the issuer calls back after minting and after a burn, and may read records.
  */
 import Router from '@koa/router';
-import type { Pool } from 'pg';
 import { basicAuth, requireRole } from '../framework/basic-auth';
 import type { BrokerState } from '../framework/state';
 import type { BrokerServices } from '../services';
@@ -15,7 +14,7 @@ import { mintRoute } from './mint';
 import { mintCallbackRoute } from './mint-callback';
 import { redeemCallbackRoute } from './redeem-callback';
 
-export function brokerRouter(services: BrokerServices & { db: Pool }): Router<BrokerState> {
+export function brokerRouter(services: BrokerServices): Router<BrokerState> {
   const participant = requireRole('participant');
   const issuer = requireRole('issuer');
   const either = requireRole('participant', 'issuer');

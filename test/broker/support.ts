@@ -36,6 +36,13 @@ export async function createBrokerTestDb(): Promise<BrokerTestDb> {
       await db.end();
       const cleanup = new Client({ connectionString: serverUrl() });
       await cleanup.connect();
+      // The pool's connections are still saying goodbye when end() resolves; forcing them closed would surface
+      // as an unhandled error on their clients, so wait (briefly) until the server has let them go.
+      for (let waited = 0; waited < 5_000; waited += 20) {
+        const { rows } = await cleanup.query<{ n: number }>('SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = $1', [name]);
+        if (rows[0]!.n === 0) break;
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
       await cleanup.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
       await cleanup.end();
     },
