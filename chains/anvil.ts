@@ -85,7 +85,8 @@ export async function startAnvil(parameters: StartAnvilParameters): Promise<Star
   if (parameters.stateIntervalSeconds !== undefined) args.push('--state-interval', String(parameters.stateIntervalSeconds));
   if (parameters.blockTimeSeconds !== undefined) args.push('--block-time', String(parameters.blockTimeSeconds));
 
-  const child = spawn(anvilBinary(), args, { stdio: ['ignore', 'pipe', 'pipe'] });
+  // Its own process group: a terminal's Ctrl-C reaches only the parent, which stops the chain last, by pid.
+  const child = spawn(anvilBinary(), args, { stdio: ['ignore', 'pipe', 'pipe'], detached: true });
   let stderr = '';
   child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
     stderr = (stderr + chunk).slice(-STDERR_KEPT);

@@ -131,6 +131,9 @@ export async function startProduct(config: Config): Promise<RunningProduct> {
       logger,
       temporal: worker.client,
       taskQueue: config.TEMPORAL_TASK_QUEUE,
+      readinessChecks: Object.fromEntries(
+        chains.networks.map((network) => [`chain ${network.chain}`, () => chains.chains[network.chain]!.client.getBlockNumber({ cacheTime: 0 })]),
+      ),
       attestations: {
         signers,
         settings: attestationSettings(config),
