@@ -12,6 +12,7 @@ import { getAddress, type Log } from 'viem';
 import { tokenManagerAbi, issuerAbi } from '../contracts/abi';
 import type { ChainContexts } from '../chains/context';
 import type { Database } from '../db/pool';
+import { forEachConcurrently } from '../domain/concurrency';
 import { advanceChainCursor, findChainDeployment, readChainCursor, recordTradeExecutions, type TradeExecutionRecord } from '../db/queries/chains';
 import type { EvmChain } from '../signing';
 import { attestationExecutedSignal, type RedemptionInput } from '../temporal/messages';
@@ -50,18 +51,6 @@ export const chainFailureTypes = {
 
 /** Signals and workflow starts in flight at once while handing a range's logs on. */
 const DELIVERY_CONCURRENCY = 32;
-
-async function forEachConcurrently<T>(items: readonly T[], run: (item: T) => Promise<unknown>): Promise<void> {
-  let next = 0;
-  const lane = async () => {
-    while (next < items.length) {
-      const item = items[next]!;
-      next += 1;
-      await run(item);
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(DELIVERY_CONCURRENCY, items.length) }, lane));
-}
 
 type Located<T> = T & { txHash: `0x${string}`; logIndex: number; blockNumber: number; blockTime: number };
 
@@ -154,7 +143,7 @@ export function createChainWatcherActivities(deps: ChainWatcherActivityDependenc
         };
       });
       await recordTradeExecutions(db, executions);
-      await forEachConcurrently(executions, signalExecution);
+      await forEachConcurrently(executions, DELIVERY_CONCURRENCY, signalExecution);
 
       const redemptions: Located<RedemptionInput>[] = redeems.map((log) => ({
         chain: input.chain,
@@ -165,7 +154,7 @@ export function createChainWatcherActivities(deps: ChainWatcherActivityDependenc
         amount: log.args.amount!.toString(),
         usdNotional: log.args.usdNotional!.toString(),
       }));
-      await forEachConcurrently(redemptions, (redemption) => startRedemption(network.chainId, redemption));
+      await forEachConcurrently(redemptions, DELIVERY_CONCURRENCY, (redemption) => startRedemption(network.chainId, redemption));
 
       await advanceChainCursor(db, input.chain, toBlock + 1);
       return {

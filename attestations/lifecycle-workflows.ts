@@ -4,6 +4,7 @@
  */
 import { type Client, WorkflowIdConflictPolicy, WorkflowIdReusePolicy } from '@temporalio/client';
 import type { Queryable } from '../db/pool';
+import { forEachConcurrently } from '../domain/concurrency';
 import { listOutstandingAttestations } from '../db/queries/attestation-lifecycle';
 import { attestationWorkflowId } from '../temporal/workflow-ids';
 import type { attestationWorkflow } from '../workflows';
@@ -54,19 +55,6 @@ export interface RecoverAttestationWorkflowsParameters {
    * (which starts their workflow itself).
    */
   now?: number;
-}
-
-/** Runs `run` over `items` with at most `concurrency` calls in flight. */
-async function forEachConcurrently<T>(items: readonly T[], concurrency: number, run: (item: T) => Promise<unknown>): Promise<void> {
-  let next = 0;
-  const lane = async () => {
-    while (next < items.length) {
-      const item = items[next]!;
-      next += 1;
-      await run(item);
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(concurrency, items.length) }, lane));
 }
 
 /**
