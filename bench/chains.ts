@@ -231,6 +231,9 @@ export async function benchChains(serverUrl: string, options: { events?: number;
     const scanMs = performance.now() - scanStarted;
     if ((await readChainCursor(db, 'ethereum-1'))! <= startBlock) throw new Error('the scan did not move the cursor');
     await client.connection.close();
+    if (worker.getState() === 'RUNNING') worker.shutdown();
+    await running;
+    await connection.close();
     return {
       events,
       pollIntervalMs,
