@@ -18,6 +18,8 @@ interface CachedLookup {
 
 export class ApiKeyResolver {
   private readonly cache = new Map<string, CachedLookup>();
+  /** Secrets that were valid at their last lookup, memoised or not (bounded). */
+  private readonly knownValid = new Set<string>();
 
   constructor(
     private readonly db: Database,
@@ -29,6 +31,12 @@ export class ApiKeyResolver {
     const cached = this.cache.get(secret);
     if (cached && cached.expiresAt > now) return cached.key;
     const key = await findActiveApiKey(this.db, secret);
+    if (key) {
+      if (this.knownValid.size > 10_000) this.knownValid.clear();
+      this.knownValid.add(secret);
+    } else {
+      this.knownValid.delete(secret);
+    }
     if (this.ttlMs > 0) {
       if (this.cache.size > 10_000) this.cache.clear();
       this.cache.set(secret, { key, expiresAt: now + this.ttlMs });
@@ -36,10 +44,13 @@ export class ApiKeyResolver {
     return key;
   }
 
-  /** Whether `secret` is a key known to be valid right now without asking the database. */
+  /**
+   * Whether `secret` was a valid key at its last lookup (memoised or not: it is looked up again once its memo is gone,
+   * and a revoked key is refused then). Such a key never costs its address a failed-authentication token, so many
+   * clients behind one address, or one client with many requests in flight, are not throttled as if they were guessing.
+   */
   knows(secret: string): boolean {
-    const cached = this.cache.get(secret);
-    return cached !== undefined && cached.key !== undefined && cached.expiresAt > Date.now();
+    return this.knownValid.has(secret);
   }
 
   /** Forget every memoised lookup (after a key is created or revoked). */
@@ -87,7 +98,9 @@ export function authenticate(resolver: ApiKeyResolver, options: { failuresPerMin
       failures.refund(address, policy.burst);
       ctx.state.apiKey = key;
     } else {
-      ctx.state.apiKey = (await resolver.resolve(secret))!;
+      const key = await resolver.resolve(secret);
+      if (!key) throw new ApiError('MISSING_API_KEY', 'Invalid API key', { headers: rateLimitHeaders(policy, failures.peek(address, policy.perSecond, policy.burst)) });
+      ctx.state.apiKey = key;
     }
     await next();
   };

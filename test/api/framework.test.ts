@@ -153,6 +153,25 @@ describe('failed authentication', () => {
       guarded.db.query = query;
     }
   });
+
+  test('a valid key with many requests in flight from one address is never throttled as a guess', async () => {
+    const fresh = await createTestApi({ authFailuresPerMinute: 10, database: guarded });
+    try {
+      const keys = [fresh.keys.read, fresh.keys.write, fresh.keys.admin];
+      for (const key of keys) expect((await fresh.http.get('/v1/tickers').set('x-api-key', key)).status).toBe(200);
+      // Slow key lookups, so that far more requests than the failure budget wait on one at the same time.
+      const query = fresh.db.query.bind(fresh.db);
+      fresh.db.query = (async (text: unknown, ...rest: unknown[]) => {
+        if (typeof text === 'string' && text.includes('api_keys')) await new Promise((resolve) => setTimeout(resolve, 200));
+        return await (query as (...args: unknown[]) => Promise<unknown>)(text, ...rest);
+      }) as typeof fresh.db.query;
+      const answers = await Promise.all(Array.from({ length: 60 }, (_, index) => fresh.http.get('/v1/tickers').set('x-api-key', keys[index % 3]!)));
+      fresh.db.query = query;
+      expect(answers.map((response) => response.status)).toEqual(Array(60).fill(200));
+    } finally {
+      await fresh.close();
+    }
+  });
 });
 
 describe('caching', () => {
