@@ -4,7 +4,7 @@
  */
 import type { Database } from '../db/pool';
 import { multipliersAt } from '../db/queries/corporate-actions';
-import { listLatestPrices, mergeCandles, upsertLatestPrices, type LatestPriceRecord } from '../db/queries/prices';
+import { listLatestPrices, mergeCandles, upsertLatestPrices, type CandleWrite, type LatestPriceRecord } from '../db/queries/prices';
 import { Decimal, formatDecimal, Rounding } from '../domain/money';
 import { candlesOfTicks } from './candle-batch';
 import type { PriceTick } from './price-source';
@@ -25,10 +25,20 @@ function canonical(tick: PriceTick): PriceTick {
   };
 }
 
+/** What one stored batch changed, handed to `onStored` once its transaction committed (the live streams' feed). */
+export interface StoredMarketData {
+  prices: LatestPriceRecord[];
+  /** The partial candles merged into the stored ones (the stored candles hold the merged values). */
+  candles: CandleWrite[];
+}
+
 export class MarketDataPipeline {
   private latest: Map<string, LatestPriceRecord> | undefined;
 
-  constructor(private readonly db: Database) {}
+  constructor(
+    private readonly db: Database,
+    private readonly options: { onStored?: (stored: StoredMarketData) => void } = {},
+  ) {}
 
   private async latestPrices(): Promise<Map<string, LatestPriceRecord>> {
     this.latest ??= new Map((await listLatestPrices(this.db)).map((price) => [price.symbol, price]));
@@ -65,11 +75,12 @@ export class MarketDataPipeline {
       if (tokenPrice === undefined || underlyingPrice === undefined) continue;
       changed.set(tick.symbol, { symbol: tick.symbol, tokenPrice, underlyingPrice, observedAt: tick.timestamp });
     }
+    const candles = candlesOfTicks(ticks);
     const client = await this.db.connect();
     try {
       await client.query('BEGIN');
       await upsertLatestPrices(client, [...changed.values()]);
-      await mergeCandles(client, candlesOfTicks(ticks));
+      await mergeCandles(client, candles);
       await client.query('COMMIT');
     } catch (error) {
       await client.query('ROLLBACK').catch(() => undefined);
@@ -78,6 +89,7 @@ export class MarketDataPipeline {
       client.release();
     }
     for (const [symbol, price] of changed) latest.set(symbol, price);
+    this.options.onStored?.({ prices: [...changed.values()], candles });
   }
 
   /** Forget the in-memory latest prices (after another writer changed them). */

@@ -6,6 +6,7 @@ import type { Signers } from '../../signing';
 import { publishChange, type ChangeTopic } from '../../db/changes';
 import type { Database } from '../../db/pool';
 import type { PriceTickInput } from '../../price-feed/ingest';
+import type { MarketStreams } from '../../streams/market-streams';
 import { ISSUER_TASK_QUEUE } from '../../temporal/task-queues';
 import { ApiKeyResolver } from '../framework/auth';
 import type { ReadinessProbe } from '../health/readiness';
@@ -34,6 +35,8 @@ export interface ApiDependencies {
   attestations?: AttestationServices;
   /** Probes of further dependencies `GET /ready` reports beside PostgreSQL and Temporal (e.g. one per chain). */
   readinessChecks?: Record<string, ReadinessProbe>;
+  /** The live price and candle fan-out the pipeline feeds; without it the stream routes answer 404. */
+  streams?: MarketStreams;
 }
 
 export interface AttestationServices {
@@ -57,6 +60,7 @@ export interface ApiServices {
   taskQueue: string;
   attestations?: AttestationServices;
   readinessChecks?: Record<string, ReadinessProbe>;
+  streams?: MarketStreams;
   /** Drops this process's cached answers for `topic` now, and tells other processes. */
   changed(topic: ChangeTopic): Promise<void>;
   /** Drops cached answers for a topic another process announced. */
@@ -88,6 +92,7 @@ export function createServices(dependencies: ApiDependencies): ApiServices {
     readinessChecks: dependencies.readinessChecks,
     taskQueue: dependencies.taskQueue ?? ISSUER_TASK_QUEUE,
     attestations: dependencies.attestations,
+    streams: dependencies.streams,
     forget,
     async changed(topic) {
       forget(topic);

@@ -1,0 +1,40 @@
+/**
+ * Turns a validated stream request into a Server-Sent Events response: the per-key allowance is taken (429 when
+ * none is left) and everything that can fail is done before the headers go out, so failures keep the documented
+ * `{code, message, documentation}` shape; then the response subscribes to the fan-out until the client leaves.
+ */
+import type { ParameterizedContext } from 'koa';
+import type { StreamRequest } from '../../../streams/hub';
+import type { MarketStreams } from '../../../streams/market-streams';
+import { SseConnection } from '../../../streams/sse';
+import { ApiError } from '../../framework/errors';
+import type { ApiState } from '../../framework/state';
+import type { ApiServices } from '../../services';
+
+/** The fan-out of this process; routes answer 404 where the process serves no streams. */
+export function marketStreams(services: ApiServices): MarketStreams {
+  if (!services.streams) throw new ApiError('NOT_FOUND', 'Live streams are not served by this process');
+  return services.streams;
+}
+
+export async function openEventStream(ctx: ParameterizedContext<ApiState>, streams: MarketStreams, request: StreamRequest): Promise<void> {
+  const keyId = ctx.state.apiKey?.id;
+  if (!keyId) throw new ApiError('MISSING_API_KEY', 'Missing API key: send it in the x-api-key header');
+  await streams.hub.prepare(request);
+  const release = streams.quota.acquire(keyId);
+  if (!release) throw new ApiError('RATE_LIMITED', `Too many open streams for this API key (at most ${streams.quota.perKey})`);
+
+  ctx.respond = false;
+  const connection = new SseConnection(ctx.res, {
+    heartbeatMs: streams.settings.heartbeatMs,
+    maxBufferedBytes: streams.settings.maxBufferedBytes,
+  });
+  let unsubscribe: (() => void) | undefined;
+  connection.open(() => {
+    unsubscribe?.();
+    release();
+  });
+  if (connection.isClosed) return;
+  unsubscribe = streams.hub.subscribe(request, connection, ctx.get('last-event-id') || undefined);
+  if (connection.isClosed) unsubscribe();
+}

@@ -1,0 +1,331 @@
+/**
+ * The fan-out of live market data in this process. The market-data pipeline hands it every stored batch
+ * (`publishStored`); it turns the batch into price and candle events once, keeps the latest price and the current
+ * candle of every symbol, a replay window of recent events for `Last-Event-ID`, and hands each event to the
+ * subscribers of its topic: the cost of a tick beyond one event per topic is the write to each subscriber.
+ * A candle closes (one final event with `isClosed`) when the next bucket of its symbol starts or, at the latest,
+ * `closeGraceMs` after its bucket ended by the clock.
+ */
+import type { Logger } from '../config/logger';
+import type { Database } from '../db/pool';
+import { listAssets, type AssetRecord } from '../db/queries/assets';
+import { listLatestPrices, type CandleRecord } from '../db/queries/prices';
+import { bucketEnd } from '../domain/market/candles';
+import type { StoredMarketData } from '../price-feed/pipeline';
+import { readCandles, readNewestCandles, type StoredCandle } from './candle-queries';
+import {
+  candleEventData,
+  candleTopic,
+  priceEventData,
+  priceTopic,
+  sseFrame,
+  STREAM_INTERVALS,
+  type CandleEventData,
+  type PriceEventData,
+  type StreamEvent,
+  type StreamInterval,
+} from './events';
+
+/** Whoever receives a stream's events (an SSE response, a gRPC call). */
+export interface Subscriber {
+  /** Sends one event; never throws. A subscriber that cannot keep up drops itself. */
+  deliver(event: StreamEvent): void;
+}
+
+/** What a stream asks for: the prices of some symbols, or the candles of one symbol and interval. */
+export type StreamRequest = { kind: 'prices'; symbols: string[] } | { kind: 'candles'; symbol: string; interval: StreamInterval };
+
+export interface MarketStreamHubOptions {
+  db: Database;
+  /** Epoch ms; decides when candles close. Tests pin it. */
+  clock?: () => number;
+  /** How long published events stay replayable for `Last-Event-ID` (default 2 minutes). */
+  retainMs?: number;
+  /** At most this many events are kept for replay, whatever `retainMs` says (default 200,000). */
+  maxRetainedEvents?: number;
+  /** How long after its bucket ends a candle waits for late ticks before it closes (default 2 s). */
+  closeGraceMs?: number;
+  /** How often candles are checked for closing (default 1 s). */
+  sweepMs?: number;
+  logger?: Logger;
+}
+
+type PriceEvent = Extract<StreamEvent, { name: 'price' }>;
+type CandleEvent = Extract<StreamEvent, { name: 'candle' }>;
+
+const STREAMED = new Set<string>(STREAM_INTERVALS);
+const ASSET_RELOAD_MS = 10_000;
+const COMPACT_AFTER = 4_096;
+
+export class MarketStreamHub {
+  /** Distinguishes this process's event ids from another's (or a previous run's). */
+  readonly epoch = Date.now().toString(36);
+  private seq = 0;
+  private assets = new Map<string, AssetRecord>();
+  private assetsLoadedAt = 0;
+  private readonly prices = new Map<string, PriceEvent>();
+  private readonly candles = new Map<string, CandleEvent>();
+  private readonly subscribers = new Map<string, Set<Subscriber>>();
+  /** Published events, oldest first, from index `head`. */
+  private retained: StreamEvent[] = [];
+  private head = 0;
+  /** Every event with a seq above this is still in `retained` (if it was published). */
+  private evictedThrough = 0;
+  private queue: Promise<void> = Promise.resolve();
+  private loaded: Promise<void> | undefined;
+  private sweeper: NodeJS.Timeout | undefined;
+  private readonly clock: () => number;
+  private readonly retainMs: number;
+  private readonly maxRetained: number;
+  private readonly closeGraceMs: number;
+
+  constructor(private readonly options: MarketStreamHubOptions) {
+    this.clock = options.clock ?? Date.now;
+    this.retainMs = options.retainMs ?? 120_000;
+    this.maxRetained = options.maxRetainedEvents ?? 200_000;
+    this.closeGraceMs = options.closeGraceMs ?? 2_000;
+  }
+
+  /** Loads the catalogue and latest prices, and starts closing candles by the clock. */
+  async start(): Promise<void> {
+    await this.ready();
+    this.sweeper ??= setInterval(() => this.sweep(), this.options.sweepMs ?? 1_000);
+    this.sweeper.unref();
+  }
+
+  /** Stops the clock and waits for the batches already handed over. */
+  async stop(): Promise<void> {
+    clearInterval(this.sweeper);
+    this.sweeper = undefined;
+    await this.queue;
+  }
+
+  /** The market-data pipeline's hook: a batch that was just committed. Events go out in the order batches arrive. */
+  publishStored(stored: StoredMarketData): void {
+    this.queue = this.queue
+      .then(() => this.apply(stored))
+      .catch((error: unknown) => this.options.logger?.error({ err: error }, 'live market data: a stored batch could not be streamed'));
+  }
+
+  /** Resolves once every batch handed over so far has been published. */
+  flushed(): Promise<void> {
+    return this.queue;
+  }
+
+  /** The asset of a symbol, if the catalogue has it. */
+  async findAsset(symbol: string): Promise<AssetRecord | undefined> {
+    await this.ready();
+    return this.asset(symbol);
+  }
+
+  /** Every symbol of the catalogue. */
+  async symbols(): Promise<string[]> {
+    await this.ready();
+    return [...this.assets.keys()];
+  }
+
+  /** Loads what `subscribe` needs to answer `request` at once (the current candle of a symbol nothing has ticked for yet). */
+  async prepare(request: StreamRequest): Promise<void> {
+    await this.ready();
+    if (request.kind !== 'candles') return;
+    const topic = candleTopic(request.symbol, request.interval);
+    if (this.candles.has(topic)) return;
+    const asset = await this.asset(request.symbol);
+    const rows = await readNewestCandles(this.options.db, request.symbol, request.interval);
+    if (!asset || rows.length === 0 || this.candles.has(topic)) return;
+    const bucket = rows[0]!.bucketStart;
+    const closed = bucketEnd(bucket, request.interval) + this.closeGraceMs <= this.clock();
+    this.candles.set(topic, this.make(topic, 'candle', candleEventData(asset, request.interval, bucket, byMarket(rows), closed)));
+  }
+
+  /**
+   * Registers `subscriber` and sends what it starts with: after `lastEventId` of this process's replay window, the
+   * events it missed; otherwise the latest price of each symbol (or the current candle). Returns the unsubscribe.
+   */
+  subscribe(request: StreamRequest, subscriber: Subscriber, lastEventId?: string): () => void {
+    const topics = topicsOf(request);
+    for (const topic of topics) {
+      let set = this.subscribers.get(topic);
+      if (!set) this.subscribers.set(topic, (set = new Set()));
+      set.add(subscriber);
+    }
+    let subscribed = true;
+    const unsubscribe = (): void => {
+      if (!subscribed) return;
+      subscribed = false;
+      for (const topic of topics) {
+        const set = this.subscribers.get(topic);
+        set?.delete(subscriber);
+        if (set?.size === 0) this.subscribers.delete(topic);
+      }
+    };
+    const after = this.resumePoint(lastEventId);
+    const initial = after === undefined ? this.snapshot(topics) : this.replay(after, new Set(topics));
+    for (const event of initial) {
+      if (!subscribed) break;
+      subscriber.deliver(event);
+    }
+    return unsubscribe;
+  }
+
+  /** Subscribers of every topic together (one stream of several symbols counts once per symbol). */
+  subscriptionCount(): number {
+    let count = 0;
+    for (const set of this.subscribers.values()) count += set.size;
+    return count;
+  }
+
+  /** Closes every open candle whose bucket ended `closeGraceMs` ago, and forgets events past the replay window. */
+  sweep(): void {
+    const now = this.clock();
+    for (const event of [...this.candles.values()]) {
+      const { data } = event;
+      if (!data.isClosed && bucketEnd(data.timestamp, data.interval) + this.closeGraceMs <= now) this.close(event);
+    }
+    this.evict();
+  }
+
+  private ready(): Promise<void> {
+    this.loaded ??= (async () => {
+      await this.loadAssets();
+      for (const price of await listLatestPrices(this.options.db)) {
+        const asset = this.assets.get(price.symbol);
+        const topic = priceTopic(price.symbol);
+        if (asset && !this.prices.has(topic)) this.prices.set(topic, this.make(topic, 'price', priceEventData(asset, price)));
+      }
+    })().catch((error: unknown) => {
+      this.loaded = undefined;
+      throw new Error('loading the catalogue and latest prices for the live streams failed', { cause: error });
+    });
+    return this.loaded;
+  }
+
+  private async loadAssets(): Promise<void> {
+    this.assets = new Map((await listAssets(this.options.db)).map((asset) => [asset.symbol, asset]));
+    this.assetsLoadedAt = Date.now();
+  }
+
+  private async asset(symbol: string): Promise<AssetRecord | undefined> {
+    if (!this.assets.has(symbol) && Date.now() - this.assetsLoadedAt > ASSET_RELOAD_MS) await this.loadAssets();
+    return this.assets.get(symbol);
+  }
+
+  private async apply(stored: StoredMarketData): Promise<void> {
+    await this.ready();
+    for (const price of [...stored.prices].sort((a, b) => a.observedAt - b.observedAt)) {
+      const asset = await this.asset(price.symbol);
+      const topic = priceTopic(price.symbol);
+      const previous = this.prices.get(topic);
+      if (!asset || (previous && previous.data.timestamp > price.observedAt)) continue;
+      this.publish(this.make(topic, 'price', priceEventData(asset, price)));
+    }
+
+    const keys = new Map<string, { symbol: string; interval: string; bucketStart: number }>();
+    for (const { symbol, interval, bucketStart } of stored.candles) {
+      if (STREAMED.has(interval)) keys.set(`${symbol}|${interval}|${bucketStart}`, { symbol, interval, bucketStart });
+    }
+    if (keys.size === 0) return;
+    const buckets = new Map<string, StoredCandle[]>();
+    for (const row of await readCandles(this.options.db, [...keys.values()])) {
+      const key = `${row.symbol}|${row.interval}|${row.bucketStart}`;
+      buckets.set(key, [...(buckets.get(key) ?? []), row]);
+    }
+    const ordered = [...buckets.values()].sort((a, b) => a[0]!.bucketStart - b[0]!.bucketStart);
+    for (const rows of ordered) {
+      const { symbol, interval, bucketStart } = rows[0]!;
+      const asset = await this.asset(symbol);
+      if (asset) this.applyCandle(asset, interval as StreamInterval, bucketStart, byMarket(rows));
+    }
+  }
+
+  private applyCandle(asset: AssetRecord, interval: StreamInterval, bucket: number, candles: { primary?: CandleRecord; underlying?: CandleRecord }): void {
+    const topic = candleTopic(asset.symbol, interval);
+    const current = this.candles.get(topic);
+    if (current) {
+      // A late write to a bucket that is over (closed, or superseded by a newer one) is not streamed again.
+      if (bucket < current.data.timestamp || (bucket === current.data.timestamp && current.data.isClosed)) return;
+      if (bucket > current.data.timestamp && !current.data.isClosed) this.close(current);
+    }
+    const data = candleEventData(asset, interval, bucket, candles, false);
+    if (current && bucket === current.data.timestamp && sameCandles(current.data, data)) return;
+    this.publish(this.make(topic, 'candle', data));
+  }
+
+  private close(event: CandleEvent): void {
+    this.publish(this.make(event.topic, 'candle', { ...event.data, isClosed: true }));
+  }
+
+  private make(topic: string, name: 'price', data: PriceEventData): PriceEvent;
+  private make(topic: string, name: 'candle', data: CandleEventData): CandleEvent;
+  private make(topic: string, name: 'price' | 'candle', data: PriceEventData | CandleEventData): StreamEvent {
+    this.seq += 1;
+    const id = `${this.epoch}-${this.seq}`;
+    return { seq: this.seq, id, topic, name, data, sse: sseFrame(id, name, data), publishedAt: Date.now() } as StreamEvent;
+  }
+
+  private publish(event: StreamEvent): void {
+    if (event.name === 'price') this.prices.set(event.topic, event);
+    else this.candles.set(event.topic, event);
+    this.retained.push(event);
+    this.evict();
+    const set = this.subscribers.get(event.topic);
+    if (!set) return;
+    for (const subscriber of set) {
+      try {
+        subscriber.deliver(event);
+      } catch (error) {
+        this.options.logger?.warn({ err: error }, 'live market data: a subscriber failed');
+      }
+    }
+  }
+
+  private evict(): void {
+    const oldest = Date.now() - this.retainMs;
+    while (this.head < this.retained.length) {
+      const event = this.retained[this.head]!;
+      if (event.publishedAt >= oldest && this.retained.length - this.head <= this.maxRetained) break;
+      this.evictedThrough = event.seq;
+      this.head += 1;
+    }
+    if (this.head > COMPACT_AFTER && this.head * 2 > this.retained.length) {
+      this.retained = this.retained.slice(this.head);
+      this.head = 0;
+    }
+  }
+
+  /** The seq a `Last-Event-ID` of this process names, if every event after it is still replayable. */
+  private resumePoint(lastEventId: string | undefined): number | undefined {
+    const match = /^([0-9a-z]+)-(\d{1,15})$/.exec(lastEventId ?? '');
+    if (!match || match[1] !== this.epoch) return undefined;
+    const seq = Number(match[2]);
+    return seq <= this.seq && seq >= this.evictedThrough ? seq : undefined;
+  }
+
+  private replay(after: number, topics: Set<string>): StreamEvent[] {
+    let low = this.head;
+    let high = this.retained.length;
+    while (low < high) {
+      const middle = (low + high) >>> 1;
+      if (this.retained[middle]!.seq <= after) low = middle + 1;
+      else high = middle;
+    }
+    return this.retained.slice(low).filter((event) => topics.has(event.topic));
+  }
+
+  private snapshot(topics: string[]): StreamEvent[] {
+    const events = topics.flatMap((topic) => this.prices.get(topic) ?? this.candles.get(topic) ?? []);
+    return events.sort((a, b) => a.seq - b.seq);
+  }
+}
+
+export function topicsOf(request: StreamRequest): string[] {
+  return request.kind === 'prices' ? request.symbols.map(priceTopic) : [candleTopic(request.symbol, request.interval)];
+}
+
+function byMarket(rows: StoredCandle[]): { primary?: CandleRecord; underlying?: CandleRecord } {
+  return { primary: rows.find((row) => row.market === 'primary'), underlying: rows.find((row) => row.market === 'underlying') };
+}
+
+function sameCandles(a: CandleEventData, b: CandleEventData): boolean {
+  return JSON.stringify(a.primaryMarket) === JSON.stringify(b.primaryMarket) && JSON.stringify(a.underlyingMarket) === JSON.stringify(b.underlyingMarket);
+}

@@ -1,0 +1,38 @@
+/**
+ * What a stream may ask for, validated the same way for Server-Sent Events and gRPC: symbols of the catalogue
+ * (malformed: INVALID_SYMBOL, unknown: ASSET_NOT_FOUND) and one of the streamed candle intervals (INVALID_INTERVAL).
+ */
+import { z } from 'zod';
+import { ApiError, INVALID_SYMBOL_MESSAGE } from '../api/framework/errors';
+import { symbolSchema } from '../api/framework/path-params';
+import { STREAM_INTERVALS, type StreamInterval } from './events';
+import type { MarketStreamHub, StreamRequest } from './hub';
+
+/** At most this many symbols in one price stream. */
+export const MAX_STREAM_SYMBOLS = 200;
+
+export const streamIntervalSchema = z.enum(STREAM_INTERVALS);
+
+async function resolveSymbol(hub: MarketStreamHub, symbol: string): Promise<string> {
+  if (!symbolSchema.safeParse(symbol).success) throw new ApiError('INVALID_SYMBOL', INVALID_SYMBOL_MESSAGE);
+  if (!(await hub.findAsset(symbol))) throw new ApiError('ASSET_NOT_FOUND', `Asset ${symbol} not found`);
+  return symbol;
+}
+
+/** The prices of `symbols` (duplicates removed); none means every asset. */
+export async function priceStreamRequest(hub: MarketStreamHub, symbols: readonly string[]): Promise<StreamRequest> {
+  const unique = [...new Set(symbols)];
+  if (unique.length > MAX_STREAM_SYMBOLS) throw new ApiError('INVALID_PARAMETER', `At most ${MAX_STREAM_SYMBOLS} symbols per stream`);
+  if (unique.length === 0) return { kind: 'prices', symbols: await hub.symbols() };
+  const resolved: string[] = [];
+  for (const symbol of unique) resolved.push(await resolveSymbol(hub, symbol));
+  return { kind: 'prices', symbols: resolved };
+}
+
+/** The candles of one symbol; no interval means `1min`. */
+export async function candleStreamRequest(hub: MarketStreamHub, symbol: string, interval: string | undefined): Promise<StreamRequest> {
+  const parsed = streamIntervalSchema.safeParse(interval === undefined || interval === '' ? '1min' : interval);
+  const resolved = await resolveSymbol(hub, symbol);
+  if (!parsed.success) throw new ApiError('INVALID_INTERVAL', `Invalid interval ${interval}: streams serve ${STREAM_INTERVALS.join(', ')}`);
+  return { kind: 'candles', symbol: resolved, interval: parsed.data as StreamInterval };
+}
