@@ -6,9 +6,11 @@ import { ApplicationFailure } from '@temporalio/activity';
 import type { Client } from '@temporalio/client';
 import type { IssuerChains } from '../chains/context';
 import type { Database } from '../db/pool';
+import type { BrokerClient } from '../partner/broker-client';
 import { createAttestationActivities } from './attestations';
 import { chainFailureTypes, createChainWatcherActivities, type ChainWatcherActivities } from './chain-watcher';
 import { createMarketDataActivities } from './market-data-retention';
+import { createPartnerActivities } from './partner';
 import { createRedemptionActivities } from './redemptions';
 import { createWalletActivities, type WalletActivities } from './wallets';
 
@@ -28,6 +30,8 @@ export interface ActivityDependencies {
   db: Database;
   /** Absent: a worker without chains; its on-chain activities fail with CHAINS_NOT_CONFIGURED. */
   chains?: ChainDependencies;
+  /** The brokerage partner the partner flow calls back; absent: those calls fail and are retried. */
+  broker?: BrokerClient;
 }
 
 function notConfigured(): never {
@@ -36,7 +40,7 @@ function notConfigured(): never {
 
 /** Builds the activities object registered with the worker. */
 export function createActivities(deps: ActivityDependencies) {
-  const { db, chains } = deps;
+  const { db, chains, broker } = deps;
   const chainWatcher: ChainWatcherActivities = chains
     ? createChainWatcherActivities({ db, ...chains })
     : { scanChain: async () => notConfigured() };
@@ -47,6 +51,7 @@ export function createActivities(deps: ActivityDependencies) {
     ...chainWatcher,
     ...createRedemptionActivities({ db }),
     ...wallets,
+    ...createPartnerActivities({ db, chains, broker }),
   };
 }
 

@@ -20,6 +20,7 @@ import { marketDataRouter } from './v1/market-data/router';
 import { statusRouter } from './v1/status/router';
 import { streamsRouter } from './v1/streams/router';
 import { tickersRouter } from './v1/tickers/router';
+import { tokenizationRouter } from './v1/tokenization/router';
 import { workflowsRouter } from './v1/workflows/router';
 
 export interface App {
@@ -42,7 +43,7 @@ export function createApp(dependencies: ApiDependencies): App {
   const v1 = new Router<ApiState>({ prefix: '/v1' });
   v1.use(authenticate(services.keys, { failuresPerMinute: services.config.AUTH_FAILURES_PER_MINUTE }));
   v1.use(rateLimit(new RateLimiter(), { perSecond: services.config.RATE_LIMIT_PER_SECOND, burst: services.config.RATE_LIMIT_BURST }));
-  for (const router of [assetsRouter, attestationsRouter, tickersRouter, limitsRouter, statusRouter, marketDataRouter, workflowsRouter, accountsRouter, streamsRouter]) {
+  for (const router of [assetsRouter, attestationsRouter, tickersRouter, limitsRouter, statusRouter, marketDataRouter, workflowsRouter, accountsRouter, streamsRouter, tokenizationRouter]) {
     v1.use(router(services).routes());
   }
   koa.use(v1.routes());

@@ -37,6 +37,12 @@ export const configSchema = z.object({
   API_KEY_CACHE_SECONDS: z.coerce.number().min(0).default(5),
   /** Failed authentications a client address may make per minute before it gets 429 RATE_LIMITED. */
   AUTH_FAILURES_PER_MINUTE: positiveInt.default(10),
+  /** Port of the gRPC live streams (StreamPriceUpdates, StreamOHLC) served on HOST beside the HTTP API; 0 picks a free one. */
+  GRPC_PORT: z.coerce.number().int().min(0).max(65_535).default(9090),
+  /** How often an idle Server-Sent Events stream gets a heartbeat comment. */
+  STREAM_HEARTBEAT_MS: positiveInt.default(15_000),
+  /** Live streams (SSE and gRPC together) one API key may hold open in one API process. */
+  STREAMS_PER_KEY: positiveInt.default(100),
   /** A latest price older than this is not quoted (503 PRICE_UNAVAILABLE). */
   QUOTE_MAX_PRICE_AGE_MS: positiveInt.default(15_000),
   /** Largest order (USD notional) while an asset is ASSET_LIMITED. */
@@ -66,6 +72,17 @@ export const configSchema = z.object({
   CHAIN_SCAN_BLOCK_RANGE: positiveInt.max(100_000).default(2_000),
   /** How long after expiry a late execution report (executed before expiry) is still accepted. */
   ATTESTATION_SETTLEMENT_GRACE_MS: positiveInt.default(600_000),
+  /**
+   * The brokerage partner of the in-kind flow: its API, the issuer's own account id there (callbacks and reads go
+   * under it) and the issuer's basic-auth credential. Unset: `npm start` runs the brokerage sandbox (broker/) and
+   * fills them in; a standalone worker without them retries its broker calls until one that has them runs.
+   */
+  BROKER_URL: z.url().optional(),
+  BROKER_ACCOUNT_ID: z.string().min(1).optional(),
+  BROKER_KEY: z.string().min(1).optional(),
+  BROKER_SECRET: z.string().min(1).optional(),
+  /** Port of the brokerage sandbox `npm start` runs when BROKER_URL is unset. */
+  BROKER_SANDBOX_PORT: port.default(8090),
   /** Prebuilt workflow bundle (scripts/build-workflow-bundle.ts) for production; unset bundles from source at start. */
   WORKFLOW_BUNDLE_PATH: z.string().min(1).optional(),
   /** The Temporal cluster to use; unset: a `temporal` CLI dev server if one is on PATH, else the embedded service. */

@@ -2,7 +2,7 @@
  * `npm run keys -- <command>`: manage API keys in the configured database (DATABASE_URL, or the
  * embedded one under DATA_DIR, which must be running: start it with `npm start`).
  *
- *   create --scope read|write|admin [--name NAME] [--account ID] [--rate N] [--burst N]
+ *   create --scope read|write|admin|partner [--name NAME] [--account ID] [--rate N] [--burst N]
  *          prints the new secret once; write/admin keys without --account get a new account
  *   revoke <key id>
  *   list
@@ -16,7 +16,7 @@ import { createApiKey, listApiKeys, revokeApiKey } from '../db/queries/api-keys'
 import { readStackFile } from '../start/stack-file';
 
 const createOptions = z.object({
-  scope: z.enum(['read', 'write', 'admin']),
+  scope: z.enum(['read', 'write', 'admin', 'partner']),
   name: z.string().min(1).default('cli key'),
   account: z.string().min(1).optional(),
   rate: z.coerce.number().int().positive().optional(),
@@ -58,10 +58,10 @@ async function main(): Promise<void> {
       for (const key of await listApiKeys(db)) {
         const limit = key.rateLimitPerSecond ? ` ${key.rateLimitPerSecond}/s burst ${key.rateLimitBurst ?? '-'}` : '';
         const account = key.accountId ? `  ${key.accountId}` : '';
-        process.stdout.write(`${key.id}  ${key.scope.padEnd(5)}  ${key.revokedAt ? 'revoked' : 'active '}  ${key.name}${account}${limit}\n`);
+        process.stdout.write(`${key.id}  ${key.scope.padEnd(7)}  ${key.revokedAt ? 'revoked' : 'active '}  ${key.name}${account}${limit}\n`);
       }
     } else {
-      process.stderr.write('usage: npm run keys -- create --scope read|write|admin [--name N] [--account ID] [--rate N] [--burst N] | revoke <id> | list\n');
+      process.stderr.write('usage: npm run keys -- create --scope read|write|admin|partner [--name N] [--account ID] [--rate N] [--burst N] | revoke <id> | list\n');
       process.exitCode = 2;
     }
   } finally {

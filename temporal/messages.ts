@@ -83,7 +83,8 @@ export interface RedemptionInput {
   usdNotional: string;
 }
 
-export type RedemptionState = 'pending';
+/** `pending` until the shares are delivered to the partner account (or the burn was dust only). */
+export type RedemptionState = 'pending' | 'completed';
 
 export interface RedemptionWorkflowState {
   redemptionId: string;
@@ -97,3 +98,36 @@ export interface WalletRegistrationInput {
   chain: string;
   address: string;
 }
+
+/** A partner mint (`partner-mint-<issuerRequestId>`): everything else is read from its stored request. */
+export interface PartnerMintInput {
+  issuerRequestId: string;
+  /** How long to wait for the broker's confirm before rejecting, ms (default 1 hour). */
+  confirmTimeoutMs?: number;
+  /** How often a held request looks again at the pauses and at the broker, ms (default 5 s). */
+  pollIntervalMs?: number;
+}
+
+/** The broker's word that it journalled the shares to the issuer's account (or could not). */
+export interface BrokerConfirm {
+  status: 'completed' | 'rejected';
+  reason?: string;
+}
+
+export const brokerConfirmSignal = defineSignal<[BrokerConfirm]>('brokerConfirm');
+
+/** An operator resolved what held the request for review (e.g. assigned the redemption's client): look again. */
+export const partnerResumeSignal = defineSignal('partnerResume');
+
+/** Where a partner request's workflow stands: its stored state and, while it waits, what it waits for. */
+export interface PartnerRequestWorkflowState {
+  issuerRequestId: string;
+  kind: 'mint' | 'redeem';
+  state: string;
+  /** What the workflow is doing or waiting for, e.g. `awaiting_confirm`, `paused`, `waiting_for_limit`, `needs_review`. */
+  step: string;
+  reason: string | null;
+  txHash: string | null;
+}
+
+export const partnerRequestStateQuery = defineQuery<PartnerRequestWorkflowState>('partnerRequestState');

@@ -22,3 +22,8 @@ export function redemptionWorkflowId(chainId: number, txHash: string, logIndex: 
 export function walletRegistrationWorkflowId(chain: string, address: string, version: number): string {
   return `wallet-registration-${chain}-${address.toLowerCase()}-${version}`;
 }
+
+/** The settlement of one partner mint. */
+export function partnerMintWorkflowId(issuerRequestId: string): string {
+  return `partner-mint-${issuerRequestId}`;
+}

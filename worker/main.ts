@@ -10,6 +10,7 @@ import { loadConfig, type Config } from '../config';
 import { createLogger, type Logger } from '../config/logger';
 import type { EvmChain } from '../signing';
 import { createPool } from '../db/pool';
+import type { BrokerConnection } from '../partner/broker-client';
 import { findTemporalService } from '../temporal/connection';
 import { startWorker, type StartWorkerParameters } from './start-worker';
 
@@ -35,6 +36,15 @@ async function configuredChains(
   };
 }
 
+/** The broker BROKER_* name: all four, or none (a worker that retries its broker calls until one that has them runs). */
+function configuredBroker(config: Pick<Config, 'BROKER_URL' | 'BROKER_ACCOUNT_ID' | 'BROKER_KEY' | 'BROKER_SECRET'>, logger: Logger): BrokerConnection | undefined {
+  const { BROKER_URL: url, BROKER_ACCOUNT_ID: accountId, BROKER_KEY: key, BROKER_SECRET: secret } = config;
+  if (url && accountId && key && secret) return { url, accountId, key, secret };
+  if (url || accountId || key || secret) throw new Error('invalid configuration: BROKER_URL, BROKER_ACCOUNT_ID, BROKER_KEY and BROKER_SECRET go together');
+  logger.warn('no BROKER_URL: this worker retries the partner flow\'s broker calls until a worker that has one runs them');
+  return undefined;
+}
+
 async function main(): Promise<void> {
   const config = loadConfig([
     'DATABASE_URL',
@@ -51,6 +61,10 @@ async function main(): Promise<void> {
     'CHAIN_CONFIRMATIONS',
     'CHAIN_SCAN_BLOCK_RANGE',
     'CHAIN_POLL_INTERVAL_MS',
+    'BROKER_URL',
+    'BROKER_ACCOUNT_ID',
+    'BROKER_KEY',
+    'BROKER_SECRET',
   ]);
   if (!config.DATABASE_URL) throw new Error('invalid configuration: DATABASE_URL: the standalone worker needs the database its activities write to');
   const logger = createLogger({ level: config.LOG_LEVEL, format: config.LOG_FORMAT });
@@ -65,6 +79,7 @@ async function main(): Promise<void> {
       workflowBundlePath: config.WORKFLOW_BUNDLE_PATH,
       settlementGraceMs: config.ATTESTATION_SETTLEMENT_GRACE_MS,
       chains: await configuredChains(config, logger),
+      broker: configuredBroker(config, logger),
     });
     logger.info({ taskQueue: config.TEMPORAL_TASK_QUEUE, address: service.address, kind: service.kind, namespace: service.namespace }, 'worker polling');
     await worker.done;

@@ -3,7 +3,7 @@
  * the Temporal service, runs the product's workflows (from the prebuilt bundle or from source) with
  * activities built from their dependencies, starts the long-running workflows — candle retention and one
  * watcher per deployed chain (a second start finds the running one) — and starts the workflows of requests
- * stored while their start failed (outstanding attestations, wallet registrations under way).
+ * stored while their start failed (outstanding attestations, wallet registrations and partner mints under way).
  */
 import { type Client, WorkflowIdConflictPolicy } from '@temporalio/client';
 import { DefaultLogger, NativeConnection, Runtime, type LogLevel, type Worker } from '@temporalio/worker';
@@ -17,6 +17,8 @@ import { closeTemporalClient, createTemporalClient } from '../temporal/client';
 import type { TemporalService } from '../temporal/connection';
 import { chainWatcherWorkflowId, MARKET_DATA_RETENTION_WORKFLOW_ID } from '../temporal/workflow-ids';
 import { recoverWalletRegistrations } from '../wallets/registration';
+import { BrokerClient, type BrokerConnection } from '../partner/broker-client';
+import { recoverPartnerMintWorkflows } from '../partner/workflows';
 import type { chainWatcherWorkflow, marketDataRetentionWorkflow } from '../workflows';
 import { createWorker, type WorkflowSource } from './create-worker';
 
@@ -31,6 +33,8 @@ export interface StartWorkerParameters {
   settlementGraceMs: number;
   /** The EVM chains and how to watch them; absent: a worker without chains (no watchers, chain activities refuse). */
   chains?: IssuerChains & { confirmations: number; blockRange: number; pollIntervalMs: number };
+  /** The brokerage partner the partner flow calls back; absent: those calls are retried until a worker that has it runs them. */
+  broker?: BrokerConnection;
 }
 
 export interface RunningWorker {
@@ -78,6 +82,7 @@ export async function startWorker(parameters: StartWorkerParameters): Promise<Ru
       activities: createActivities({
         db,
         chains: chains && { chains: chains.chains, issuer: chains.issuer, temporal: client, taskQueue, confirmations: chains.confirmations, blockRange: chains.blockRange },
+        broker: parameters.broker && new BrokerClient(parameters.broker),
       }),
       workflows,
       options: { shutdownGraceTime: '10 seconds' },
@@ -119,7 +124,8 @@ export async function startWorker(parameters: StartWorkerParameters): Promise<Ru
     }
     const attestationWorkflows = await recoverAttestationWorkflows({ db, client, taskQueue, settlementGraceMs: parameters.settlementGraceMs });
     const walletRegistrations = chains ? await recoverWalletRegistrations(db, { client, taskQueue }) : 0;
-    logger.info({ attestationWorkflows, walletRegistrations }, 'stored requests have their workflows');
+    const partnerMints = await recoverPartnerMintWorkflows(db, { client, taskQueue });
+    logger.info({ attestationWorkflows, walletRegistrations, partnerMints }, 'stored requests have their workflows');
   } catch (error) {
     // Without recovery some requests would never be settled: stop, so that a restart tries again.
     await stopWorker();

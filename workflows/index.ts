@@ -7,3 +7,4 @@ export { marketDataRetentionWorkflow } from './market-data-retention';
 export { chainWatcherWorkflow } from './chain-watcher';
 export { redemptionWorkflow } from './redemption';
 export { walletRegistrationWorkflow } from './wallet-registration';
+export { partnerMintWorkflow } from './partner-mint';

@@ -106,15 +106,25 @@ export function authenticate(resolver: ApiKeyResolver, options: { failuresPerMin
   };
 }
 
-const RANK: Record<KeyScope, number> = { read: 0, write: 1, admin: 2 };
+const RANK: Record<KeyScope, number> = { read: 0, partner: 0, write: 1, admin: 2 };
 
-/** Refuses keys below `scope`: a read-only key on a write route is READ_ONLY_API_KEY. */
+/** Refuses keys below `scope`: a read-only key (or a partner key, read-only outside the partner routes) on a write route is READ_ONLY_API_KEY. */
 export function requireScope(scope: Exclude<KeyScope, 'read'>): Middleware<ApiState> {
   return async (ctx, next) => {
     const key = ctx.state.apiKey;
     if (!key) throw new ApiError('MISSING_API_KEY', 'Missing API key: send it in the x-api-key header');
-    if (key.scope === 'read') throw new ApiError('READ_ONLY_API_KEY', 'This API key is read-only and cannot be used for write operations');
+    if (RANK[key.scope] === 0) throw new ApiError('READ_ONLY_API_KEY', 'This API key is read-only and cannot be used for write operations');
     if (RANK[key.scope] < RANK[scope]) throw new ApiError('ADMIN_SCOPE_REQUIRED', 'This operation requires an API key with the admin scope');
+    await next();
+  };
+}
+
+/** The partner routes take only the partner-scoped key the issuer gave the broker. */
+export function requirePartnerScope(): Middleware<ApiState> {
+  return async (ctx, next) => {
+    const key = ctx.state.apiKey;
+    if (!key) throw new ApiError('MISSING_API_KEY', 'Missing API key: send it in the x-api-key header');
+    if (key.scope !== 'partner') throw new ApiError('PARTNER_SCOPE_REQUIRED', 'The partner routes take the partner-scoped key the issuer gave the broker');
     await next();
   };
 }

@@ -6,7 +6,8 @@ import { createHash, randomBytes } from 'node:crypto';
 import type { Queryable } from '../pool';
 import { createAccount } from './accounts';
 
-export type KeyScope = 'read' | 'write' | 'admin';
+/** `partner`: the key the issuer gives the brokerage partner, for the partner routes (read-only elsewhere). */
+export type KeyScope = 'read' | 'write' | 'admin' | 'partner';
 
 export interface ApiKey {
   id: string;
@@ -68,7 +69,7 @@ export async function createApiKey(db: Queryable, parameters: CreateApiKeyParame
   const id = `key_${randomBytes(6).toString('hex')}`;
   const secret = `isk_${parameters.scope}_${randomBytes(24).toString('base64url')}`;
   const accountId =
-    parameters.accountId ?? (parameters.scope === 'read' ? null : (await createAccount(db, parameters.name)).id);
+    parameters.accountId ?? (parameters.scope === 'read' || parameters.scope === 'partner' ? null : (await createAccount(db, parameters.name)).id);
   await db.query(
     `INSERT INTO api_keys (id, name, scope, key_hash, rate_limit_per_second, rate_limit_burst, account_id)
      VALUES ($1, $2, $3, $4, $5, $6, $7)`,

@@ -1,0 +1,335 @@
+/**
+ * Partner-flow activities: the steps of a partner mint (hold while paused, mint on chain once, call the broker
+ * back) and of a redemption's delivery (find the client, measure against the session's redemption limit, call the
+ * broker back, read the broker's record). Each step reads the stored request and writes where it ends before it
+ * answers, so a retry — after a timeout, a worker killed mid-step — finds its own work done and does nothing twice.
+ */
+import { ApplicationFailure } from '@temporalio/activity';
+import { getAddress, type Hex } from 'viem';
+import type { IssuerChains } from '../chains/context';
+import { sendTransactionOnce, TransactionWouldRevertError } from '../chains/transactions';
+import { issuerAbi } from '../contracts/abi';
+import type { Database } from '../db/pool';
+import { findChainDeployment } from '../db/queries/chains';
+import { multipliersAt } from '../db/queries/corporate-actions';
+import { getMarketState, listCurrentAssetEvents } from '../db/queries/operator-controls';
+import {
+  findPartnerRequest,
+  findPartnerSessionLimit,
+  insertPartnerRedemption,
+  lockPartnerLimit,
+  partnerSessionUsage,
+  updatePartnerRequest,
+  type PartnerRequestRecord,
+  type PartnerRequestState,
+} from '../db/queries/partner';
+import { findLatestPrice } from '../db/queries/prices';
+import { sessionIntervalAt } from '../domain/calendar';
+import { Decimal } from '../domain/money';
+import { networkOfChain, notionalUsd, sharesForTokens, tokensForShares } from '../domain/partner';
+import { BrokerCallFailed, type BrokerClient } from '../partner/broker-client';
+import type { EvmChain } from '../signing';
+import { partnerMintWorkflowId } from '../temporal/workflow-ids';
+import { chainFailureTypes } from './chain-watcher';
+
+export interface PartnerActivityDependencies {
+  db: Database;
+  /** The chains and the issuer's submitter key; absent: minting refuses with CHAINS_NOT_CONFIGURED. */
+  chains?: IssuerChains & { confirmations: number };
+  /** The broker's API; absent: callbacks fail (and are retried) until a worker that has it runs them. */
+  broker?: BrokerClient;
+}
+
+export const partnerFailureTypes = {
+  brokerNotConfigured: 'BROKER_NOT_CONFIGURED',
+  brokerCallFailed: 'BROKER_CALL_FAILED',
+  requestNotFound: 'PARTNER_REQUEST_NOT_FOUND',
+} as const;
+
+/** What the workflows need to know of their request. */
+export interface PartnerRequestSnapshot {
+  state: PartnerRequestState;
+  clientId: string | null;
+  tokenSymbol: string;
+  confirmStatus: 'completed' | 'rejected' | null;
+  reason: string | null;
+  txHash: string | null;
+}
+
+/** Why settlement must wait now: an operator's market pause or the asset's pause (`ASSET_LIMITED` does not hold it). */
+export interface SettlementHold {
+  code: 'MARKET_PAUSED' | 'ASSET_PAUSED';
+  message: string;
+}
+
+export type MintOutcome = { outcome: 'minted'; txHash: string } | { outcome: 'refused'; reason: string };
+
+export type RedemptionReservation =
+  | { outcome: 'reserved' }
+  /** Over the session's limit: try again when the session ends (epoch ms). */
+  | { outcome: 'wait'; until: number; reason: string }
+  /** Larger than any session's limit, or not offered: an operator decides. */
+  | { outcome: 'review'; reason: string }
+  /** Less than a billionth of a share: nothing to deliver, the whole amount is dust. */
+  | { outcome: 'dust' };
+
+function snapshotOf(request: PartnerRequestRecord): PartnerRequestSnapshot {
+  return {
+    state: request.state,
+    clientId: request.clientId,
+    tokenSymbol: request.tokenSymbol,
+    confirmStatus: request.confirmStatus,
+    reason: request.reason,
+    txHash: request.txHash,
+  };
+}
+
+export function createPartnerActivities(deps: PartnerActivityDependencies) {
+  const { db } = deps;
+
+  async function requireRequest(issuerRequestId: string): Promise<PartnerRequestRecord> {
+    const request = await findPartnerRequest(db, issuerRequestId);
+    if (!request) throw ApplicationFailure.create({ type: partnerFailureTypes.requestNotFound, message: `no partner request ${issuerRequestId}`, nonRetryable: true });
+    return request;
+  }
+
+  function requireBroker(): BrokerClient {
+    if (!deps.broker) throw ApplicationFailure.create({ type: partnerFailureTypes.brokerNotConfigured, message: 'this worker has no broker configured (BROKER_URL)' });
+    return deps.broker;
+  }
+
+  /** A failed broker call, retried with the activity's backoff; the status says what the broker answered. */
+  async function callBroker(call: () => Promise<void>): Promise<void> {
+    try {
+      await call();
+    } catch (error) {
+      if (error instanceof BrokerCallFailed) throw ApplicationFailure.create({ type: partnerFailureTypes.brokerCallFailed, message: error.message });
+      throw error;
+    }
+  }
+
+  return {
+    async loadPartnerRequest(input: { issuerRequestId: string }): Promise<PartnerRequestSnapshot> {
+      return snapshotOf(await requireRequest(input.issuerRequestId));
+    },
+
+    /** Moves the request to `state` if it is in one of `from`; answers where it stands afterwards. */
+    async setPartnerRequestState(input: {
+      issuerRequestId: string;
+      state: PartnerRequestState;
+      from: PartnerRequestState[];
+      reason?: string | null;
+    }): Promise<PartnerRequestSnapshot> {
+      const updated = await updatePartnerRequest(db, input.issuerRequestId, { state: input.state, reason: input.reason }, input.from);
+      if (!updated) throw ApplicationFailure.create({ type: partnerFailureTypes.requestNotFound, message: `no partner request ${input.issuerRequestId}`, nonRetryable: true });
+      return snapshotOf(updated);
+    },
+
+    async partnerSettlementHold(input: { tokenSymbol: string }): Promise<SettlementHold | null> {
+      const market = await getMarketState(db);
+      if (market.paused) return { code: 'MARKET_PAUSED', message: `market paused: ${market.reason ?? 'by the operator'}` };
+      const now = Date.now();
+      const paused = (await listCurrentAssetEvents(db, now, input.tokenSymbol)).find((event) => event.code === 'ASSET_PAUSED' && event.startsAt <= now);
+      return paused ? { code: 'ASSET_PAUSED', message: `${input.tokenSymbol} paused: ${paused.reason}` } : null;
+    },
+
+    /**
+     * Mints the confirmed request's tokens with `processMint`, once: the amount is fixed at the first attempt (qty ÷
+     * the multiplier then in force) and the transaction is signed and stored before it is sent, so a retry re-sends
+     * the same bytes. `attempt` names the try (a new one after an operator resumed a refused mint). The contract's
+     * refusal is answered as `refused` with its error name, nothing sent.
+     */
+    async mintPartnerTokens(input: { issuerRequestId: string; attempt: number }): Promise<MintOutcome> {
+      const found = await requireRequest(input.issuerRequestId);
+      if ((found.state === 'minted' || found.state === 'completed') && found.txHash) return { outcome: 'minted', txHash: found.txHash };
+      if (found.state !== 'confirmed') {
+        throw ApplicationFailure.create({ message: `partner mint ${input.issuerRequestId} is ${found.state}, not confirmed`, nonRetryable: true });
+      }
+      const context = deps.chains?.chains[found.chain as EvmChain];
+      const deployment = await findChainDeployment(db, found.chain);
+      if (!deps.chains || !context || !deployment) {
+        throw ApplicationFailure.create({ type: chainFailureTypes.notConfigured, message: `this worker cannot mint on ${found.chain}` });
+      }
+      if (found.tokenAmount === null) {
+        const multiplier = (await multipliersAt(db, Date.now())).get(found.tokenSymbol) ?? '1';
+        const amount = tokensForShares(found.qty!, multiplier);
+        await db.query(
+          `UPDATE partner_requests SET token_amount = $2::numeric, shares_multiplier = $3::numeric, updated_at = now()
+            WHERE issuer_request_id = $1 AND token_amount IS NULL`,
+          [found.issuerRequestId, amount.toString(), multiplier],
+        );
+      }
+      const request = await requireRequest(input.issuerRequestId);
+      const signed = request.mintRequest!;
+      try {
+        const sent = await sendTransactionOnce(db, {
+          key: `${partnerMintWorkflowId(request.issuerRequestId)}:processMint:${input.attempt}`,
+          network: context.network,
+          client: context.client,
+          account: deps.chains.issuer,
+          to: deployment.issuer,
+          abi: issuerAbi,
+          functionName: 'processMint',
+          args: [
+            {
+              tokenizationRequestId: request.tokenizationRequestId!,
+              underlyingSymbol: request.underlyingSymbol,
+              tokenSymbol: request.tokenSymbol,
+              qty: BigInt(new Decimal(request.qty!).times(1e9).toFixed(0)),
+              wallet: getAddress(request.wallet),
+              network: networkOfChain(request.chain),
+              clientAccountId: request.clientId!,
+              created: BigInt(signed.created),
+              nonce: BigInt(signed.nonce),
+            },
+            signed.brokerSignature as Hex,
+            BigInt(request.tokenAmount!),
+          ],
+          confirmations: deps.chains.confirmations,
+        });
+        if (sent.status !== 'success') return { outcome: 'refused', reason: `transaction ${sent.txHash} reverted` };
+        await updatePartnerRequest(db, request.issuerRequestId, { state: 'minted', txHash: sent.txHash, reason: null }, ['confirmed']);
+        return { outcome: 'minted', txHash: sent.txHash };
+      } catch (error) {
+        if (error instanceof TransactionWouldRevertError) return { outcome: 'refused', reason: `the issuer contract refuses: ${error.reason ?? error.message}` };
+        throw error;
+      }
+    },
+
+    /** The broker's callback for the request: the mint's tokens are in the wallet, or the redemption's shares are owed. */
+    async callBrokerBack(input: { issuerRequestId: string }): Promise<void> {
+      const broker = requireBroker();
+      const request = await requireRequest(input.issuerRequestId);
+      const network = networkOfChain(request.chain);
+      if (request.kind === 'mint') {
+        await callBroker(() =>
+          broker.mintCallback(request.issuerRequestId, {
+            tokenization_request_id: request.tokenizationRequestId!,
+            client_id: request.clientId!,
+            wallet_address: getAddress(request.wallet),
+            tx_hash: request.txHash!,
+            network,
+          }),
+        );
+        return;
+      }
+      await callBroker(() =>
+        broker.redeemCallback({
+          issuer_request_id: request.issuerRequestId,
+          underlying_symbol: request.underlyingSymbol,
+          token_symbol: request.tokenSymbol,
+          client_id: request.clientId!,
+          qty: request.qty!,
+          network,
+          wallet_address: getAddress(request.wallet),
+          tx_hash: request.txHash!,
+        }),
+      );
+      await updatePartnerRequest(db, request.issuerRequestId, { state: 'delivering' }, ['pending']);
+    },
+
+    /** The broker's record of the redemption: `missing` until the callback landed. */
+    async brokerRedemptionStatus(input: { issuerRequestId: string }): Promise<'pending' | 'completed' | 'rejected' | 'missing'> {
+      const broker = requireBroker();
+      try {
+        return (await broker.findByIssuerRequestId(input.issuerRequestId, 'redeem'))?.status ?? 'missing';
+      } catch (error) {
+        if (error instanceof BrokerCallFailed) throw ApplicationFailure.create({ type: partnerFailureTypes.brokerCallFailed, message: error.message });
+        throw error;
+      }
+    },
+
+    /**
+     * Opens the partner side of a burn: the client linked to the wallet (the wallet enabled for the flow, its client
+     * linked to a partner account), or `needs_review` when there is none. Once per redemption.
+     */
+    async openPartnerRedemption(input: { redemptionId: string }): Promise<PartnerRequestSnapshot> {
+      const { rows } = await db.query<{ chain: string; wallet: string; symbol: string | null; amount: string; txHash: string; clientId: string | null }>(
+        `SELECT r.chain, r.wallet, r.symbol, r.amount::text, r.tx_hash AS "txHash",
+                (SELECT w.account_id FROM account_wallets w JOIN partner_clients c ON c.client_id = w.account_id
+                  WHERE w.chain = r.chain AND w.address = r.wallet AND w.partner_enabled AND c.partner_account IS NOT NULL) AS "clientId"
+           FROM redemptions r WHERE r.redemption_id = $1`,
+        [input.redemptionId],
+      );
+      const redemption = rows[0];
+      if (!redemption) throw ApplicationFailure.create({ type: partnerFailureTypes.requestNotFound, message: `no redemption ${input.redemptionId}`, nonRetryable: true });
+      const tokenSymbol = redemption.symbol ?? 'UNKNOWN';
+      const request = await insertPartnerRedemption(db, {
+        redemptionId: input.redemptionId,
+        clientId: redemption.clientId,
+        chain: redemption.chain,
+        underlyingSymbol: tokenSymbol.replace(/on$/, ''),
+        tokenSymbol,
+        wallet: redemption.wallet,
+        tokenAmount: redemption.amount,
+        txHash: redemption.txHash,
+      });
+      return snapshotOf(request);
+    },
+
+    /**
+     * Counts the redemption against the redemption limit of the session running at `at` (the workflow's clock), once:
+     * the shares owed (tokens × the multiplier then, rounded down to 9 decimals, the dust recorded) at the
+     * underlying's latest price. Over the limit it answers when to try again — burnt tokens are never refused.
+     */
+    async reservePartnerRedemption(input: { issuerRequestId: string; at: number }): Promise<RedemptionReservation> {
+      const client = await db.connect();
+      try {
+        await client.query('BEGIN');
+        const request = await findPartnerRequest(client, input.issuerRequestId);
+        if (!request) throw ApplicationFailure.create({ type: partnerFailureTypes.requestNotFound, message: `no partner request ${input.issuerRequestId}`, nonRetryable: true });
+        await lockPartnerLimit(client, 'redeem', request.underlyingSymbol);
+        const reserved = await findPartnerRequest(client, input.issuerRequestId, { forUpdate: true });
+        if (reserved!.sessionStart !== null) {
+          await client.query('COMMIT');
+          return { outcome: 'reserved' };
+        }
+        const session = sessionIntervalAt(input.at);
+        const limit = await findPartnerSessionLimit(client, request.underlyingSymbol, session.session, 'redeem');
+        const { rows } = await client.query<{ max: string | null }>(
+          `SELECT max(limit_usd)::text AS max FROM partner_session_limits WHERE underlying = $1 AND kind = 'redeem'`,
+          [request.underlyingSymbol],
+        );
+        if (limit === undefined || rows[0]!.max === null) {
+          await client.query('COMMIT');
+          return { outcome: 'review', reason: `${request.underlyingSymbol} has no redemption limits in the partner flow` };
+        }
+        const multiplier = (await multipliersAt(client, input.at)).get(request.tokenSymbol) ?? '1';
+        const { shares, dust } = sharesForTokens(request.tokenAmount!, multiplier);
+        if (new Decimal(shares).isZero()) {
+          await updatePartnerRequest(client, request.issuerRequestId, { shareDust: dust, sharesMultiplier: multiplier });
+          await client.query('COMMIT');
+          return { outcome: 'dust' };
+        }
+        const price = await findLatestPrice(client, request.tokenSymbol);
+        if (!price) throw ApplicationFailure.create({ message: `no price of ${request.tokenSymbol} to measure the redemption limit with` });
+        const notional = notionalUsd(shares, price.underlyingPrice);
+        if (new Decimal(notional).gt(rows[0]!.max)) {
+          await client.query('COMMIT');
+          return { outcome: 'review', reason: `${shares} ${request.underlyingSymbol} (${notional} USD) exceeds every session's redemption limit` };
+        }
+        const used = await partnerSessionUsage(client, 'redeem', request.underlyingSymbol, session.start);
+        if (new Decimal(used).plus(notional).gt(limit)) {
+          await client.query('COMMIT');
+          return { outcome: 'wait', until: session.end, reason: `the ${session.session} session's redemption limit (${limit} USD) is used up to ${used} USD` };
+        }
+        await updatePartnerRequest(client, request.issuerRequestId, {
+          qty: shares,
+          shareDust: dust,
+          sharesMultiplier: multiplier,
+          sessionStart: session.start,
+          notionalUsd: notional,
+        });
+        await client.query('COMMIT');
+        return { outcome: 'reserved' };
+      } catch (error) {
+        await client.query('ROLLBACK').catch(() => undefined);
+        throw error;
+      } finally {
+        client.release();
+      }
+    },
+  };
+}
+
+export type PartnerActivities = ReturnType<typeof createPartnerActivities>;

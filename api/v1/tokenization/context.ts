@@ -1,0 +1,20 @@
+/** What the partner routes share: the workflow service, and partner refusals turned into API errors. */
+import { PartnerRefused } from '../../../partner/errors';
+import type { PartnerWorkflows } from '../../../partner/workflows';
+import { ApiError } from '../../framework/errors';
+import type { ApiServices } from '../../services';
+
+export function requireWorkflows(services: ApiServices): PartnerWorkflows {
+  if (!services.temporal) throw new ApiError('TEMPORAL_UNAVAILABLE', 'This API process has no workflow service');
+  return { client: services.temporal, taskQueue: services.taskQueue };
+}
+
+/** Runs a partner service call, answering its refusal with the code it names. */
+export async function refusalsAsErrors<T>(call: () => Promise<T>): Promise<T> {
+  try {
+    return await call();
+  } catch (error) {
+    if (error instanceof PartnerRefused) throw new ApiError(error.code, error.message, { cause: error });
+    throw error;
+  }
+}

@@ -1,0 +1,34 @@
+/**
+ * POST /v1/tokenization/clients/{clientId}/wallets (admin) `{chainId, address}` — enables the client's wallet for the
+ * partner flow: registers it in the chain's identity registry under the client's userId (the issuer contract mints
+ * only to registered wallets) and marks it enabled. 202 while the registration is written, 200 once registered;
+ * 409 when another account holds the wallet.
+ */
+import type { Middleware } from 'koa';
+import { findPartnerClient, setWalletPartnerEnabled } from '../../../db/queries/partner';
+import { findWallet } from '../../../db/queries/wallets';
+import { registerWallet } from '../../../wallets/registration';
+import { readJsonBody } from '../../framework/body';
+import { ApiError } from '../../framework/errors';
+import { parseBody, parseParams } from '../../framework/validation';
+import type { ApiServices } from '../../services';
+import { requireChain } from '../accounts/context';
+import { walletView } from '../accounts/wallet-params';
+import { CLIENT_WALLET_FIELD_CODES, clientParams, clientWalletBody } from './fields';
+
+export function enableWalletRoute(services: ApiServices): Middleware {
+  return async (ctx) => {
+    const { clientId } = parseParams(clientParams, ctx.params);
+    const body = parseBody(clientWalletBody, await readJsonBody(ctx, services.config.BODY_LIMIT_BYTES), CLIENT_WALLET_FIELD_CODES);
+    if (!(await findPartnerClient(services.db, clientId))) throw new ApiError('CLIENT_NOT_FOUND', `No client ${clientId} is onboarded for the partner flow`);
+    const workflows = await requireChain(services, body.chainId);
+    const outcome = await registerWallet(services.db, workflows, { accountId: clientId, chain: body.chainId, address: body.address });
+    if (outcome.outcome === 'taken') {
+      throw new ApiError('WALLET_ALREADY_REGISTERED', `Wallet ${body.address} is registered to another account on ${body.chainId}`);
+    }
+    await setWalletPartnerEnabled(services.db, { chain: body.chainId, address: body.address, clientId, enabled: true });
+    const wallet = (await findWallet(services.db, body.chainId, body.address))!;
+    ctx.status = wallet.state === 'registered' ? 200 : 202;
+    ctx.body = { ...walletView(wallet), partnerEnabled: true };
+  };
+}

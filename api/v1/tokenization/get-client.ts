@@ -1,0 +1,16 @@
+/** GET /v1/tokenization/clients/{clientId} (admin) — the client's onboarding, partner link and enabled wallets. */
+import type { Middleware } from 'koa';
+import { findPartnerClient, listPartnerWallets } from '../../../db/queries/partner';
+import { ApiError } from '../../framework/errors';
+import { parseParams } from '../../framework/validation';
+import type { ApiServices } from '../../services';
+import { clientParams, clientView } from './fields';
+
+export function getClientRoute(services: ApiServices): Middleware {
+  return async (ctx) => {
+    const { clientId } = parseParams(clientParams, ctx.params);
+    const client = await findPartnerClient(services.db, clientId);
+    if (!client) throw new ApiError('CLIENT_NOT_FOUND', `No client ${clientId} is onboarded for the partner flow`);
+    ctx.body = clientView(client, await listPartnerWallets(services.db, clientId));
+  };
+}

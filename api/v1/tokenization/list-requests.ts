@@ -1,0 +1,42 @@
+/**
+ * GET /v1/tokenization/requests (admin) — every partner mint and redemption, newest first: filter by `status`
+ * (`pending`, `completed`, `rejected`, or a workflow state such as `needs_review`), `type` (`mint`, `redeem`),
+ * `clientId` and `chainId`; `limit` per page (1–200, default 50) and `cursor` from the previous page's `nextCursor`.
+ */
+import type { Middleware } from 'koa';
+import { z } from 'zod';
+import { EVM_CHAINS } from '../../../chains/networks';
+import { listPartnerRequests } from '../../../db/queries/partner';
+import { parseQuery } from '../../framework/validation';
+import type { ApiServices } from '../../services';
+import { requestView } from './fields';
+
+const STATES = ['pending', 'completed', 'rejected', 'created', 'confirmed', 'minted', 'needs_review', 'delivering'] as const;
+
+const listQuery = z.strictObject({
+  status: z.enum(STATES).optional(),
+  type: z.enum(['mint', 'redeem']).optional(),
+  clientId: z.string().min(1).max(100).optional(),
+  chainId: z.enum(EVM_CHAINS).optional(),
+  limit: z.coerce.number().int().min(1).max(200).default(50),
+  cursor: z.string().min(1).max(200).optional(),
+});
+
+export function listRequestsRoute(services: ApiServices): Middleware {
+  return async (ctx) => {
+    const query = parseQuery(listQuery, ctx.query, { chainId: 'INVALID_CHAIN_ID' });
+    const rows = await listPartnerRequests(services.db, {
+      kind: query.type,
+      status: query.status,
+      clientId: query.clientId,
+      chain: query.chainId,
+      after: query.cursor && Buffer.from(query.cursor, 'base64url').toString('utf8'),
+      limit: query.limit + 1,
+    });
+    const page = rows.slice(0, query.limit);
+    ctx.body = {
+      requests: page.map((request) => requestView(request)),
+      nextCursor: rows.length > query.limit ? Buffer.from(page.at(-1)!.issuerRequestId).toString('base64url') : null,
+    };
+  };
+}

@@ -1,0 +1,36 @@
+/**
+ * POST /v1/tokenization/requests/{issuerRequestId}/resume (admin) `{clientId?}` — after an operator fixed what held
+ * a request for review: a redemption from a wallet no client was linked to is assigned `clientId` (a client linked
+ * to a partner account), and the workflow is told to look again (a refused mint is tried again, a redemption over
+ * every limit is measured again). 200 with the request; 409 when `clientId` is given for a request not awaiting one.
+ */
+import type { Middleware } from 'koa';
+import { findPartnerClient, findPartnerRequest, updatePartnerRequest } from '../../../db/queries/partner';
+import { partnerResumeSignal } from '../../../temporal/messages';
+import { readJsonBody } from '../../framework/body';
+import { ApiError } from '../../framework/errors';
+import { parseBody, parseParams } from '../../framework/validation';
+import type { ApiServices } from '../../services';
+import { requireWorkflows } from './context';
+import { requestParams, requestView, resumeBody } from './fields';
+import { partnerWorkflowId, queryPartnerWorkflow } from './workflow-state';
+
+export function resumeRequestRoute(services: ApiServices): Middleware {
+  return async (ctx) => {
+    const { issuerRequestId } = parseParams(requestParams, ctx.params);
+    const body = parseBody(resumeBody, (await readJsonBody(ctx, services.config.BODY_LIMIT_BYTES)) ?? {});
+    const workflows = requireWorkflows(services);
+    let request = await findPartnerRequest(services.db, issuerRequestId);
+    if (!request) throw new ApiError('REQUEST_NOT_FOUND', `No partner request ${issuerRequestId}`);
+    if (body.clientId !== undefined) {
+      if (request.state !== 'needs_review' || request.clientId !== null) {
+        throw new ApiError('REQUEST_CONFLICT', `Request ${issuerRequestId} is ${request.state} and not waiting for a client`);
+      }
+      const client = await findPartnerClient(services.db, body.clientId);
+      if (!client?.partnerAccount) throw new ApiError('ACCOUNT_NOT_LINKED', `Client ${body.clientId} is not linked to a partner account`);
+      request = (await updatePartnerRequest(services.db, issuerRequestId, { clientId: client.clientId, state: 'pending', reason: null }, ['needs_review']))!;
+    }
+    await workflows.client.workflow.getHandle(partnerWorkflowId(request)).signal(partnerResumeSignal);
+    ctx.body = requestView(request, await queryPartnerWorkflow(services.temporal, request));
+  };
+}

@@ -1,0 +1,371 @@
+/**
+ * The partner (brokerage) in-kind flow in SQL: the clients onboarded for it and the brokerage account each is linked
+ * to, the wallets enabled for it, its session limits, and the mint and redemption requests it carries.
+ * Addresses are stored lowercase; quantities travel as decimal strings.
+ */
+import type { Queryable } from '../pool';
+
+// ---------------------------------------------------------------------------------------------------------------
+// Clients
+
+export interface PartnerClientRecord {
+  clientId: string;
+  email: string;
+  eligible: boolean;
+  /** The partner's account number, once the partner linked it. */
+  partnerAccount: string | null;
+  linkedAt: Date | null;
+}
+
+const CLIENT_COLUMNS = `client_id AS "clientId", email, eligible, partner_account AS "partnerAccount", linked_at AS "linkedAt"`;
+
+/** Onboards an account for the flow, or changes its email or eligibility (the link is kept). */
+export async function upsertPartnerClient(db: Queryable, client: { clientId: string; email: string; eligible: boolean }): Promise<PartnerClientRecord> {
+  const { rows } = await db.query<PartnerClientRecord>(
+    `INSERT INTO partner_clients (client_id, email, eligible) VALUES ($1, lower($2), $3)
+     ON CONFLICT (client_id) DO UPDATE SET email = EXCLUDED.email, eligible = EXCLUDED.eligible, updated_at = now()
+     RETURNING ${CLIENT_COLUMNS}`,
+    [client.clientId, client.email, client.eligible],
+  );
+  return rows[0]!;
+}
+
+export async function findPartnerClient(db: Queryable, clientId: string): Promise<PartnerClientRecord | undefined> {
+  const { rows } = await db.query<PartnerClientRecord>(`SELECT ${CLIENT_COLUMNS} FROM partner_clients WHERE client_id = $1`, [clientId]);
+  return rows[0];
+}
+
+export async function findPartnerClientByEmail(db: Queryable, email: string): Promise<PartnerClientRecord | undefined> {
+  const { rows } = await db.query<PartnerClientRecord>(`SELECT ${CLIENT_COLUMNS} FROM partner_clients WHERE email = lower($1)`, [email]);
+  return rows[0];
+}
+
+export type ConnectOutcome =
+  | { outcome: 'linked'; client: PartnerClientRecord }
+  | { outcome: 'unknown_email' }
+  | { outcome: 'already_linked'; client: PartnerClientRecord };
+
+/**
+ * Links the partner account to the client onboarded with `email`. Linking the same pair again answers `linked`
+ * (a retried connect); a client linked to another account, or an account linked to another client, is `already_linked`.
+ */
+export async function connectPartnerAccount(db: Queryable, request: { email: string; account: string }): Promise<ConnectOutcome> {
+  const { rows } = await db.query<PartnerClientRecord>(
+    `UPDATE partner_clients SET partner_account = $2, linked_at = now(), updated_at = now()
+      WHERE email = lower($1) AND partner_account IS NULL
+        AND NOT EXISTS (SELECT 1 FROM partner_clients WHERE partner_account = $2)
+     RETURNING ${CLIENT_COLUMNS}`,
+    [request.email, request.account],
+  );
+  if (rows[0]) return { outcome: 'linked', client: rows[0] };
+  const client = await findPartnerClientByEmail(db, request.email);
+  if (!client) return { outcome: 'unknown_email' };
+  return client.partnerAccount === request.account ? { outcome: 'linked', client } : { outcome: 'already_linked', client };
+}
+
+/** Removes the client's link to its partner account; answers the client as it is afterwards. */
+export async function unlinkPartnerAccount(db: Queryable, clientId: string): Promise<PartnerClientRecord | undefined> {
+  const { rows } = await db.query<PartnerClientRecord>(
+    `UPDATE partner_clients SET partner_account = NULL, linked_at = NULL, updated_at = now() WHERE client_id = $1 RETURNING ${CLIENT_COLUMNS}`,
+    [clientId],
+  );
+  return rows[0];
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Wallets enabled for the flow
+
+/** Marks a wallet of the client enabled (or not) for the flow; false when the client has no such wallet. */
+export async function setWalletPartnerEnabled(db: Queryable, wallet: { chain: string; address: string; clientId: string; enabled: boolean }): Promise<boolean> {
+  const { rowCount } = await db.query(
+    `UPDATE account_wallets SET partner_enabled = $4, updated_at = now() WHERE chain = $1 AND address = $2 AND account_id = $3`,
+    [wallet.chain, wallet.address.toLowerCase(), wallet.clientId, wallet.enabled],
+  );
+  return rowCount === 1;
+}
+
+export interface PartnerWalletRecord {
+  chain: string;
+  address: `0x${string}`;
+  clientId: string;
+  /** The identity registry's state of the wallet (see db/queries/wallets). */
+  state: string;
+  partnerEnabled: boolean;
+}
+
+/** The wallet as the flow sees it, whoever holds it. */
+export async function findPartnerWallet(db: Queryable, chain: string, address: string): Promise<PartnerWalletRecord | undefined> {
+  const { rows } = await db.query<PartnerWalletRecord>(
+    `SELECT chain, address, account_id AS "clientId", state, partner_enabled AS "partnerEnabled" FROM account_wallets WHERE chain = $1 AND address = $2`,
+    [chain, address.toLowerCase()],
+  );
+  return rows[0];
+}
+
+export async function listPartnerWallets(db: Queryable, clientId: string): Promise<PartnerWalletRecord[]> {
+  const { rows } = await db.query<PartnerWalletRecord>(
+    `SELECT chain, address, account_id AS "clientId", state, partner_enabled AS "partnerEnabled" FROM account_wallets
+      WHERE account_id = $1 AND partner_enabled ORDER BY chain, address`,
+    [clientId],
+  );
+  return rows;
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Session limits
+
+export type PartnerKind = 'mint' | 'redeem';
+
+/** The USD limit of `kind` for the underlying in `session`; undefined when the underlying is not offered. */
+export async function findPartnerSessionLimit(db: Queryable, underlying: string, session: string, kind: PartnerKind): Promise<string | undefined> {
+  const { rows } = await db.query<{ limit: string }>(
+    `SELECT limit_usd::text AS "limit" FROM partner_session_limits WHERE underlying = $1 AND session = $2 AND kind = $3`,
+    [underlying, session, kind],
+  );
+  return rows[0]?.limit;
+}
+
+/** The underlyings the flow offers (those with limits). */
+export async function listPartnerUnderlyings(db: Queryable): Promise<string[]> {
+  const { rows } = await db.query<{ underlying: string }>(`SELECT DISTINCT underlying FROM partner_session_limits ORDER BY underlying`);
+  return rows.map((row) => row.underlying);
+}
+
+/** USD notional already counted against the session (started at `sessionStart`) for the underlying and direction. */
+export async function partnerSessionUsage(db: Queryable, kind: PartnerKind, underlying: string, sessionStart: number): Promise<string> {
+  const { rows } = await db.query<{ used: string }>(
+    `SELECT coalesce(sum(notional_usd), 0)::text AS used FROM partner_requests
+      WHERE kind = $1 AND underlying_symbol = $2 AND session_start = $3 AND state <> 'rejected'`,
+    [kind, underlying, sessionStart],
+  );
+  return rows[0]!.used;
+}
+
+/** Serialises limit checks of one underlying and direction until the transaction ends. */
+export async function lockPartnerLimit(db: Queryable, kind: PartnerKind, underlying: string): Promise<void> {
+  await db.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`partner-limit:${kind}:${underlying}`]);
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Requests
+
+export type PartnerRequestState = 'created' | 'confirmed' | 'minted' | 'pending' | 'needs_review' | 'delivering' | 'completed' | 'rejected';
+
+/** The broker's signed mint request, as `processMint` needs it back. */
+export interface SignedMintRequest {
+  created: number;
+  /** uint256 decimal string. */
+  nonce: string;
+  brokerSignature: `0x${string}`;
+}
+
+export interface PartnerRequestRecord {
+  issuerRequestId: string;
+  kind: PartnerKind;
+  state: PartnerRequestState;
+  clientId: string | null;
+  chain: string;
+  underlyingSymbol: string;
+  tokenSymbol: string;
+  wallet: `0x${string}`;
+  /** Shares, up to 9 decimals: requested (mint) or owed (redeem, once computed). */
+  qty: string | null;
+  /** Token base units: minted or burned. */
+  tokenAmount: string | null;
+  sharesMultiplier: string | null;
+  shareDust: string | null;
+  sessionStart: number | null;
+  notionalUsd: string | null;
+  tokenizationRequestId: string | null;
+  mintRequest: SignedMintRequest | null;
+  redemptionId: string | null;
+  confirmStatus: 'completed' | 'rejected' | null;
+  txHash: string | null;
+  reason: string | null;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+const REQUEST_COLUMNS = `issuer_request_id AS "issuerRequestId", kind, state, client_id AS "clientId", chain,
+  underlying_symbol AS "underlyingSymbol", token_symbol AS "tokenSymbol", wallet, qty::text, token_amount::text AS "tokenAmount",
+  shares_multiplier::text AS "sharesMultiplier", share_dust::text AS "shareDust", session_start::float8 AS "sessionStart",
+  notional_usd::text AS "notionalUsd", tokenization_request_id AS "tokenizationRequestId", mint_request AS "mintRequest",
+  redemption_id AS "redemptionId", confirm_status AS "confirmStatus", tx_hash AS "txHash", reason, created_at AS "createdAt",
+  updated_at AS "updatedAt"`;
+
+export interface NewPartnerMint {
+  issuerRequestId: string;
+  clientId: string;
+  chain: string;
+  underlyingSymbol: string;
+  tokenSymbol: string;
+  wallet: string;
+  qty: string;
+  sessionStart: number;
+  notionalUsd: string;
+  tokenizationRequestId: string;
+  mintRequest: SignedMintRequest;
+}
+
+/** Stores a mint `created`; a request id already stored answers the row there (`created: false`). */
+export async function insertPartnerMint(db: Queryable, mint: NewPartnerMint): Promise<{ created: boolean; request: PartnerRequestRecord }> {
+  const { rows } = await db.query<PartnerRequestRecord>(
+    `INSERT INTO partner_requests (issuer_request_id, kind, state, client_id, chain, underlying_symbol, token_symbol, wallet, qty,
+       session_start, notional_usd, tokenization_request_id, mint_request)
+     VALUES ($1, 'mint', 'created', $2, $3, $4, $5, lower($6), $7::numeric, $8, $9::numeric, $10, $11)
+     ON CONFLICT (tokenization_request_id) DO NOTHING
+     RETURNING ${REQUEST_COLUMNS}`,
+    [
+      mint.issuerRequestId,
+      mint.clientId,
+      mint.chain,
+      mint.underlyingSymbol,
+      mint.tokenSymbol,
+      mint.wallet,
+      mint.qty,
+      mint.sessionStart,
+      mint.notionalUsd,
+      mint.tokenizationRequestId,
+      JSON.stringify(mint.mintRequest),
+    ],
+  );
+  if (rows[0]) return { created: true, request: rows[0] };
+  return { created: false, request: (await findPartnerRequestByTokenizationId(db, mint.tokenizationRequestId))! };
+}
+
+export interface NewPartnerRedemption {
+  redemptionId: string;
+  clientId: string | null;
+  chain: string;
+  underlyingSymbol: string;
+  tokenSymbol: string;
+  wallet: string;
+  tokenAmount: string;
+  txHash: string;
+}
+
+/** Stores a redemption (`pending`, or `needs_review` without a client) once; a second call answers the row there. */
+export async function insertPartnerRedemption(db: Queryable, redemption: NewPartnerRedemption): Promise<PartnerRequestRecord> {
+  await db.query(
+    `INSERT INTO partner_requests (issuer_request_id, kind, state, client_id, chain, underlying_symbol, token_symbol, wallet, token_amount,
+       redemption_id, tx_hash, reason)
+     VALUES ($1, 'redeem', $2, $3, $4, $5, $6, lower($7), $8::numeric, $1, $9, $10)
+     ON CONFLICT (issuer_request_id) DO NOTHING`,
+    [
+      redemption.redemptionId,
+      redemption.clientId ? 'pending' : 'needs_review',
+      redemption.clientId,
+      redemption.chain,
+      redemption.underlyingSymbol,
+      redemption.tokenSymbol,
+      redemption.wallet,
+      redemption.tokenAmount,
+      redemption.txHash,
+      redemption.clientId ? null : `no client is linked to wallet ${redemption.wallet.toLowerCase()} on ${redemption.chain}`,
+    ],
+  );
+  return (await findPartnerRequest(db, redemption.redemptionId))!;
+}
+
+export async function findPartnerRequest(db: Queryable, issuerRequestId: string, options: { forUpdate?: boolean } = {}): Promise<PartnerRequestRecord | undefined> {
+  const { rows } = await db.query<PartnerRequestRecord>(
+    `SELECT ${REQUEST_COLUMNS} FROM partner_requests WHERE issuer_request_id = $1${options.forUpdate ? ' FOR UPDATE' : ''}`,
+    [issuerRequestId],
+  );
+  return rows[0];
+}
+
+export async function findPartnerRequestByTokenizationId(db: Queryable, tokenizationRequestId: string): Promise<PartnerRequestRecord | undefined> {
+  const { rows } = await db.query<PartnerRequestRecord>(`SELECT ${REQUEST_COLUMNS} FROM partner_requests WHERE tokenization_request_id = $1`, [
+    tokenizationRequestId,
+  ]);
+  return rows[0];
+}
+
+/** What a step of a workflow changes on its request; columns left out stay as they are. */
+export interface PartnerRequestUpdate {
+  state?: PartnerRequestState;
+  clientId?: string;
+  qty?: string;
+  tokenAmount?: string;
+  sharesMultiplier?: string;
+  shareDust?: string;
+  sessionStart?: number;
+  notionalUsd?: string;
+  confirmStatus?: 'completed' | 'rejected';
+  txHash?: string;
+  reason?: string | null;
+}
+
+const UPDATE_COLUMNS: Record<keyof PartnerRequestUpdate, string> = {
+  state: 'state',
+  clientId: 'client_id',
+  qty: 'qty',
+  tokenAmount: 'token_amount',
+  sharesMultiplier: 'shares_multiplier',
+  shareDust: 'share_dust',
+  sessionStart: 'session_start',
+  notionalUsd: 'notional_usd',
+  confirmStatus: 'confirm_status',
+  txHash: 'tx_hash',
+  reason: 'reason',
+};
+
+/**
+ * Applies `update` when the request is in one of `from` (any state when omitted) and answers the row afterwards,
+ * changed or not — so a retried step finds the row it already wrote. A redemption's chain record follows its state.
+ */
+export async function updatePartnerRequest(
+  db: Queryable,
+  issuerRequestId: string,
+  update: PartnerRequestUpdate,
+  from?: readonly PartnerRequestState[],
+): Promise<PartnerRequestRecord | undefined> {
+  const entries = Object.entries(update).filter(([, value]) => value !== undefined) as [keyof PartnerRequestUpdate, unknown][];
+  const assignments = entries.map(([field], index) => `${UPDATE_COLUMNS[field]} = $${index + 3}`);
+  await db.query(
+    `WITH changed AS (
+       UPDATE partner_requests SET ${[...assignments, 'updated_at = now()'].join(', ')}
+        WHERE issuer_request_id = $1 AND ($2::text[] IS NULL OR state = ANY($2))
+       RETURNING redemption_id, state
+     )
+     UPDATE redemptions r SET state = changed.state, updated_at = now() FROM changed WHERE r.redemption_id = changed.redemption_id`,
+    [issuerRequestId, from ?? null, ...entries.map(([, value]) => value)],
+  );
+  return findPartnerRequest(db, issuerRequestId);
+}
+
+export interface PartnerRequestFilter {
+  kind?: PartnerKind;
+  /** The partner-facing status (`pending` covers every state short of completed or rejected), or a workflow state. */
+  status?: string;
+  clientId?: string;
+  chain?: string;
+  limit: number;
+  /** Rows listed after this one (the last of the previous page). */
+  after?: string;
+}
+
+/** Newest first. */
+export async function listPartnerRequests(db: Queryable, filter: PartnerRequestFilter): Promise<PartnerRequestRecord[]> {
+  const { rows } = await db.query<PartnerRequestRecord>(
+    `SELECT ${REQUEST_COLUMNS} FROM partner_requests
+      WHERE ($1::text IS NULL OR kind = $1)
+        AND ($2::text IS NULL OR state = $2 OR ($2 = 'pending' AND state NOT IN ('completed', 'rejected')))
+        AND ($3::text IS NULL OR client_id = $3)
+        AND ($4::text IS NULL OR chain = $4)
+        AND ($5::text IS NULL OR (created_at, issuer_request_id) < (SELECT created_at, issuer_request_id FROM partner_requests WHERE issuer_request_id = $5))
+      ORDER BY created_at DESC, issuer_request_id DESC
+      LIMIT $6`,
+    [filter.kind ?? null, filter.status ?? null, filter.clientId ?? null, filter.chain ?? null, filter.after ?? null, filter.limit],
+  );
+  return rows;
+}
+
+/** Mints stored whose workflow may never have started (the API process died between the insert and the start). */
+export async function listUnfinishedPartnerMints(db: Queryable): Promise<string[]> {
+  const { rows } = await db.query<{ id: string }>(
+    `SELECT issuer_request_id AS id FROM partner_requests WHERE kind = 'mint' AND state NOT IN ('completed', 'rejected') ORDER BY created_at`,
+  );
+  return rows.map((row) => row.id);
+}

@@ -1,0 +1,59 @@
+/**
+ * The arithmetic and names of the partner (brokerage) in-kind flow. Pure.
+ *
+ * Shares and tokens differ by the shares multiplier (underlying shares per token, growing as dividends are
+ * reinvested): a mint of `qty` shares delivers `qty ÷ multiplier` tokens rounded down to 18 decimals (the token's
+ * base unit), and a redemption of `t` tokens delivers `t × multiplier` shares rounded down to 9 decimals (the
+ * partner's precision), the remainder recorded as dust. Rounding always favours the issuer's books: the shares
+ * held always cover the tokens out.
+ */
+import { Decimal, Rounding } from './money';
+
+/** The partner's network names and the product's chain ids. */
+export const PARTNER_NETWORKS = { ethereum: 'ethereum-1', binance: 'bsc-56' } as const;
+export type PartnerNetwork = keyof typeof PARTNER_NETWORKS;
+export type PartnerChain = (typeof PARTNER_NETWORKS)[PartnerNetwork];
+
+export function chainOfNetwork(network: PartnerNetwork): PartnerChain {
+  return PARTNER_NETWORKS[network];
+}
+
+export function networkOfChain(chain: string): PartnerNetwork {
+  const entry = Object.entries(PARTNER_NETWORKS).find(([, id]) => id === chain);
+  if (!entry) throw new Error(`chain ${chain} is not in the partner flow`);
+  return entry[0] as PartnerNetwork;
+}
+
+/** Partner quantities carry at most nine decimals. */
+export const SHARE_DECIMALS = 9;
+const TOKEN_DECIMALS = 18;
+const TOKEN_UNIT = new Decimal(10).pow(TOKEN_DECIMALS);
+
+/** Token base units minted for `qty` shares: qty ÷ multiplier, rounded down to 18 decimals. */
+export function tokensForShares(qty: string, multiplier: string): bigint {
+  const tokens = new Decimal(qty).div(new Decimal(multiplier)).toDecimalPlaces(TOKEN_DECIMALS, Rounding.DOWN);
+  return BigInt(tokens.times(TOKEN_UNIT).toFixed(0));
+}
+
+/** Shares owed for burned token base units: tokens × multiplier rounded down to 9 decimals, and the dust left. */
+export function sharesForTokens(tokenAmount: bigint | string, multiplier: string): { shares: string; dust: string } {
+  const exact = new Decimal(tokenAmount.toString()).div(TOKEN_UNIT).times(new Decimal(multiplier));
+  const shares = exact.toDecimalPlaces(SHARE_DECIMALS, Rounding.DOWN);
+  return { shares: shares.toFixed(), dust: exact.minus(shares).toFixed() };
+}
+
+/** USD value of `qty` shares at `price`, to the cent rounded up (a limit is never under-counted). */
+export function notionalUsd(qty: string, price: string): string {
+  return new Decimal(qty).times(new Decimal(price)).toDecimalPlaces(2, Rounding.UP).toFixed(2);
+}
+
+/** The partner-facing status of a request in any workflow state. */
+export function partnerStatus(state: string): 'pending' | 'completed' | 'rejected' {
+  if (state === 'completed' || state === 'rejected') return state;
+  return 'pending';
+}
+
+/** The token symbol of an underlying (`AAPL` → `AAPLon`). */
+export function tokenSymbolOf(underlying: string): string {
+  return `${underlying}on`;
+}

@@ -1,0 +1,101 @@
+/**
+ * The issuer's calls to the brokerage partner: the mint and redeem callbacks and the poll of a redemption's record,
+ * under the issuer's own account at the broker (`BROKER_ACCOUNT_ID`) with the issuer's basic-auth credential. Each
+ * call carries an `Idempotency-Key` derived from the request, so a retry after a lost answer has one effect.
+ * Any answer but a 2xx throws `BrokerCallFailed` (the activity retries it with backoff).
+ */
+
+export interface BrokerConnection {
+  /** e.g. `http://127.0.0.1:8090` */
+  url: string;
+  /** The issuer's own account id at the broker: callbacks and reads go under it. */
+  accountId: string;
+  key: string;
+  secret: string;
+  /** Per call, default 10 s. */
+  timeoutMs?: number;
+}
+
+export class BrokerCallFailed extends Error {
+  override readonly name = 'BrokerCallFailed';
+  constructor(
+    message: string,
+    readonly status: number | undefined,
+  ) {
+    super(message);
+  }
+}
+
+export interface MintCallback {
+  tokenization_request_id: string;
+  client_id: string;
+  wallet_address: string;
+  tx_hash: string;
+  network: string;
+}
+
+export interface RedeemCallback {
+  issuer_request_id: string;
+  underlying_symbol: string;
+  token_symbol: string;
+  client_id: string;
+  qty: string;
+  network: string;
+  wallet_address: string;
+  tx_hash: string;
+}
+
+/** The fields of a broker record the issuer reads back. */
+export interface BrokerRecord {
+  tokenization_request_id: string;
+  status: 'pending' | 'completed' | 'rejected';
+  issuer_request_id: string | null;
+  reason?: string | null;
+}
+
+export class BrokerClient {
+  constructor(private readonly connection: BrokerConnection) {}
+
+  private async call(method: 'GET' | 'POST', path: string, options: { body?: unknown; idempotencyKey?: string } = {}): Promise<unknown> {
+    const { url, accountId, key, secret, timeoutMs = 10_000 } = this.connection;
+    const target = `${url.replace(/\/+$/, '')}/v1/accounts/${encodeURIComponent(accountId)}${path}`;
+    let response: Response;
+    let text: string;
+    try {
+      response = await fetch(target, {
+        method,
+        headers: {
+          authorization: `Basic ${Buffer.from(`${key}:${secret}`).toString('base64')}`,
+          accept: 'application/json',
+          ...(options.body === undefined ? {} : { 'content-type': 'application/json' }),
+          ...(options.idempotencyKey ? { 'idempotency-key': options.idempotencyKey } : {}),
+        },
+        body: options.body === undefined ? undefined : JSON.stringify(options.body),
+        signal: AbortSignal.timeout(timeoutMs),
+      });
+      text = await response.text();
+    } catch (error) {
+      throw new BrokerCallFailed(`${method} ${target} failed: ${(error as Error).message}`, undefined);
+    }
+    if (response.status < 200 || response.status >= 300) {
+      throw new BrokerCallFailed(`${method} ${target} answered ${response.status}: ${text.slice(0, 300)}`, response.status);
+    }
+    return text === '' ? undefined : JSON.parse(text);
+  }
+
+  /** Tells the broker the tokens of a mint are in the wallet. */
+  async mintCallback(issuerRequestId: string, body: MintCallback): Promise<void> {
+    await this.call('POST', '/tokenization/callback/mint', { body, idempotencyKey: `mint-callback-${issuerRequestId}` });
+  }
+
+  /** Tells the broker tokens were burnt: it records the redemption and journals the shares back. */
+  async redeemCallback(body: RedeemCallback): Promise<void> {
+    await this.call('POST', '/tokenization/callback/redeem', { body, idempotencyKey: `redeem-callback-${body.issuer_request_id}` });
+  }
+
+  /** The broker's record of the issuer's request, if it has one. */
+  async findByIssuerRequestId(issuerRequestId: string, type: 'mint' | 'redeem'): Promise<BrokerRecord | undefined> {
+    const records = (await this.call('GET', `/tokenization/requests?type=${type}&issuer_request_id=${encodeURIComponent(issuerRequestId)}`)) as BrokerRecord[];
+    return records.find((record) => record.issuer_request_id === issuerRequestId);
+  }
+}

@@ -1,0 +1,197 @@
+/**
+ * The broker's in-kind issuance and its confirm, as the issuer takes them.
+ *
+ * An issuance is checked against the client (onboarded, eligible, linked to a partner account), the wallet
+ * (the client's, enabled for the flow and registered on that chain), the token (offered on that network) and
+ * the session's USD mint limit for the underlying, then stored `created` and its `partnerMintWorkflow` started.
+ * The limit is measured under a lock per underlying, on the stored requests of the running session, at the
+ * underlying's latest price. The broker's `tokenization_request_id` is the idempotency key: a second submission
+ * answers the first result, the same id with other fields is a conflict.
+ *
+ * A confirm is stored first (so a workflow started later, or one that missed the signal, still finds it), then
+ * signalled to the workflow; a repeated confirm signals again, a contradicting one is a conflict.
+ */
+import { randomUUID } from 'node:crypto';
+import type { Database, Queryable } from '../db/pool';
+import { chainTokenAddresses, findChainDeployment } from '../db/queries/chains';
+import {
+  findPartnerClient,
+  findPartnerRequestByTokenizationId,
+  findPartnerSessionLimit,
+  findPartnerWallet,
+  insertPartnerMint,
+  lockPartnerLimit,
+  partnerSessionUsage,
+  type PartnerRequestRecord,
+  type SignedMintRequest,
+} from '../db/queries/partner';
+import { findLatestPrice } from '../db/queries/prices';
+import { sessionIntervalAt } from '../domain/calendar';
+import { Decimal } from '../domain/money';
+import { chainOfNetwork, notionalUsd, tokenSymbolOf, type PartnerNetwork } from '../domain/partner';
+import { brokerConfirmSignal } from '../temporal/messages';
+import { partnerMintWorkflowId } from '../temporal/workflow-ids';
+import { PartnerRefused } from './errors';
+import { startPartnerMintWorkflow, type PartnerWorkflows } from './workflows';
+
+export interface IssuanceRequest {
+  tokenizationRequestId: string;
+  /** Shares, at most nine decimals. */
+  qty: string;
+  underlyingSymbol: string;
+  tokenSymbol: string;
+  network: PartnerNetwork;
+  clientId: string;
+  wallet: `0x${string}`;
+  mintRequest: SignedMintRequest;
+}
+
+export interface IssuanceOutcome {
+  request: PartnerRequestRecord;
+  /** False when the tokenization request id was already stored (a resubmission). */
+  created: boolean;
+}
+
+export interface PartnerDependencies {
+  db: Database;
+  workflows: PartnerWorkflows;
+  /** Epoch ms. */
+  now: number;
+}
+
+/** A resubmission must carry the same request; anything else under the same id is a conflict. */
+function sameIssuance(stored: PartnerRequestRecord, request: IssuanceRequest): boolean {
+  return (
+    stored.clientId === request.clientId &&
+    stored.chain === chainOfNetwork(request.network) &&
+    stored.underlyingSymbol === request.underlyingSymbol &&
+    stored.tokenSymbol === request.tokenSymbol &&
+    stored.wallet === request.wallet.toLowerCase() &&
+    new Decimal(stored.qty ?? '0').eq(new Decimal(request.qty)) &&
+    stored.mintRequest?.created === request.mintRequest.created &&
+    stored.mintRequest?.nonce === request.mintRequest.nonce &&
+    stored.mintRequest?.brokerSignature.toLowerCase() === request.mintRequest.brokerSignature.toLowerCase()
+  );
+}
+
+function replayOf(stored: PartnerRequestRecord, request: IssuanceRequest): IssuanceOutcome {
+  if (!sameIssuance(stored, request)) {
+    throw new PartnerRefused('REQUEST_CONFLICT', `Tokenization request ${request.tokenizationRequestId} was already submitted with other fields`);
+  }
+  return { request: stored, created: false };
+}
+
+/** The client, wallet and token checks: everything but the limit. */
+async function checkParties(db: Queryable, request: IssuanceRequest): Promise<void> {
+  const chain = chainOfNetwork(request.network);
+  const client = await findPartnerClient(db, request.clientId);
+  if (!client) throw new PartnerRefused('CLIENT_NOT_FOUND', `No client ${request.clientId} is onboarded for the partner flow`);
+  if (!client.eligible) throw new PartnerRefused('CLIENT_NOT_ELIGIBLE', `Client ${request.clientId} is not eligible for the partner flow`);
+  if (!client.partnerAccount) throw new PartnerRefused('ACCOUNT_NOT_LINKED', `Client ${request.clientId} is not linked to a partner account`);
+
+  if (request.tokenSymbol !== tokenSymbolOf(request.underlyingSymbol)) {
+    throw new PartnerRefused('INVALID_TOKEN_SYMBOL', `token_symbol must be ${tokenSymbolOf(request.underlyingSymbol)} for ${request.underlyingSymbol}`);
+  }
+  if (!(await findChainDeployment(db, chain))) throw new PartnerRefused('CHAIN_UNAVAILABLE', `No contracts are deployed on ${request.network}`);
+  const tokens = await chainTokenAddresses(db, chain);
+  if (!tokens[request.tokenSymbol]) throw new PartnerRefused('TOKEN_NOT_ON_NETWORK', `${request.tokenSymbol} is not deployed on ${request.network}`);
+
+  const wallet = await findPartnerWallet(db, chain, request.wallet);
+  if (!wallet || wallet.clientId !== request.clientId || !wallet.partnerEnabled) {
+    throw new PartnerRefused('WALLET_NOT_ENABLED', `Wallet ${request.wallet} is not enabled for client ${request.clientId} on ${request.network}`);
+  }
+  if (wallet.state !== 'registered') {
+    throw new PartnerRefused('WALLET_NOT_ENABLED', `Wallet ${request.wallet} is ${wallet.state} in the identity registry on ${request.network}, not registered`);
+  }
+}
+
+/** Checks, measures against the session's limit and stores the issuance, then starts its workflow. */
+export async function acceptIssuance(deps: PartnerDependencies, request: IssuanceRequest): Promise<IssuanceOutcome> {
+  const known = await findPartnerRequestByTokenizationId(deps.db, request.tokenizationRequestId);
+  if (known) {
+    const replay = replayOf(known, request);
+    if (known.state === 'created' || known.state === 'confirmed' || known.state === 'minted') await startPartnerMintWorkflow(deps.workflows, known.issuerRequestId);
+    return replay;
+  }
+  await checkParties(deps.db, request);
+
+  const session = sessionIntervalAt(deps.now);
+  const limit = await findPartnerSessionLimit(deps.db, request.underlyingSymbol, session.session, 'mint');
+  if (limit === undefined) throw new PartnerRefused('TOKEN_NOT_ON_NETWORK', `${request.underlyingSymbol} is not offered in the partner flow`);
+  const price = await findLatestPrice(deps.db, request.tokenSymbol);
+  if (!price) throw new PartnerRefused('PRICE_UNAVAILABLE', `No price of ${request.underlyingSymbol} to measure the session limit with`);
+  const notional = notionalUsd(request.qty, price.underlyingPrice);
+
+  const client = await deps.db.connect();
+  let outcome: IssuanceOutcome;
+  try {
+    await client.query('BEGIN');
+    await lockPartnerLimit(client, 'mint', request.underlyingSymbol);
+    const raced = await findPartnerRequestByTokenizationId(client, request.tokenizationRequestId);
+    if (raced) {
+      outcome = replayOf(raced, request);
+    } else {
+      const used = new Decimal(await partnerSessionUsage(client, 'mint', request.underlyingSymbol, session.start));
+      if (used.plus(notional).gt(limit)) {
+        const remaining = Decimal.max(new Decimal(limit).minus(used), 0).toFixed(2);
+        throw new PartnerRefused(
+          'PARTNER_LIMIT_REACHED',
+          `${request.qty} ${request.underlyingSymbol} (${notional} USD) exceeds the ${session.session} session's mint limit of ${limit} USD: ${remaining} USD remain`,
+        );
+      }
+      outcome = await insertPartnerMint(client, {
+        issuerRequestId: `mint-${randomUUID()}`,
+        clientId: request.clientId,
+        chain: chainOfNetwork(request.network),
+        underlyingSymbol: request.underlyingSymbol,
+        tokenSymbol: request.tokenSymbol,
+        wallet: request.wallet,
+        qty: request.qty,
+        sessionStart: session.start,
+        notionalUsd: notional,
+        tokenizationRequestId: request.tokenizationRequestId,
+        mintRequest: request.mintRequest,
+      });
+    }
+    await client.query('COMMIT');
+  } catch (error) {
+    await client.query('ROLLBACK').catch(() => undefined);
+    throw error;
+  } finally {
+    client.release();
+  }
+  await startPartnerMintWorkflow(deps.workflows, outcome.request.issuerRequestId);
+  return outcome;
+}
+
+export interface ConfirmRequest {
+  tokenizationRequestId: string;
+  issuerRequestId: string;
+  status: 'completed' | 'rejected';
+  reason?: string;
+}
+
+/** Stores the broker's confirm once and signals it to the mint's workflow (again on every repeat). */
+export async function confirmIssuance(deps: Omit<PartnerDependencies, 'now'>, confirm: ConfirmRequest): Promise<PartnerRequestRecord> {
+  const stored = await findPartnerRequestByTokenizationId(deps.db, confirm.tokenizationRequestId);
+  if (!stored) throw new PartnerRefused('REQUEST_NOT_FOUND', `No issuance for tokenization request ${confirm.tokenizationRequestId}`);
+  if (stored.issuerRequestId !== confirm.issuerRequestId) {
+    throw new PartnerRefused('REQUEST_CONFLICT', `Tokenization request ${confirm.tokenizationRequestId} is issuer request ${stored.issuerRequestId}`);
+  }
+  await deps.db.query(
+    `UPDATE partner_requests SET confirm_status = $2, reason = CASE WHEN $2 = 'rejected' THEN $3 ELSE reason END, updated_at = now()
+      WHERE issuer_request_id = $1 AND confirm_status IS NULL`,
+    [stored.issuerRequestId, confirm.status, confirm.reason ?? 'the broker rejected the journal'],
+  );
+  const request = (await findPartnerRequestByTokenizationId(deps.db, confirm.tokenizationRequestId))!;
+  if (request.confirmStatus !== confirm.status) {
+    throw new PartnerRefused('REQUEST_CONFLICT', `Issuer request ${request.issuerRequestId} was already confirmed ${request.confirmStatus}`);
+  }
+  if (request.state === 'created') {
+    await startPartnerMintWorkflow(deps.workflows, request.issuerRequestId);
+    await deps.workflows.client.workflow
+      .getHandle(partnerMintWorkflowId(request.issuerRequestId))
+      .signal(brokerConfirmSignal, { status: confirm.status, ...(confirm.reason ? { reason: confirm.reason } : {}) });
+  }
+  return request;
+}
