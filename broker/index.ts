@@ -7,6 +7,8 @@ export { startBroker, type RunningBroker, type StartBrokerOptions } from './star
 export {
   seedBrokerSandbox,
   sandboxAccountId,
+  ISSUER_ACCOUNT_ID,
+  ISSUER_ACCOUNT_NUMBER,
   DEVELOPMENT_PARTICIPANT,
   DEVELOPMENT_SYMBOLS,
   type ParticipantSeed,
@@ -23,3 +25,4 @@ export { mintRequestTypedData, signMintRequest, scaledQty, MINT_REQUEST_TYPES, t
 export { BROKER_ERROR_CODES, type BrokerErrorCode } from './errors';
 export type { IssuerContracts } from './services';
 export type { RequestView } from './queries/requests';
+export type { AccountView } from './routes/get-account';

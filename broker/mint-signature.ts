@@ -1,8 +1,9 @@
 /**
  * The broker's EIP-712 signature over a mint request, as the issuer contract's `processMint` checks it
  * (contracts/src/Issuer.sol, `hashMintRequest`): domain "TokenizedStockIssuer" version "1" on the network's chain
- * and issuer contract; `qty` scaled by 1e9 (exact: at most nine decimals), `clientAccountId` the participant's
- * account id, `created` epoch seconds, `nonce` a random uint256.
+ * and issuer contract; `qty` scaled by 1e9 (exact: at most nine decimals), `clientAccountId` the issuer's
+ * `client_id` linked to the participant's account (what the issuance body carries, so the issuer can rebuild the
+ * request), `created` epoch seconds, `nonce` a random uint256.
  */
 import { randomBytes } from 'node:crypto';
 import type { Address, Hex, LocalAccount } from 'viem';
@@ -37,6 +38,7 @@ export interface MintRequestFields {
   qty: string;
   wallet: Address;
   network: Network;
+  /** The issuer's `client_id` of the participant's account (not the sandbox account id). */
   clientAccountId: string;
   created: number;
   nonce: bigint;

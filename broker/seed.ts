@@ -41,10 +41,14 @@ export interface SeedBrokerSandboxOptions {
 
 export interface SeededSandbox {
   accounts: SandboxAccount[];
+  /** The issuer's account; its `accountId` (= `ISSUER_ACCOUNT_ID`) is the `{account_id}` of the issuer's callbacks. */
   issuerAccount: SandboxAccount;
 }
 
 export const DEVELOPMENT_PARTICIPANT: ParticipantSeed = { accountNumber: 'SBX-000001', email: 'ap@sandbox.test' };
+
+/** The account number of the issuer's account at the broker. */
+export const ISSUER_ACCOUNT_NUMBER = 'SBX-ISSUER';
 
 /** A stable UUID-shaped account id derived from the account number, so every seed names the same account. */
 export function sandboxAccountId(accountNumber: string): string {
@@ -52,12 +56,15 @@ export function sandboxAccountId(accountNumber: string): string {
   return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-4${hex.slice(13, 16)}-8${hex.slice(17, 20)}-${hex.slice(20, 32)}`;
 }
 
+/** The issuer's sandbox account id, the same in every seeded sandbox (what the issuer configures once). */
+export const ISSUER_ACCOUNT_ID = sandboxAccountId(ISSUER_ACCOUNT_NUMBER);
+
 export async function seedBrokerSandbox(db: Pool, options: SeedBrokerSandboxOptions): Promise<SeededSandbox> {
   await migrateBroker(db);
   await storeCredential(db, options.brokerCredential, 'participant');
   const issuer = await ensureAccount(db, {
-    accountId: sandboxAccountId('SBX-ISSUER'),
-    accountNumber: 'SBX-ISSUER',
+    accountId: ISSUER_ACCOUNT_ID,
+    accountNumber: ISSUER_ACCOUNT_NUMBER,
     email: options.issuerEmail ?? 'issuer@sandbox.test',
     kind: 'issuer',
     ownerKey: null,

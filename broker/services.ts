@@ -2,6 +2,7 @@
 import type { Pool } from 'pg';
 import type { Address, LocalAccount } from 'viem';
 import type { Logger } from '../config/logger';
+import type { IssuerClient } from './issuer-client';
 
 /** The issuer's `Issuer` contract per network (the EIP-712 `verifyingContract` of a mint request). */
 export interface IssuerContracts {
@@ -18,6 +19,8 @@ export interface BrokerServices {
   issuerId: string;
   issuerContracts: IssuerContracts;
   signer: LocalAccount;
+  /** The issuer's partner API (the connect route calls it while the participant waits). */
+  issuer: IssuerClient;
   bodyLimitBytes: number;
   /** Tells the processor that new work is due (a mint recorded, a redemption called back). */
   wake(): void;

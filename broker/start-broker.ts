@@ -67,10 +67,11 @@ export async function startBroker(options: StartBrokerOptions): Promise<RunningB
     await storeCredential(db, options.brokerCredential, 'participant');
     await storeCredential(db, options.issuerCredential, 'issuer');
 
+    const issuer = createIssuerClient({ issuerApiUrl: options.issuerApiUrl, partnerApiKey: options.partnerApiKey, timeoutMs: options.issuerTimeoutMs ?? 10_000 });
     processor = new RequestProcessor({
       db,
       logger: options.logger,
-      issuer: createIssuerClient({ issuerApiUrl: options.issuerApiUrl, partnerApiKey: options.partnerApiKey, timeoutMs: options.issuerTimeoutMs ?? 10_000 }),
+      issuer,
       retryInitialMs: options.retryInitialMs ?? 1_000,
       retryMaxMs: options.retryMaxMs ?? 60_000,
       pollMs: options.pollMs ?? 1_000,
@@ -85,6 +86,7 @@ export async function startBroker(options: StartBrokerOptions): Promise<RunningB
       issuerId: options.issuerId,
       issuerContracts: options.issuerContracts,
       signer: options.signer,
+      issuer,
       bodyLimitBytes: options.bodyLimitBytes ?? 65_536,
       wake: () => running.wake(),
     };

@@ -40,6 +40,12 @@ export async function findAccount(db: Queryable, accountId: string): Promise<Bro
   return rows[0] && toAccount(rows[0]);
 }
 
+/** The participant account linked to an issuer client id. */
+export async function findAccountByClientId(db: Queryable, clientId: string): Promise<BrokerAccount | undefined> {
+  const { rows } = await db.query<AccountRow>(`SELECT ${COLUMNS} FROM broker.accounts WHERE client_id = $1 AND kind = 'participant'`, [clientId]);
+  return rows[0] && toAccount(rows[0]);
+}
+
 export async function findIssuerAccount(db: Queryable): Promise<BrokerAccount | undefined> {
   const { rows } = await db.query<AccountRow>(`SELECT ${COLUMNS} FROM broker.accounts WHERE kind = 'issuer'`);
   return rows[0] && toAccount(rows[0]);

@@ -244,24 +244,25 @@ export async function findRedeemByIssuerRequestId(db: Queryable, issuerRequestId
 }
 
 export interface RequestFilter {
-  accountId: string;
+  /** One participant's records; undefined: every participant's (the issuer's view). */
+  accountId: string | undefined;
   status?: RequestStatus;
   type?: RequestType;
   issuerRequestId?: string;
   limit: number;
 }
 
-/** An account's records, newest first. */
+/** Records, newest first. */
 export async function listRequests(db: Queryable, filter: RequestFilter): Promise<TokenizationRequest[]> {
   const { rows } = await db.query<RequestRow>(
     `SELECT * FROM broker.tokenization_requests
-      WHERE account_id = $1
+      WHERE ($1::uuid IS NULL OR account_id = $1)
         AND ($2::text IS NULL OR status = $2)
         AND ($3::text IS NULL OR type = $3)
         AND ($4::text IS NULL OR issuer_request_id = $4)
       ORDER BY created_at DESC, tokenization_request_id DESC
       LIMIT $5`,
-    [filter.accountId, filter.status ?? null, filter.type ?? null, filter.issuerRequestId ?? null, filter.limit],
+    [filter.accountId ?? null, filter.status ?? null, filter.type ?? null, filter.issuerRequestId ?? null, filter.limit],
   );
   return rows.map(toRequest);
 }

@@ -1,6 +1,7 @@
 /**
  * GET /v1/accounts/{account_id} (participant or issuer) — the account, the issuer client id it is linked to and its
- * positions (symbol → decimal string), so a person can watch shares leave and come back.
+ * positions (symbol → decimal string), so a person can watch shares leave and come back. A participant reads its own
+ * accounts; the issuer its own (the shares backing its tokens).
  */
 import type { Middleware } from 'koa';
 import { accountParams } from '../fields';

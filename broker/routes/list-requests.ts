@@ -1,6 +1,8 @@
 /**
- * GET /v1/accounts/{account_id}/tokenization/requests (participant or issuer) — the account's mint and redeem
- * records, newest first, as a JSON array; filters `status`, `type`, `issuer_request_id`, and `limit` (1–500, 100).
+ * GET /v1/accounts/{account_id}/tokenization/requests (participant or issuer) — mint and redeem records, newest
+ * first, as a JSON array: a participant's own account's, or, under the issuer's account, every participant's (how
+ * the issuer finds a redemption's record: `?issuer_request_id=<id>&type=redeem`). Filters `status`, `type`,
+ * `issuer_request_id`, and `limit` (1–500, 100).
  */
 import type { Middleware } from 'koa';
 import { z } from 'zod';
@@ -9,7 +11,7 @@ import type { BrokerState } from '../framework/state';
 import { parseParams, parseQuery } from '../framework/validation';
 import { listRequests, requestView } from '../queries/requests';
 import type { BrokerServices } from '../services';
-import { requireAccount } from './context';
+import { recordsScope, requireAccount } from './context';
 
 const listQuery = z.strictObject({
   status: z.enum(['pending', 'completed', 'rejected'], { error: 'must be pending, completed or rejected' }).optional(),
@@ -27,9 +29,9 @@ export function listRequestsRoute(services: BrokerServices): Middleware<BrokerSt
   return async (ctx) => {
     const { account_id: accountId } = parseParams(accountParams, ctx.params);
     const query = parseQuery(listQuery, ctx.query);
-    await requireAccount(services.db, ctx, accountId);
+    const account = await requireAccount(services.db, ctx, accountId);
     const records = await listRequests(services.db, {
-      accountId,
+      accountId: recordsScope(account),
       status: query.status,
       type: query.type,
       issuerRequestId: query.issuer_request_id,

@@ -1,9 +1,11 @@
 /**
- * POST /v1/accounts/{account_id}/tokenization/callback/mint (issuer) — the issuer minted: the pending mint whose
- * shares were journalled turns `completed` with the transaction hash. 200 with the record. A duplicate (same
+ * POST /v1/accounts/{account_id}/tokenization/callback/mint (issuer, under its own account) — the issuer minted:
+ * the pending mint (any participant's) whose shares were journalled turns `completed` with the transaction hash.
+ * 200 with the record. `client_id` must be the one linked to the mint's participant account. A duplicate (same
  * `Idempotency-Key`, or the same request and tx hash again) has one effect; a contradicting one is 409.
  */
 import type { Middleware } from 'koa';
+import type { PoolClient } from 'pg';
 import { z } from 'zod';
 import { BrokerError } from '../errors';
 import { accountParams, FIELD_CODES, identifierSchema, networkSchema, txHashSchema, uuidSchema, walletSchema } from '../fields';
@@ -11,7 +13,8 @@ import { readJsonBody } from '../framework/body';
 import { idempotencyKeyOf, idempotentWrite, requestFingerprint, respond } from '../framework/idempotency';
 import type { BrokerState } from '../framework/state';
 import { parseBody, parseParams } from '../framework/validation';
-import { completeMint, findRequest, requestView } from '../queries/requests';
+import { findAccount } from '../queries/accounts';
+import { completeMint, findRequest, requestView, type TokenizationRequest } from '../queries/requests';
 import type { BrokerServices } from '../services';
 import { requireAccount } from './context';
 
@@ -22,6 +25,7 @@ const mintCallbackBody = z.strictObject({
   tx_hash: txHashSchema,
   network: networkSchema,
 });
+type MintCallbackBody = z.infer<typeof mintCallbackBody>;
 
 export function mintCallbackRoute(services: BrokerServices): Middleware<BrokerState> {
   return async (ctx) => {
@@ -29,18 +33,14 @@ export function mintCallbackRoute(services: BrokerServices): Middleware<BrokerSt
     const key = idempotencyKeyOf(ctx);
     const raw = await readJsonBody(ctx, services.bodyLimitBytes);
     const body = parseBody(mintCallbackBody, raw, FIELD_CODES);
-    const account = await requireAccount(services.db, ctx, accountId);
-    if (account.clientId !== body.client_id) throw new BrokerError('CLIENT_MISMATCH', `client_id ${body.client_id} is not linked to account ${accountId}`);
+    await requireAccount(services.db, ctx, accountId);
 
     const response = await idempotentWrite(
       services.db,
       { scope: `callback-mint:${accountId}`, key, fingerprint: requestFingerprint(ctx.path, raw) },
       async (client) => {
-        const id = body.tokenization_request_id;
-        const record = await findRequest(client, id, { forUpdate: true });
-        if (!record || record.accountId !== accountId || record.type !== 'mint') {
-          throw new BrokerError('REQUEST_NOT_FOUND', `No mint request ${id} in account ${accountId}`);
-        }
+        const record = await lockedMint(client, body);
+        const id = record.tokenizationRequestId;
         if (record.walletAddress !== body.wallet_address || record.network !== body.network) {
           throw new BrokerError('REQUEST_CONFLICT', `Mint ${id} was requested for ${record.walletAddress} on ${record.network}`);
         }
@@ -56,4 +56,17 @@ export function mintCallbackRoute(services: BrokerServices): Middleware<BrokerSt
     );
     respond(ctx, response);
   };
+}
+
+/**
+ * The mint the callback names, locked for the update, once its participant account is the one linked to the
+ * callback's `client_id` (the issuer knows its client, not the sandbox account the mint was made in).
+ */
+async function lockedMint(client: PoolClient, body: MintCallbackBody): Promise<TokenizationRequest> {
+  const id = body.tokenization_request_id;
+  const record = await findRequest(client, id, { forUpdate: true });
+  if (!record || record.type !== 'mint') throw new BrokerError('REQUEST_NOT_FOUND', `No mint request ${id}`);
+  const participant = await findAccount(client, record.accountId);
+  if (participant?.clientId !== body.client_id) throw new BrokerError('CLIENT_MISMATCH', `client_id ${body.client_id} is not linked to the account of mint ${id}`);
+  return record;
 }

@@ -60,7 +60,8 @@ export function mintRoute(services: BrokerServices): Middleware<BrokerState> {
             qty,
             wallet: body.wallet_address,
             network: body.network,
-            clientAccountId: accountId,
+            // The issuer rebuilds the request from the issuance body, which names the client, not the sandbox account.
+            clientAccountId: clientId,
             created,
             nonce,
           },

@@ -1,7 +1,8 @@
 /**
- * POST /v1/accounts/{account_id}/tokenization/callback/redeem (issuer) — the issuer saw tokens burnt: a redeem
- * record `pending` (201), whose shares the processor then journals from the issuer's account back to the
- * participant's before marking it `completed`. A duplicate (same `Idempotency-Key` replays the 201; the same
+ * POST /v1/accounts/{account_id}/tokenization/callback/redeem (issuer, under its own account) — the issuer saw tokens
+ * burnt: a redeem record `pending` (201) in the participant account linked to `client_id` (404 CLIENT_NOT_LINKED
+ * when none is), whose shares the processor then journals from the issuer's account back to the participant's
+ * before marking it `completed`. A duplicate (same `Idempotency-Key` replays the 201; the same
  * `issuer_request_id` with the same fields answers the record with 200) has one effect; the same
  * `issuer_request_id` with other fields is 409.
  */
@@ -15,6 +16,7 @@ import { readJsonBody } from '../framework/body';
 import { idempotencyKeyOf, idempotentWrite, requestFingerprint, respond } from '../framework/idempotency';
 import type { BrokerState } from '../framework/state';
 import { parseBody, parseParams } from '../framework/validation';
+import { findAccountByClientId } from '../queries/accounts';
 import { insertRedeemRequest, requestView } from '../queries/requests';
 import type { BrokerServices } from '../services';
 import { requireAccount } from './context';
@@ -41,8 +43,10 @@ export function redeemCallbackRoute(services: BrokerServices): Middleware<Broker
     const key = idempotencyKeyOf(ctx);
     const raw = await readJsonBody(ctx, services.bodyLimitBytes);
     const body = parseBody(redeemCallbackBody, raw, FIELD_CODES);
-    const account = await requireAccount(services.db, ctx, accountId);
-    if (account.clientId !== body.client_id) throw new BrokerError('CLIENT_MISMATCH', `client_id ${body.client_id} is not linked to account ${accountId}`);
+    await requireAccount(services.db, ctx, accountId);
+    // The issuer names its client, never the sandbox account: the shares go back to whichever account it is linked to.
+    const participant = await findAccountByClientId(services.db, body.client_id);
+    if (!participant) throw new BrokerError('CLIENT_NOT_LINKED', `No account is linked to client_id ${body.client_id}`);
     const qty = new Decimal(body.qty).toFixed();
 
     const response = await idempotentWrite(
@@ -51,7 +55,7 @@ export function redeemCallbackRoute(services: BrokerServices): Middleware<Broker
       async (client) => {
         const { created, request } = await insertRedeemRequest(client, {
           tokenizationRequestId: randomUUID(),
-          accountId,
+          accountId: participant.accountId,
           underlyingSymbol: body.underlying_symbol,
           tokenSymbol: body.token_symbol,
           qty,
@@ -63,7 +67,7 @@ export function redeemCallbackRoute(services: BrokerServices): Middleware<Broker
         });
         if (created) return { status: 201, body: requestView(request) };
         const same =
-          request.accountId === accountId &&
+          request.accountId === participant.accountId &&
           request.underlyingSymbol === body.underlying_symbol &&
           request.qty === qty &&
           request.network === body.network &&

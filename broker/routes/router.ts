@@ -1,11 +1,13 @@
 /**
- * The sandbox's /v1 routes: authorized participants mint, list and read their records, read their account and
- * store their issuer client id; the issuer calls back after minting and after a burn, and may read records.
+ * The sandbox's /v1 routes: authorized participants connect their accounts to the issuer (or store the client id by
+ * hand), mint, list and read their records and read their accounts; the issuer, under its own account, calls back
+ * after minting and after a burn and reads every participant's records.
  */
 import Router from '@koa/router';
 import { basicAuth, requireRole } from '../framework/basic-auth';
 import type { BrokerState } from '../framework/state';
 import type { BrokerServices } from '../services';
+import { connectRoute } from './connect';
 import { getAccountRoute } from './get-account';
 import { getRequestRoute } from './get-request';
 import { linkClientRoute } from './link-client';
@@ -22,6 +24,7 @@ export function brokerRouter(services: BrokerServices): Router<BrokerState> {
     .use(basicAuth(services.db))
     .get('/:account_id', either, getAccountRoute(services))
     .put('/:account_id/tokenization/client', participant, linkClientRoute(services))
+    .post('/:account_id/tokenization/connect', participant, connectRoute(services))
     .post('/:account_id/tokenization/mint', participant, mintRoute(services))
     .get('/:account_id/tokenization/requests', either, listRequestsRoute(services))
     .get('/:account_id/tokenization/requests/:tokenization_request_id', either, getRequestRoute(services))

@@ -255,12 +255,27 @@ describe('GET /v1/accounts/{account_id}/tokenization/requests', () => {
     expect(limited.body).toHaveLength(2);
   });
 
-  it('shows the issuer the same list, and another participant nothing', async () => {
-    const asIssuer = await http().get(`/v1/accounts/${sandbox.accountId}/tokenization/requests`).set('authorization', basic(sandbox.issuerCredential));
-    expect(asIssuer.status).toBe(200);
-    expect(asIssuer.body.length).toBeGreaterThan(0);
-    const asOther = await http().get(`/v1/accounts/${sandbox.accountId}/tokenization/requests`).set('authorization', basic(other));
-    expectError(asOther, 404, 'ACCOUNT_NOT_FOUND');
+  it("shows the issuer every participant's records under its own account, filtered as for a participant", async () => {
+    const mine = (await http().post(`/v1/accounts/${sandbox.accountId}/tokenization/mint`).set('authorization', basic(sandbox.participant)).send({ ...mintBody, qty: '11' })).body;
+    await database.db.query('UPDATE broker.accounts SET client_id = $2 WHERE account_id = $1 AND client_id IS NULL', [otherAccountId, 'client-other']);
+    const theirs = (await http().post(`/v1/accounts/${otherAccountId}/tokenization/mint`).set('authorization', basic(other)).send({ ...mintBody, qty: '12' })).body;
+    const base = `/v1/accounts/${sandbox.issuerAccountId}/tokenization/requests`;
+    const all = await http().get(`${base}?limit=500`).set('authorization', basic(sandbox.issuerCredential));
+    expect(all.status).toBe(200);
+    const ids = all.body.map((record: { tokenization_request_id: string }) => record.tokenization_request_id);
+    expect(ids).toEqual(expect.arrayContaining([mine.tokenization_request_id, theirs.tokenization_request_id]));
+    const { rows } = await database.db.query<{ n: number }>('SELECT count(*)::int AS n FROM broker.tokenization_requests');
+    expect(ids).toHaveLength(rows[0]!.n);
+    const limited = await http().get(`${base}?limit=1&type=mint&status=pending`).set('authorization', basic(sandbox.issuerCredential));
+    expect(limited.body.map((record: { tokenization_request_id: string }) => record.tokenization_request_id)).toEqual([theirs.tokenization_request_id]);
+    expect((await http().get(`${base}?type=redeem`).set('authorization', basic(sandbox.issuerCredential))).body).toEqual([]);
+  });
+
+  it("shows a participant's records to nobody else: not another participant, not the issuer through the participant's account", async () => {
+    const path = `/v1/accounts/${sandbox.accountId}/tokenization/requests`;
+    expectError(await http().get(path).set('authorization', basic(other)), 404, 'ACCOUNT_NOT_FOUND');
+    expectError(await http().get(path).set('authorization', basic(sandbox.issuerCredential)), 404, 'ACCOUNT_NOT_FOUND');
+    expectError(await http().get(`/v1/accounts/${sandbox.issuerAccountId}/tokenization/requests`).set('authorization', basic(sandbox.participant)), 404, 'ACCOUNT_NOT_FOUND');
   });
 
   it.each([
@@ -280,14 +295,24 @@ describe('GET /v1/accounts/{account_id}/tokenization/requests', () => {
 });
 
 describe('GET /v1/accounts/{account_id}/tokenization/requests/{tokenization_request_id}', () => {
-  it('answers one record, to its participant and to the issuer', async () => {
+  it('answers one record, to its participant under its account and to the issuer under its own', async () => {
     const created = (await http().post(`/v1/accounts/${sandbox.accountId}/tokenization/mint`).set('authorization', basic(sandbox.participant)).send(mintBody)).body;
-    for (const credential of [sandbox.participant, sandbox.issuerCredential]) {
-      const response = await http().get(`/v1/accounts/${sandbox.accountId}/tokenization/requests/${created.tokenization_request_id}`).set('authorization', basic(credential));
+    const reads: [Credential, string][] = [
+      [sandbox.participant, sandbox.accountId],
+      [sandbox.issuerCredential, sandbox.issuerAccountId],
+    ];
+    for (const [credential, accountId] of reads) {
+      const response = await http().get(`/v1/accounts/${accountId}/tokenization/requests/${created.tokenization_request_id}`).set('authorization', basic(credential));
       expect(response.status).toBe(200);
       expect(response.body.tokenization_request_id).toBe(created.tokenization_request_id);
       expect(response.body.qty).toBe('2.5');
     }
+    const throughParticipant = await http()
+      .get(`/v1/accounts/${sandbox.accountId}/tokenization/requests/${created.tokenization_request_id}`)
+      .set('authorization', basic(sandbox.issuerCredential));
+    expectError(throughParticipant, 404, 'ACCOUNT_NOT_FOUND');
+    const unknown = await http().get(`/v1/accounts/${sandbox.issuerAccountId}/tokenization/requests/00000000-0000-4000-8000-000000000000`).set('authorization', basic(sandbox.issuerCredential));
+    expectError(unknown, 404, 'REQUEST_NOT_FOUND');
   });
 
   it('does not show a record through another account', async () => {
@@ -311,6 +336,14 @@ describe('GET /v1/accounts/{account_id} and PUT …/tokenization/client', () => 
     expect(response.status).toBe(200);
     expect(response.body).toMatchObject({ account_id: sandbox.accountId, account_number: 'SBX-000001', email: 'ap@sandbox.test', client_id: CLIENT_ID });
     for (const symbol of ['AAPL', 'NVDA', 'TSLA', 'MSFT', 'AMZN']) expect(Number(response.body.positions[symbol])).toBeGreaterThan(0);
+  });
+
+  it("shows the issuer its own account, and no participant's", async () => {
+    const own = await http().get(`/v1/accounts/${sandbox.issuerAccountId}`).set('authorization', basic(sandbox.issuerCredential));
+    expect(own.status).toBe(200);
+    expect(own.body).toMatchObject({ account_id: sandbox.issuerAccountId, account_number: 'SBX-ISSUER', client_id: null });
+    expectError(await http().get(`/v1/accounts/${sandbox.accountId}`).set('authorization', basic(sandbox.issuerCredential)), 404, 'ACCOUNT_NOT_FOUND');
+    expectError(await http().get(`/v1/accounts/${sandbox.issuerAccountId}`).set('authorization', basic(sandbox.participant)), 404, 'ACCOUNT_NOT_FOUND');
   });
 
   it('stores a client id once; the same again changes nothing; another is 409', async () => {

@@ -6,7 +6,7 @@
  */
 import request from 'supertest';
 import { recoverTypedDataAddress, type Address } from 'viem';
-import { mintRequestTypedData } from '../../broker';
+import { linkClient, mintRequestTypedData, seedBrokerSandbox } from '../../broker';
 import {
   basic,
   CLIENT_ID,
@@ -75,7 +75,7 @@ async function journalRows(id: string) {
 
 function mintCallback(id: string, body: Record<string, unknown> = {}, key?: string) {
   const call = http()
-    .post(`/v1/accounts/${sandbox.accountId}/tokenization/callback/mint`)
+    .post(`/v1/accounts/${sandbox.issuerAccountId}/tokenization/callback/mint`)
     .set('authorization', basic(sandbox.issuerCredential));
   if (key) call.set('idempotency-key', key);
   return call.send({ tokenization_request_id: id, client_id: CLIENT_ID, wallet_address: WALLET, tx_hash: `0x${'ab'.repeat(32)}`, network: 'ethereum', ...body });
@@ -121,7 +121,7 @@ describe('a mint the issuer accepts', () => {
         qty: body.qty,
         wallet: WALLET,
         network: 'ethereum',
-        clientAccountId: sandbox.accountId,
+        clientAccountId: CLIENT_ID,
         created: body.created,
         nonce: BigInt(body.nonce),
       },
@@ -194,17 +194,34 @@ describe('a mint the issuer accepts', () => {
     expect(await recordRow(database.db, id)).toEqual(before);
   });
 
-  it('takes callbacks only from the issuer credential', async () => {
+  it("refuses a client id linked to another participant's account, writing nothing", async () => {
+    const seeded = await seedBrokerSandbox(database.db, {
+      brokerCredential: sandbox.participant,
+      participants: [{ accountNumber: 'SBX-CB-OTHER', email: 'cb-other@sandbox.test', symbols: [] }],
+    });
+    await linkClient(database.db, seeded.accounts[0]!.accountId, 'client-cb-other');
+    const before = await recordRow(database.db, id);
+    const response = await mintCallback(id, { tx_hash: `0x${'ee'.repeat(32)}`, client_id: 'client-cb-other' });
+    expect({ status: response.status, code: response.body.code }).toEqual({ status: 422, code: 'CLIENT_MISMATCH' });
+    expect(await recordRow(database.db, id)).toEqual(before);
+  });
+
+  it("takes callbacks only from the issuer credential, under the issuer's own account", async () => {
+    const body = { tokenization_request_id: id, client_id: CLIENT_ID, wallet_address: WALLET, tx_hash: `0x${'ab'.repeat(32)}`, network: 'ethereum' };
+    for (const accountId of [sandbox.accountId, '00000000-0000-4000-8000-000000000000']) {
+      const elsewhere = await http().post(`/v1/accounts/${accountId}/tokenization/callback/mint`).set('authorization', basic(sandbox.issuerCredential)).send(body);
+      expect({ status: elsewhere.status, code: elsewhere.body.code }).toEqual({ status: 404, code: 'ACCOUNT_NOT_FOUND' });
+    }
     const asParticipant = await http()
-      .post(`/v1/accounts/${sandbox.accountId}/tokenization/callback/mint`)
+      .post(`/v1/accounts/${sandbox.issuerAccountId}/tokenization/callback/mint`)
       .set('authorization', basic(sandbox.participant))
       .send({ tokenization_request_id: id, client_id: CLIENT_ID, wallet_address: WALLET, tx_hash: `0x${'ef'.repeat(32)}`, network: 'ethereum' });
     expect(asParticipant.status).toBe(403);
     expect(asParticipant.body.code).toBe('FORBIDDEN');
-    const anonymous = await http().post(`/v1/accounts/${sandbox.accountId}/tokenization/callback/mint`).send({});
+    const anonymous = await http().post(`/v1/accounts/${sandbox.issuerAccountId}/tokenization/callback/mint`).send({});
     expect(anonymous.status).toBe(401);
     const wrongSecret = await http()
-      .post(`/v1/accounts/${sandbox.accountId}/tokenization/callback/mint`)
+      .post(`/v1/accounts/${sandbox.issuerAccountId}/tokenization/callback/mint`)
       .set('authorization', basic({ ...sandbox.issuerCredential, secret: sandbox.participant.secret }))
       .send({});
     expect(wrongSecret.status).toBe(401);
@@ -341,7 +358,7 @@ describe('the issuer contract address per network', () => {
         qty: '1',
         wallet: WALLET,
         network: 'binance',
-        clientAccountId: sandbox.accountId,
+        clientAccountId: CLIENT_ID,
         created: body.created,
         nonce: BigInt(body.nonce),
       },

@@ -1,8 +1,8 @@
 /**
  * The broker's signature against the real `Issuer` contract on a local anvil chain: the contract's
- * `hashMintRequest` of the submitted request is the digest the broker signed, and `processMint` accepts the
- * submission as the issuer would pass it on (qty in 1e-9 shares, qty × 1e18 token base units minted), and
- * refuses it replayed or altered.
+ * `hashMintRequest` of the request rebuilt from the issuance body alone (`clientAccountId` its `client_id`) is the
+ * digest the broker signed, and `processMint` accepts the submission as the issuer would pass it on (qty in 1e-9
+ * shares, qty × 1e18 token base units minted), and refuses it replayed or altered.
  */
 import request from 'supertest';
 import { createPublicClient, createWalletClient, hashTypedData, http, recoverAddress, defineChain, type Address, type Hex } from 'viem';
@@ -11,7 +11,7 @@ import { mintRequestTypedData } from '../../broker';
 import { anvilDevAccount, startAnvil, type RunningAnvil } from '../../chains/anvil';
 import { deployContracts, type DeployedContracts } from '../../chains/deploy';
 import { identityRegistryAbi, issuerAbi, stockTokenAbi } from '../../contracts/abi';
-import { basic, createBrokerTestDb, ISSUANCE_PATH, ISSUER_ID, startTestSandbox, waitFor, WALLET, type BrokerTestDb, type TestSandbox } from './support';
+import { basic, CLIENT_ID, createBrokerTestDb, ISSUANCE_PATH, ISSUER_ID, startTestSandbox, waitFor, WALLET, type BrokerTestDb, type TestSandbox } from './support';
 
 let anvil: RunningAnvil;
 let database: BrokerTestDb;
@@ -56,6 +56,7 @@ interface Submission {
   underlying_symbol: string;
   token_symbol: string;
   network: 'ethereum';
+  client_id: string;
   wallet_address: Address;
   created: number;
   nonce: string;
@@ -79,8 +80,8 @@ function nineDecimals(qty: string): bigint {
   return BigInt(`${whole}${fraction.padEnd(9, '0')}`);
 }
 
-/** The contract's MintRequest struct from the submission, as the issuer rebuilds it. */
-function mintRequest(body: Submission, accountId: string) {
+/** The contract's MintRequest struct from the submission alone, as the issuer rebuilds it (`clientAccountId` = `client_id`). */
+function mintRequest(body: Submission) {
   return {
     tokenizationRequestId: body.tokenization_request_id,
     underlyingSymbol: body.underlying_symbol,
@@ -88,7 +89,7 @@ function mintRequest(body: Submission, accountId: string) {
     qty: nineDecimals(body.qty),
     wallet: body.wallet_address,
     network: body.network,
-    clientAccountId: accountId,
+    clientAccountId: body.client_id,
     created: BigInt(body.created),
     nonce: BigInt(body.nonce),
   };
@@ -96,8 +97,9 @@ function mintRequest(body: Submission, accountId: string) {
 
 it('signs the digest the contract computes, recovering to the broker signer', async () => {
   const body = await submitted('2.5');
-  const req = mintRequest(body, sandbox.accountId);
+  const req = mintRequest(body);
   expect(req.qty).toBe(2_500_000_000n);
+  expect(req.clientAccountId).toBe(CLIENT_ID);
   const onChain = await publicClient().readContract({ address: deployed.issuer, abi: issuerAbi, functionName: 'hashMintRequest', args: [req] });
   const offChain = hashTypedData(mintRequestTypedData({ ...req, qty: body.qty, network: 'ethereum', created: body.created }, deployed.issuer));
   expect(onChain).toBe(offChain);
@@ -106,7 +108,7 @@ it('signs the digest the contract computes, recovering to the broker signer', as
 
 it('lets processMint mint with the submitted signature once, and refuses an altered request', async () => {
   const body = await submitted('1.000000001');
-  const req = mintRequest(body, sandbox.accountId);
+  const req = mintRequest(body);
   const client = publicClient();
   const wallet = createWalletClient({ chain, account: deployer, transport: http(anvil.rpcUrl) });
   const amount = req.qty * 10n ** 9n;

@@ -1,12 +1,14 @@
 /**
- * The issuer's redeem callback: a pending redeem record, then the shares journalled from the issuer's account back
- * to the participant and the record completed; duplicates (same key, same issuer request id, concurrent) have one
+ * The issuer's redeem callback, under the issuer's own account: a pending redeem record in the account linked to
+ * the client, then the shares journalled from the issuer's account back to that participant and the record
+ * completed, which the issuer finds by its issuer request id; duplicates (same key, same issuer request id, concurrent) have one
  * effect; contradictions and bad input are refused in the documented shape with nothing written; an issuer
  * account short of shares keeps the redemption pending until it holds them.
  */
 import request from 'supertest';
 import type { Pool } from 'pg';
 import { moveShares } from '../../broker/queries/journal';
+import { linkClient, seedBrokerSandbox } from '../../broker';
 import { basic, CLIENT_ID, createBrokerTestDb, position, startTestSandbox, tableCounts, waitFor, WALLET, type BrokerTestDb, type TestSandbox } from './support';
 
 let database: BrokerTestDb;
@@ -50,7 +52,7 @@ function redeemBody(overrides: Record<string, unknown> = {}) {
   };
 }
 
-function callback(body: Record<string, unknown>, key?: string, credential = sandbox.issuerCredential, accountId = sandbox.accountId) {
+function callback(body: Record<string, unknown>, key?: string, credential = sandbox.issuerCredential, accountId = sandbox.issuerAccountId) {
   const call = request(sandbox.broker.url).post(`/v1/accounts/${accountId}/tokenization/callback/redeem`).set('authorization', basic(credential));
   if (key) call.set('idempotency-key', key);
   return call.send(body);
@@ -96,6 +98,35 @@ it('records a pending redeem, journals the shares back to the participant and co
   expect(Number(await position(database.db, sandbox.accountId, 'AAPL')) - Number(participantBefore)).toBeCloseTo(4.5, 9);
   const listed = await request(sandbox.broker.url).get(`/v1/accounts/${sandbox.accountId}/tokenization/requests?type=redeem`).set('authorization', basic(sandbox.participant));
   expect(listed.body.map((r: { issuer_request_id: string }) => r.issuer_request_id)).toContain(body.issuer_request_id);
+});
+
+it("stores the redemption in the account linked to the client, which the issuer polls by issuer request id", async () => {
+  const seeded = await seedBrokerSandbox(database.db, {
+    brokerCredential: sandbox.participant,
+    participants: [{ accountNumber: 'SBX-REDEEM-2', email: 'redeem-2@sandbox.test', symbols: [] }],
+  });
+  const secondAccountId = seeded.accounts[0]!.accountId;
+  await linkClient(database.db, secondAccountId, 'client-redeem-2');
+  const body = redeemBody({ client_id: 'client-redeem-2', qty: '2' });
+  const response = await callback(body);
+  expect(response.status).toBe(201);
+  const { rows } = await database.db.query('SELECT account_id FROM broker.tokenization_requests WHERE tokenization_request_id = $1', [response.body.tokenization_request_id]);
+  expect(rows[0].account_id).toBe(secondAccountId);
+
+  const polled = await waitFor(async () => {
+    const listed = await request(sandbox.broker.url)
+      .get(`/v1/accounts/${sandbox.issuerAccountId}/tokenization/requests?issuer_request_id=${body.issuer_request_id}&type=redeem`)
+      .set('authorization', basic(sandbox.issuerCredential));
+    expect(listed.status).toBe(200);
+    return listed.body.length === 1 && listed.body[0].status === 'completed' ? listed.body[0] : undefined;
+  }, 'the issuer to see the redemption completed');
+  expect(polled).toMatchObject({ tokenization_request_id: response.body.tokenization_request_id, qty: '2', tx_hash: body.tx_hash });
+  expect(await position(database.db, secondAccountId, 'AAPL')).toBe('2.000000000');
+  // The first account's records do not show it; the second account's do.
+  const mine = await request(sandbox.broker.url).get(`/v1/accounts/${sandbox.accountId}/tokenization/requests?issuer_request_id=${body.issuer_request_id}`).set('authorization', basic(sandbox.participant));
+  expect(mine.body).toEqual([]);
+  const theirs = await request(sandbox.broker.url).get(`/v1/accounts/${secondAccountId}/tokenization/requests/${response.body.tokenization_request_id}`).set('authorization', basic(sandbox.participant));
+  expect(theirs.body.status).toBe('completed');
 });
 
 it('has one effect for duplicates: a replayed key, another key, concurrent calls', async () => {
@@ -148,7 +179,7 @@ it.each([
   ['a malformed tx hash', { tx_hash: '0x12' }, 400, 'INVALID_TX_HASH'],
   ['a missing issuer_request_id', { issuer_request_id: undefined }, 400, 'INVALID_REQUEST_BODY'],
   ['an unknown field', { note: 'x' }, 400, 'INVALID_REQUEST_BODY'],
-  ['a client id not linked to the account', { client_id: 'client-other' }, 422, 'CLIENT_MISMATCH'],
+  ['a client id linked to no account', { client_id: 'client-nobody' }, 404, 'CLIENT_NOT_LINKED'],
 ])('refuses %s, writing nothing', async (_name, overrides, status, code) => {
   const before = await tableCounts(database.db);
   const response = await callback(redeemBody(overrides));
@@ -157,12 +188,13 @@ it.each([
   expect(await tableCounts(database.db)).toEqual(before);
 });
 
-it('takes the callback only from the issuer, for a participant account', async () => {
+it("takes the callback only from the issuer, under the issuer's own account", async () => {
   const before = await tableCounts(database.db);
   const cases: [ReturnType<typeof callback>, number, string][] = [
     [callback(redeemBody(), undefined, sandbox.participant), 403, 'FORBIDDEN'],
+    [callback(redeemBody(), undefined, sandbox.participant, sandbox.accountId), 403, 'FORBIDDEN'],
     [callback(redeemBody(), undefined, { ...sandbox.issuerCredential, secret: 'nope' }), 401, 'UNAUTHORIZED'],
-    [callback(redeemBody(), undefined, sandbox.issuerCredential, sandbox.issuerAccountId), 404, 'ACCOUNT_NOT_FOUND'],
+    [callback(redeemBody(), undefined, sandbox.issuerCredential, sandbox.accountId), 404, 'ACCOUNT_NOT_FOUND'],
     [callback(redeemBody(), undefined, sandbox.issuerCredential, '00000000-0000-4000-8000-000000000000'), 404, 'ACCOUNT_NOT_FOUND'],
   ];
   for (const [call, status, code] of cases) {

@@ -59,6 +59,8 @@ export interface RecordedCall {
 export interface IssuerAnswer {
   status: number;
   body: unknown;
+  /** Answers this late (to outlast the sandbox's timeout). */
+  delayMs?: number;
 }
 
 /** Answers a call; undefined answers as the documented issuer would. */
@@ -71,16 +73,24 @@ export interface FakeIssuer {
   callsTo(path: string): RecordedCall[];
   /** Replaces the behaviour for the calls still to come. */
   behave(behaviour: IssuerBehaviour): void;
+  /** Makes the issuer know a client by email, so that connect answers its client id (once). */
+  registerClient(email: string, clientId: string): void;
   stop(): Promise<void>;
 }
 
 export const ISSUANCE_PATH = '/v1/tokenization/inkind/issuance';
 export const CONFIRM_PATH = '/v1/tokenization/inkind/issuance/confirm';
+export const CONNECT_PATH = '/v1/tokenization/accounts/connect';
 
-/** A real HTTP server answering as the documented issuer: issuance → `{issuer_request_id, status: "created"}` (the same id again for the same request), confirm → 200. */
+/**
+ * A real HTTP server answering as the documented issuer: issuance → `{issuer_request_id, status: "created"}` (the
+ * same id again for the same request), confirm → 200, connect → 201 `{client_id}` for a registered email (404 for
+ * an unknown one, 409 once it is linked).
+ */
 export async function startFakeIssuer(partnerApiKey: string): Promise<FakeIssuer> {
   const calls: RecordedCall[] = [];
   const issued = new Map<string, string>();
+  const clients = new Map<string, { clientId: string; linked: boolean }>();
   let behaviour: IssuerBehaviour = () => undefined;
   const documented = (call: RecordedCall): IssuerAnswer => {
     if (call.headers['x-api-key'] !== partnerApiKey) return { status: 401, body: { code: 'MISSING_API_KEY', message: 'Invalid API key' } };
@@ -91,6 +101,13 @@ export async function startFakeIssuer(partnerApiKey: string): Promise<FakeIssuer
       return { status: 201, body: { issuer_request_id: issued.get(id), status: 'created' } };
     }
     if (call.path === CONFIRM_PATH) return { status: 200, body: { issuer_request_id: body.issuer_request_id, status: body.status } };
+    if (call.path === CONNECT_PATH) {
+      const client = clients.get(String(body.email));
+      if (!client) return { status: 404, body: { code: 'CLIENT_NOT_FOUND', message: 'No client with this email' } };
+      if (client.linked) return { status: 409, body: { code: 'ACCOUNT_ALREADY_LINKED', message: 'This client is already linked to a brokerage account' } };
+      client.linked = true;
+      return { status: 201, body: { client_id: client.clientId } };
+    }
     return { status: 404, body: { code: 'NOT_FOUND', message: 'no route' } };
   };
   const server = createServer((req, res) => {
@@ -101,8 +118,10 @@ export async function startFakeIssuer(partnerApiKey: string): Promise<FakeIssuer
       const index = calls.length;
       calls.push(call);
       const answer = behaviour(call, index) ?? documented(call);
-      res.writeHead(answer.status, { 'content-type': 'application/json' });
-      res.end(typeof answer.body === 'string' ? answer.body : JSON.stringify(answer.body));
+      setTimeout(() => {
+        res.writeHead(answer.status, { 'content-type': 'application/json' });
+        res.end(typeof answer.body === 'string' ? answer.body : JSON.stringify(answer.body));
+      }, answer.delayMs ?? 0).unref();
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
@@ -113,6 +132,9 @@ export async function startFakeIssuer(partnerApiKey: string): Promise<FakeIssuer
     callsTo: (path) => calls.filter((call) => call.path === path),
     behave: (next) => {
       behaviour = next;
+    },
+    registerClient: (email, clientId) => {
+      clients.set(email, { clientId, linked: false });
     },
     stop: () =>
       new Promise<void>((resolve) => {
