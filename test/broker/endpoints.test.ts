@@ -4,7 +4,7 @@
  * on mint (replay, another body, concurrent duplicates).
  */
 import request from 'supertest';
-import { newBrokerCredential, seedBrokerSandbox, startBroker, type Credential } from '../../broker';
+import { brokerStackEntry, ISSUER_ACCOUNT_ID, newBrokerCredential, sandboxAccountId, seedBrokerSandbox, startBroker, type Credential } from '../../broker';
 import { BAD_CHECKSUM_WALLET, basic, CLIENT_ID, createBrokerTestDb, ISSUER_ID, startTestSandbox, tableCounts, WALLET, type BrokerTestDb, type TestSandbox } from './support';
 
 let database: BrokerTestDb;
@@ -386,5 +386,23 @@ describe('routing', () => {
     const response = await http().get('/docs/errors');
     expect(response.status).toBe(200);
     expect(response.body.errors).toEqual(expect.arrayContaining([expect.objectContaining({ code: 'IDEMPOTENCY_KEY_REUSED', status: 422 })]));
+  });
+});
+
+describe('what a stack needs to know', () => {
+  it("names the issuer's account the same in every sandbox, in the seed result and the stack entry", async () => {
+    expect(sandbox.issuerAccountId).toBe(ISSUER_ACCOUNT_ID);
+    expect(ISSUER_ACCOUNT_ID).toBe(sandboxAccountId('SBX-ISSUER'));
+    const entry = brokerStackEntry({
+      url: sandbox.broker.url,
+      brokerCredential: sandbox.participant,
+      signer: sandbox.signer,
+      issuerAccountId: sandbox.seeded.issuerAccount.accountId,
+      accounts: sandbox.seeded.accounts,
+    });
+    expect(entry).toMatchObject({ url: sandbox.broker.url, key: sandbox.participant.key, signer: sandbox.signer.address, issuerAccountId: ISSUER_ACCOUNT_ID });
+    // The id in the entry is where the issuer's credential reads.
+    const read = await http().get(`/v1/accounts/${entry.issuerAccountId}/tokenization/requests?limit=1`).set('authorization', basic(sandbox.issuerCredential));
+    expect(read.status).toBe(200);
   });
 });
