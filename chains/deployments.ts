@@ -2,13 +2,17 @@
  * The product's contracts on each chain, deployed once: a deployment recorded in PostgreSQL is reused while its
  * token manager still has code on the chain (a restart of a persistent chain); otherwise — first start, or a
  * chain whose state was lost — the contracts are deployed and recorded, with every catalogue token's address.
+ * A reused deployment is given the broker signer's role when it lacks it (a broker signer configured later).
  */
 import type { LocalAccount } from 'viem';
 import type { AssetDefinition } from '../domain/catalogue';
 import type { Database } from '../db/pool';
 import { findChainDeployment, recordChainDeployment, type ChainDeploymentRecord } from '../db/queries/chains';
 import type { ChainContext } from './context';
+import { issuerAbi } from '../contracts/abi';
+import { ROLES } from '../contracts/roles';
 import { deployContracts } from './deploy';
+import { sendTransactionOnce } from './transactions';
 
 export interface EnsureDeploymentParameters {
   db: Database;
@@ -34,7 +38,10 @@ export async function ensureDeployment(parameters: EnsureDeploymentParameters): 
   const recorded = await findChainDeployment(db, network.chain);
   if (recorded && recorded.chainId === network.chainId) {
     const code = await client.getCode({ address: recorded.tokenManager });
-    if (code !== undefined && code !== '0x') return { deployment: recorded, deployed: false };
+    if (code !== undefined && code !== '0x') {
+      if (parameters.brokerSigner) await grantBrokerSigner(parameters, recorded, parameters.brokerSigner);
+      return { deployment: recorded, deployed: false };
+    }
   }
   const contracts = await deployContracts({
     rpcUrl: network.rpcUrl,
@@ -56,4 +63,22 @@ export async function ensureDeployment(parameters: EnsureDeploymentParameters): 
   };
   await recordChainDeployment(db, deployment, contracts.tokens);
   return { deployment, deployed: true };
+}
+
+/** Grants BROKER_SIGNER_ROLE on the deployment's issuer contract, unless the signer holds it. */
+async function grantBrokerSigner(parameters: EnsureDeploymentParameters, deployment: ChainDeploymentRecord, signer: `0x${string}`): Promise<void> {
+  const { client, network } = parameters.context;
+  const held = await client.readContract({ address: deployment.issuer, abi: issuerAbi, functionName: 'hasRole', args: [ROLES.brokerSigner, signer] });
+  if (held) return;
+  const sent = await sendTransactionOnce(parameters.db, {
+    key: `broker-signer:${network.chain}:${deployment.issuer.toLowerCase()}:${signer.toLowerCase()}`,
+    network,
+    client,
+    account: parameters.issuer,
+    to: deployment.issuer,
+    abi: issuerAbi,
+    functionName: 'grantRole',
+    args: [ROLES.brokerSigner, signer],
+  });
+  if (sent.status !== 'success') throw new Error(`granting the broker signer role on ${network.chain} reverted (${sent.txHash})`);
 }

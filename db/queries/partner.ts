@@ -187,8 +187,8 @@ export interface PartnerRequestRecord {
 }
 
 const REQUEST_COLUMNS = `issuer_request_id AS "issuerRequestId", kind, state, client_id AS "clientId", chain,
-  underlying_symbol AS "underlyingSymbol", token_symbol AS "tokenSymbol", wallet, qty::text, token_amount::text AS "tokenAmount",
-  shares_multiplier::text AS "sharesMultiplier", share_dust::text AS "shareDust", session_start::float8 AS "sessionStart",
+  underlying_symbol AS "underlyingSymbol", token_symbol AS "tokenSymbol", wallet, trim_scale(qty)::text AS qty, token_amount::text AS "tokenAmount",
+  trim_scale(shares_multiplier)::text AS "sharesMultiplier", share_dust::text AS "shareDust", session_start::float8 AS "sessionStart",
   notional_usd::text AS "notionalUsd", tokenization_request_id AS "tokenizationRequestId", mint_request AS "mintRequest",
   redemption_id AS "redemptionId", confirm_status AS "confirmStatus", tx_hash AS "txHash", reason, created_at AS "createdAt",
   updated_at AS "updatedAt"`;

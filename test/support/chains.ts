@@ -29,14 +29,15 @@ export interface TestChain {
   stop(): Promise<void>;
 }
 
-export async function startTestChain(db: Database, chain: EvmChain = 'ethereum-1'): Promise<TestChain> {
+/** `brokerSigner`: granted BROKER_SIGNER_ROLE on the issuer contract (the partner flow's mint requests). */
+export async function startTestChain(db: Database, chain: EvmChain = 'ethereum-1', options: { brokerSigner?: `0x${string}` } = {}): Promise<TestChain> {
   const chainId = evmNetwork(chain, '').chainId;
   const anvil = await startAnvil({ chainId });
   try {
     const network = evmNetwork(chain, anvil.rpcUrl);
     const context = chainContexts([network])[chain]!;
     const issuer = anvilAccount(0);
-    const { deployment } = await ensureDeployment({ db, context, issuer, attestationSigner: testSigners().evm.address, assets: CATALOGUE });
+    const { deployment } = await ensureDeployment({ db, context, issuer, attestationSigner: testSigners().evm.address, brokerSigner: options.brokerSigner, assets: CATALOGUE });
     const transport = http(anvil.rpcUrl);
     return {
       chain,

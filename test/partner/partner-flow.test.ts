@@ -1,0 +1,313 @@
+/**
+ * The partner (brokerage) in-kind flow end to end, through HTTP only, on a local chain with the brokerage sandbox:
+ * a participant mints AAPL through the broker and the wallet receives qty ÷ multiplier tokens; each refusal; a pause
+ * holding settlement; a redemption (approve + redeem from the wallet) ending with the shares back in the
+ * participant's account; duplicates, the broker down and the worker restarted mid-flow — one effect each, asserted on
+ * chain balances, journal rows and callbacks. The amounts are small, so every session's limit takes them: the test
+ * runs at the real time, as the chain and the sandbox do.
+ */
+import { maxUint256, parseEventLogs, type Hex } from 'viem';
+import { issuerAbi, stockTokenAbi } from '../../contracts/abi';
+import { sharesForTokens, tokensForShares } from '../../domain/partner';
+import { partnerMintWorkflowId } from '../../temporal/workflow-ids';
+import { eventually } from '../support/temporal';
+import { brokerGet, brokerPost, ISSUER_ID, startPartnerStack, type PartnerStack } from './support';
+
+let stack: PartnerStack;
+
+beforeAll(async () => {
+  stack = await startPartnerStack();
+}, 180_000);
+
+afterAll(async () => {
+  await stack?.close();
+});
+
+const admin = () => stack.api.keys.admin;
+const issuerRequest = (id: string) => stack.api.http.get(`/v1/tokenization/requests/${id}`).set('x-api-key', admin());
+const brokerRecord = (id: string) => brokerGet(stack, `/v1/accounts/${stack.accountId}/tokenization/requests/${id}`);
+const positions = async (): Promise<Record<string, string>> => (await brokerGet(stack, `/v1/accounts/${stack.accountId}`)).body.positions;
+const tokenBalance = (symbol: string) =>
+  stack.chain.client.readContract({ address: stack.tokens[symbol]!, abi: stockTokenAbi, functionName: 'balanceOf', args: [stack.wallet] });
+const countRows = async (sql: string, values: unknown[] = []) => (await stack.database.db.query<{ n: number }>(sql, values)).rows[0]!.n;
+
+/** Sets every session's AAPL mint limit (the flow's limits are configuration in SQL). */
+async function setMintLimits(limitUsd: string): Promise<void> {
+  await stack.database.db.query(`UPDATE partner_session_limits SET limit_usd = $1 WHERE underlying = 'AAPL' AND kind = 'mint'`, [limitUsd]);
+}
+
+async function restoreMintLimits(): Promise<void> {
+  await stack.database.db.query(
+    `UPDATE partner_session_limits SET limit_usd = CASE session WHEN 'regular' THEN 2000000 WHEN 'overnight' THEN 500000 WHEN 'offhours' THEN 250000 ELSE 1000000 END
+      WHERE underlying = 'AAPL' AND kind = 'mint'`,
+  );
+}
+
+function mint(qty: string, overrides: Record<string, unknown> = {}, idempotencyKey?: string) {
+  return brokerPost(
+    stack,
+    `/v1/accounts/${stack.accountId}/tokenization/mint`,
+    { underlying_symbol: 'AAPL', qty, issuer: ISSUER_ID, network: 'ethereum', wallet_address: stack.wallet, ...overrides },
+    idempotencyKey,
+  );
+}
+
+/** Waits for the broker's record to leave `pending`; answers it. */
+async function settled(tokenizationRequestId: string, timeoutMs = 60_000) {
+  return await eventually(async () => {
+    const record = (await brokerRecord(tokenizationRequestId)).body;
+    expect(record.status).not.toBe('pending');
+    return record;
+  }, timeoutMs);
+}
+
+/** IssuerMint logs of one tokenization request on chain. */
+async function mintLogs(tokenizationRequestId: string) {
+  const logs = await stack.chain.client.getContractEvents({ address: stack.chain.deployment.issuer, abi: issuerAbi, eventName: 'IssuerMint', fromBlock: 0n });
+  return logs.filter((log) => log.args.tokenizationRequestId === tokenizationRequestId);
+}
+
+describe('a partner mint', () => {
+  test('delivers qty ÷ multiplier tokens to the wallet, completes the broker record with the tx hash and takes the shares', async () => {
+    const before = await positions();
+    const balanceBefore = await tokenBalance('AAPLon');
+    const submitted = await mint('2.5', {}, 'mint-happy');
+    expect(submitted.status).toBe(201);
+    expect(submitted.body).toMatchObject({ type: 'mint', status: 'pending', qty: '2.5', underlying_symbol: 'AAPL', token_symbol: 'AAPLon' });
+    const id = submitted.body.tokenization_request_id as string;
+
+    const record = await settled(id);
+    expect(record).toMatchObject({ status: 'completed', transfer_status: 'completed', tx_hash: expect.stringMatching(/^0x[0-9a-f]{64}$/) });
+    // The broker's record completes on the callback; the issuer's request right after it returns.
+    const issued = await eventually(async () => {
+      const request = (await issuerRequest(record.issuer_request_id)).body;
+      expect(request).toMatchObject({ type: 'mint', status: 'completed', state: 'completed', qty: '2.5', txHash: record.tx_hash, clientId: stack.clientId });
+      return request;
+    });
+    expect(issued.workflow).toMatchObject({ kind: 'mint', state: 'completed', step: 'done' });
+    const expected = tokensForShares('2.5', issued.sharesMultiplier);
+    expect(issued.tokenAmount).toBe(expected.toString());
+    expect((await tokenBalance('AAPLon')) - balanceBefore).toBe(expected);
+    expect(Number((await positions()).AAPL)).toBeCloseTo(Number(before.AAPL) - 2.5, 9);
+
+    // One mint on chain, one signed transaction, one journal row; the same Idempotency-Key answers the first result.
+    expect(await mintLogs(id)).toHaveLength(1);
+    expect(await countRows(`SELECT count(*)::int AS n FROM chain_transactions WHERE key LIKE $1`, [`${partnerMintWorkflowId(record.issuer_request_id)}:%`])).toBe(1);
+    expect(await countRows(`SELECT count(*)::int AS n FROM broker.journal WHERE tokenization_request_id = $1`, [id])).toBe(1);
+    const replay = await mint('2.5', {}, 'mint-happy');
+    expect(replay.status).toBe(201);
+    expect(replay.headers['idempotent-replayed']).toBe('true');
+    expect(replay.body.tokenization_request_id).toBe(id);
+  }, 120_000);
+
+  test('a resubmitted issuance answers the first result, a repeated confirm changes nothing, a contradicting one is 409', async () => {
+    const submitted = await mint('1');
+    const record = await settled(submitted.body.tokenization_request_id);
+    expect(record.status).toBe('completed');
+    const issuance = JSON.parse((await stack.database.db.query<{ submission: string }>(`SELECT submission FROM broker.tokenization_requests WHERE tokenization_request_id = $1`, [record.tokenization_request_id])).rows[0]!.submission);
+    const partner = (path: string, body: object) => stack.api.http.post(path).set('x-api-key', stack.partnerKey).send(body);
+
+    const again = await partner('/v1/tokenization/inkind/issuance', issuance);
+    expect(again.status).toBe(200);
+    expect(again.headers['idempotent-replayed']).toBe('true');
+    expect(again.body).toEqual({ issuer_request_id: record.issuer_request_id, status: 'created' });
+    const altered = await partner('/v1/tokenization/inkind/issuance', { ...issuance, qty: '2' });
+    expect([altered.status, altered.body.code]).toEqual([409, 'REQUEST_CONFLICT']);
+
+    const confirm = { tokenization_request_id: record.tokenization_request_id, issuer_request_id: record.issuer_request_id, status: 'completed' };
+    const repeated = await partner('/v1/tokenization/inkind/issuance/confirm', confirm);
+    expect(repeated.status).toBe(200);
+    const contradicting = await partner('/v1/tokenization/inkind/issuance/confirm', { ...confirm, status: 'rejected' });
+    expect([contradicting.status, contradicting.body.code]).toEqual([409, 'REQUEST_CONFLICT']);
+    expect(await mintLogs(record.tokenization_request_id)).toHaveLength(1);
+  }, 120_000);
+
+  test('is rejected for a wallet not enabled, with the reason, and nothing moves', async () => {
+    const before = await positions();
+    const other = stack.chain.walletOf(4).account.address;
+    const submitted = await mint('1', { wallet_address: other });
+    const record = await settled(submitted.body.tokenization_request_id);
+    expect(record.status).toBe('rejected');
+    expect(record.reason).toMatch(/^WALLET_NOT_ENABLED: /);
+    expect(await positions()).toEqual(before);
+  }, 60_000);
+
+  test("is rejected, nothing minted, when the broker cannot journal the participant's shares", async () => {
+    const balance = await tokenBalance('AAPLon');
+    // More shares than the participant holds, under limits raised so that the issuer takes it whatever the session.
+    await setMintLimits('1000000000');
+    try {
+      const submitted = await mint('5000');
+      const record = await settled(submitted.body.tokenization_request_id);
+      expect(record).toMatchObject({ status: 'rejected', transfer_status: 'rejected' });
+      await eventually(async () => expect((await issuerRequest(record.issuer_request_id)).body).toMatchObject({ state: 'rejected', confirmStatus: 'rejected' }));
+    } finally {
+      await restoreMintLimits();
+    }
+    expect(await tokenBalance('AAPLon')).toBe(balance);
+  }, 60_000);
+
+  test("is refused over the session's mint limit for the underlying, nothing moved", async () => {
+    const before = await positions();
+    await setMintLimits('100');
+    try {
+      const submitted = await mint('1');
+      const record = await settled(submitted.body.tokenization_request_id);
+      expect(record.status).toBe('rejected');
+      expect(record.reason).toMatch(/^PARTNER_LIMIT_REACHED: .*session's mint limit of 100 USD/);
+    } finally {
+      await restoreMintLimits();
+    }
+    expect(await positions()).toEqual(before);
+  }, 60_000);
+
+  test('waits while the market is paused and completes once it resumes', async () => {
+    expect((await stack.api.http.post('/v1/status/market/pause').set('x-api-key', admin()).send({ reason: 'partner test' })).status).toBe(200);
+    try {
+      const submitted = await mint('1');
+      const id = submitted.body.tokenization_request_id as string;
+      const issuerRequestId = await eventually(async () => {
+        const record = (await brokerRecord(id)).body;
+        expect(record.issuer_request_id).toEqual(expect.any(String));
+        const issued = (await issuerRequest(record.issuer_request_id)).body;
+        expect(issued.workflow).toMatchObject({ state: 'confirmed', step: 'paused' });
+        return record.issuer_request_id as string;
+      }, 30_000);
+      expect((await brokerRecord(id)).body.status).toBe('pending');
+      expect(await mintLogs(id)).toHaveLength(0);
+      expect((await stack.api.http.post('/v1/status/market/resume').set('x-api-key', admin()).send({})).status).toBe(200);
+      expect((await settled(id)).status).toBe('completed');
+      await eventually(async () => expect((await issuerRequest(issuerRequestId)).body.state).toBe('completed'));
+    } finally {
+      await stack.api.http.post('/v1/status/market/resume').set('x-api-key', admin()).send({});
+    }
+  }, 90_000);
+
+  test('survives the broker down and the worker restarted between the mint and the callback: one mint, one callback', async () => {
+    await stack.api.http.post('/v1/status/market/pause').set('x-api-key', admin()).send({ reason: 'hold the mint' });
+    let resumed = false;
+    try {
+      const submitted = await mint('1.5');
+      const id = submitted.body.tokenization_request_id as string;
+      const issuerRequestId = await eventually(async () => {
+        const record = (await brokerRecord(id)).body;
+        const issued = (await issuerRequest(record.issuer_request_id)).body;
+        expect(issued.workflow).toMatchObject({ step: 'paused' });
+        return record.issuer_request_id as string;
+      }, 30_000);
+      await stack.broker.stop();
+      await stack.api.http.post('/v1/status/market/resume').set('x-api-key', admin()).send({});
+      resumed = true;
+      // Minted on chain; the callback fails while the broker is down.
+      await eventually(async () => expect((await issuerRequest(issuerRequestId)).body).toMatchObject({ state: 'minted', workflow: { step: 'calling_back' } }), 30_000);
+      await stack.temporal.stopWorker();
+      await stack.startWorker();
+      await stack.restartBroker();
+      expect((await settled(id)).status).toBe('completed');
+      await eventually(async () => expect((await issuerRequest(issuerRequestId)).body.state).toBe('completed'), 30_000);
+      expect(await mintLogs(id)).toHaveLength(1);
+      expect(await countRows(`SELECT count(*)::int AS n FROM broker.journal WHERE tokenization_request_id = $1`, [id])).toBe(1);
+    } finally {
+      if (!resumed) await stack.api.http.post('/v1/status/market/resume').set('x-api-key', admin()).send({});
+    }
+  }, 120_000);
+});
+
+describe('the partner API', () => {
+  const issuance = (overrides: Record<string, unknown> = {}) => ({
+    tokenization_request_id: `direct-${Math.random().toString(16).slice(2)}`,
+    qty: '1',
+    underlying_symbol: 'AAPL',
+    token_symbol: 'AAPLon',
+    network: 'ethereum',
+    client_id: stack.clientId,
+    wallet_address: stack.wallet,
+    created: Math.floor(Date.now() / 1000),
+    nonce: '42',
+    broker_signature: `0x${'11'.repeat(65)}`,
+    ...overrides,
+  });
+
+  test('refuses every bad request in the documented shape and writes nothing', async () => {
+    const before = await countRows('SELECT count(*)::int AS n FROM partner_requests');
+    const cases: Array<[object, number, string]> = [
+      [issuance({ qty: '1.0000000001' }), 400, 'INVALID_QTY'],
+      [issuance({ qty: '0' }), 400, 'INVALID_QTY'],
+      [issuance({ qty: 3 }), 400, 'INVALID_QTY'],
+      [issuance({ network: 'solana' }), 400, 'INVALID_NETWORK'],
+      [issuance({ underlying_symbol: 'aapl' }), 400, 'INVALID_SYMBOL'],
+      [issuance({ token_symbol: 'NVDAon' }), 400, 'INVALID_TOKEN_SYMBOL'],
+      [issuance({ wallet_address: '0x1234' }), 400, 'INVALID_WALLET_ADDRESS'],
+      [issuance({ broker_signature: '0xabcd' }), 400, 'INVALID_BROKER_SIGNATURE'],
+      [issuance({ extra: true }), 400, 'INVALID_REQUEST_BODY'],
+      [issuance({ nonce: undefined }), 400, 'INVALID_REQUEST_BODY'],
+      [issuance({ underlying_symbol: 'SPY', token_symbol: 'SPYon' }), 400, 'TOKEN_NOT_ON_NETWORK'],
+      [issuance({ network: 'binance' }), 503, 'CHAIN_UNAVAILABLE'],
+      [issuance({ client_id: 'acct_nobody' }), 404, 'CLIENT_NOT_FOUND'],
+      [issuance({ wallet_address: stack.chain.walletOf(5).account.address }), 403, 'WALLET_NOT_ENABLED'],
+    ];
+    for (const [body, status, code] of cases) {
+      const response = await stack.api.http.post('/v1/tokenization/inkind/issuance').set('x-api-key', stack.partnerKey).send(body);
+      expect([body, response.status, response.body.code]).toEqual([body, status, code]);
+      expect(response.body.documentation).toContain(code.toLowerCase());
+    }
+    const wrongKey = await stack.api.http.post('/v1/tokenization/inkind/issuance').set('x-api-key', admin()).send(issuance());
+    expect([wrongKey.status, wrongKey.body.code]).toEqual([403, 'PARTNER_SCOPE_REQUIRED']);
+    const partnerOnAdmin = await stack.api.http.get('/v1/tokenization/requests').set('x-api-key', stack.partnerKey);
+    expect(partnerOnAdmin.status).toBe(403);
+    expect(await countRows('SELECT count(*)::int AS n FROM partner_requests')).toBe(before);
+  });
+
+  test('refuses an ineligible client and one not linked to a partner account', async () => {
+    const adminAccount = (await stack.database.db.query<{ account_id: string }>(`SELECT account_id FROM api_keys WHERE scope = 'admin' AND account_id IS NOT NULL LIMIT 1`)).rows[0]!.account_id;
+    expect((await stack.api.http.put(`/v1/tokenization/clients/${adminAccount}`).set('x-api-key', admin()).send({ email: 'other@issuer.test' })).status).toBe(200);
+    const notLinked = await stack.api.http.post('/v1/tokenization/inkind/issuance').set('x-api-key', stack.partnerKey).send(issuance({ client_id: adminAccount }));
+    expect([notLinked.status, notLinked.body.code]).toEqual([403, 'ACCOUNT_NOT_LINKED']);
+    expect((await stack.api.http.put(`/v1/tokenization/clients/${adminAccount}`).set('x-api-key', admin()).send({ email: 'other@issuer.test', eligible: false })).status).toBe(200);
+    const ineligible = await stack.api.http.post('/v1/tokenization/inkind/issuance').set('x-api-key', stack.partnerKey).send(issuance({ client_id: adminAccount }));
+    expect([ineligible.status, ineligible.body.code]).toEqual([403, 'CLIENT_NOT_ELIGIBLE']);
+  });
+
+  test('connect: unknown email 404, another account 409; tokenized assets list the offered tokens and their networks', async () => {
+    const connect = (body: object) => stack.api.http.post('/v1/tokenization/accounts/connect').set('x-api-key', stack.partnerKey).send(body);
+    expect((await connect({ email: 'nobody@example.test', account: 'SBX-9' })).body.code).toBe('CLIENT_NOT_FOUND');
+    const again = await connect({ email: 'ap@sandbox.test', account: 'SBX-000001' });
+    expect(again.body).toEqual({ client_id: stack.clientId });
+    const other = await connect({ email: 'ap@sandbox.test', account: 'SBX-000002' });
+    expect([other.status, other.body.code]).toEqual([409, 'ACCOUNT_ALREADY_LINKED']);
+    const assets = await stack.api.http.get('/v1/tokenization/tokenized-assets').set('x-api-key', stack.partnerKey);
+    expect(assets.body.tokens).toEqual(
+      ['AAPL', 'AMZN', 'MSFT', 'NVDA', 'TSLA'].map((underlying) => ({ underlying, token: `${underlying}on`, networks: ['ethereum'] })),
+    );
+  });
+});
+
+describe('a redemption', () => {
+  test('burns the tokens and ends with the shares back in the participant account and a completed redeem record', async () => {
+    const submitted = await mint('3');
+    expect((await settled(submitted.body.tokenization_request_id)).status).toBe('completed');
+    const before = await positions();
+    const wallet = stack.chain.walletOf(3);
+    const amount = (await tokenBalance('AAPLon')) / 2n;
+    const token = stack.tokens.AAPLon!;
+    await stack.chain.client.waitForTransactionReceipt({
+      hash: await wallet.writeContract({ address: token, abi: stockTokenAbi, functionName: 'approve', args: [stack.chain.deployment.issuer, maxUint256] }),
+    });
+    const burn = await stack.chain.client.waitForTransactionReceipt({
+      hash: await wallet.writeContract({ address: stack.chain.deployment.issuer, abi: issuerAbi, functionName: 'redeem', args: [token, amount] }),
+    });
+    const [redeemed] = parseEventLogs({ abi: issuerAbi, eventName: 'IssuerRedeem', logs: burn.logs });
+    const issuerRequestId = `redemption-1-${(burn.transactionHash as Hex).toLowerCase()}-${redeemed!.logIndex}`;
+
+    const issued = await eventually(async () => {
+      const request = (await issuerRequest(issuerRequestId)).body;
+      expect(request).toMatchObject({ type: 'redeem', state: 'completed' });
+      return request;
+    }, 60_000);
+    const { shares, dust } = sharesForTokens(amount, issued.sharesMultiplier);
+    expect(issued).toMatchObject({ qty: shares, shareDust: dust, tokenAmount: amount.toString(), clientId: stack.clientId, txHash: burn.transactionHash });
+    const records = (await brokerGet(stack, `/v1/accounts/${stack.accountId}/tokenization/requests?type=redeem`)).body as { issuer_request_id: string; status: string; qty: string }[];
+    expect(records.filter((record) => record.issuer_request_id === issuerRequestId)).toEqual([expect.objectContaining({ status: 'completed', qty: shares })]);
+    expect(Number((await positions()).AAPL)).toBeCloseTo(Number(before.AAPL) + Number(shares), 9);
+  }, 120_000);
+});
