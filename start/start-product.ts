@@ -19,6 +19,8 @@ import { backfillMarketData } from '../price-feed/backfill';
 import { startFeed } from '../price-feed/feed';
 import { MarketDataPipeline } from '../price-feed/pipeline';
 import { SimulatedPriceSource } from '../price-feed/simulated-source';
+import { startGrpcServer } from '../streams/grpc-server';
+import { createMarketStreams } from '../streams/market-streams';
 import { loadSigners, signerPublicInfo } from '../signing';
 import { findTemporalService } from '../temporal/connection';
 import { startWorker } from '../worker/start-worker';
@@ -67,7 +69,12 @@ export async function startProduct(config: Config): Promise<RunningProduct> {
     await seedCatalogue(db, now);
     logger.info({ assets: CATALOGUE.length }, 'catalogue seeded');
 
-    const pipeline = new MarketDataPipeline(db);
+    const streams = createMarketStreams({
+      db,
+      logger,
+      settings: { heartbeatMs: config.STREAM_HEARTBEAT_MS, streamsPerKey: config.STREAMS_PER_KEY },
+    });
+    const pipeline = new MarketDataPipeline(db, { onStored: (stored) => streams.hub.publishStored(stored) });
     let source: SimulatedPriceSource | undefined;
     if (config.PRICE_SOURCE === 'simulated') {
       const started = Date.now();
@@ -125,8 +132,11 @@ export async function startProduct(config: Config): Promise<RunningProduct> {
     });
     stops.push(() => worker.stop());
 
+    await streams.hub.start();
+    stops.push(() => streams.hub.stop());
     const app = createApp({
       config: { ...config, PUBLIC_BASE_URL: publicBaseUrl(config) },
+      streams,
       db,
       logger,
       temporal: worker.client,
@@ -159,6 +169,10 @@ export async function startProduct(config: Config): Promise<RunningProduct> {
     stops.push(() => listener.stop());
     const server = await listen(app, { host: config.HOST, port: config.PORT });
     stops.push(() => server.close());
+    stops.push(async () => streams.hub.endSubscriptions('the server is shutting down'));
+    const grpc = await startGrpcServer({ streams, keys: app.services.keys, host: config.HOST, port: config.GRPC_PORT, logger });
+    stops.push(() => grpc.stop());
+    logger.info({ address: grpc.address }, 'gRPC live streams listening (proto/market_stream.proto)');
 
     const previous = readStackFile(config.DATA_DIR);
     const keys = await ensureDevKeys(db, previous?.keys, async (secret) => (await findActiveApiKey(db, secret)) !== undefined);

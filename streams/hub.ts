@@ -30,6 +30,8 @@ import {
 export interface Subscriber {
   /** Sends one event; never throws. A subscriber that cannot keep up drops itself. */
   deliver(event: StreamEvent): void;
+  /** Ends the stream, telling the client why (the server is shutting down). */
+  end(reason: string): void;
 }
 
 /** What a stream asks for: the prices of some symbols, or the candles of one symbol and interval. */
@@ -166,6 +168,12 @@ export class MarketStreamHub {
       subscriber.deliver(event);
     }
     return unsubscribe;
+  }
+
+  /** Ends every stream (before the servers close: open streams would keep them waiting). */
+  endSubscriptions(reason: string): void {
+    const all = new Set([...this.subscribers.values()].flatMap((set) => [...set]));
+    for (const subscriber of all) subscriber.end(reason);
   }
 
   /** Subscribers of every topic together (one stream of several symbols counts once per symbol). */

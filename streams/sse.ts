@@ -60,10 +60,11 @@ export class SseConnection implements Subscriber {
     this.write(event.sse);
   }
 
-  /** Ends the stream with a last `dropped` event saying why. */
-  drop(reason: string): void {
+  /** Ends the stream with a last `dropped` event saying why, then closes the connection. */
+  end(reason: string): void {
     if (this.closed) return;
     const { response } = this;
+    response.once('finish', () => response.destroy());
     response.end(`event: dropped\ndata: ${JSON.stringify({ reason })}\n\n`);
     setTimeout(() => response.destroy(), DROP_LINGER_MS).unref();
     this.finish();
@@ -73,7 +74,7 @@ export class SseConnection implements Subscriber {
     if (this.closed) return;
     const unsent = this.response.writableLength;
     if (unsent > this.options.maxBufferedBytes) {
-      this.drop(`slow consumer: ${unsent} bytes unread (limit ${this.options.maxBufferedBytes})`);
+      this.end(`slow consumer: ${unsent} bytes unread (limit ${this.options.maxBufferedBytes})`);
       return;
     }
     this.response.write(chunk);

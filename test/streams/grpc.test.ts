@@ -1,0 +1,125 @@
+/**
+ * Live streams over gRPC (proto/market_stream.proto) against the real server, pipeline and PostgreSQL: the API key
+ * as metadata, the shared per-key allowance, latest prices first then changes, and candles equal to the SSE events
+ * and to `/prices/ohlc` once closed.
+ */
+import * as grpc from '@grpc/grpc-js';
+import type { OHLCUpdateMessage, PriceUpdateMessage } from '../../streams/grpc-proto';
+import { GrpcStream, MINUTE_MS, SseClient, regularSessionMinute, startStreamStack, type StreamStack } from './support';
+
+const START = regularSessionMinute(Date.now());
+let stack: StreamStack;
+const calls: { close(): void }[] = [];
+let tickTime = START + 10_000;
+
+beforeAll(async () => {
+  stack = await startStreamStack({ start: tickTime, settings: { streamsPerKey: 4 } });
+});
+afterEach(() => {
+  for (const call of calls.splice(0)) call.close();
+});
+afterAll(() => stack.close());
+
+function prices(symbols: string[], key: string | null = stack.keys.read): GrpcStream<PriceUpdateMessage> {
+  const call = new GrpcStream<PriceUpdateMessage>(stack.grpc.address, 'StreamPriceUpdates', { symbols }, key);
+  calls.push(call);
+  return call;
+}
+
+function ohlc(symbol: string, interval: string, key: string | null = stack.keys.read): GrpcStream<OHLCUpdateMessage> {
+  const call = new GrpcStream<OHLCUpdateMessage>(stack.grpc.address, 'StreamOHLC', { symbol, interval }, key);
+  calls.push(call);
+  return call;
+}
+
+describe('refusals', () => {
+  test.each([
+    ['StreamPriceUpdates without a key', grpc.status.UNAUTHENTICATED, () => prices(['AAPLon'], null)],
+    ['StreamPriceUpdates with an unknown key', grpc.status.UNAUTHENTICATED, () => prices(['AAPLon'], 'not-a-key')],
+    ['StreamOHLC without a key', grpc.status.UNAUTHENTICATED, () => ohlc('AAPLon', '1min', null)],
+    ['a malformed symbol', grpc.status.INVALID_ARGUMENT, () => prices(['AAPL'])],
+    ['an unknown symbol', grpc.status.NOT_FOUND, () => prices(['AAPLon', 'ZZZZon'])],
+    ['an interval the streams do not serve', grpc.status.INVALID_ARGUMENT, () => ohlc('AAPLon', '1day')],
+  ] as const)('%s → status %i', async (_, code, start) => {
+    const call = start();
+    expect((await call.ended()).code).toBe(code);
+    expect(call.messages).toEqual([]);
+  });
+
+  test('a key past its allowance of open streams, SSE and gRPC together, gets RESOURCE_EXHAUSTED', async () => {
+    const sse = await SseClient.open(`${stack.api.url}/v1/stream/prices?symbols=AAPLon`, { 'x-api-key': stack.keys.read });
+    calls.push(sse);
+    const open = [prices(['AAPLon']), prices(['AAPLon']), ohlc('AAPLon', '1min')];
+    await Promise.all(open.map((call) => call.next()));
+    const refused = prices(['AAPLon']);
+    const status = await refused.ended();
+    expect(status.code).toBe(grpc.status.RESOURCE_EXHAUSTED);
+    expect(status.details).toContain('streams');
+  });
+});
+
+describe('StreamPriceUpdates', () => {
+  test('the latest price of each symbol first, as the REST answer, then every change', async () => {
+    const call = prices(['TSLAon', 'AAPLon']);
+    const first = [await call.next(), await call.next()];
+    for (const message of first) {
+      const { eventId, ...view } = message;
+      expect(eventId).toMatch(/^[0-9a-z]+-\d+$/);
+      expect(view).toEqual((await stack.get(`/v1/assets/${message.primaryMarket.symbol}/prices/latest`)).body);
+    }
+    expect(first.map((message) => message.primaryMarket.symbol).sort()).toEqual(['AAPLon', 'TSLAon']);
+
+    tickTime += 1_000;
+    await stack.ingest([
+      { symbol: 'TSLAon', timestamp: tickTime, tokenPrice: '350.75', underlyingPrice: '350.5' },
+      { symbol: 'SPYon', timestamp: tickTime, tokenPrice: '600', underlyingPrice: '600' },
+    ]);
+    const change = await call.next();
+    expect(change).toEqual({ primaryMarket: { symbol: 'TSLAon', price: '350.75' }, underlyingMarket: { ticker: 'TSLA', price: '350.5' }, timestamp: tickTime, eventId: expect.any(String) });
+  });
+});
+
+describe('StreamOHLC', () => {
+  test('the current bucket, updates, one final is_closed update equal to the SSE event and to /prices/ohlc', async () => {
+    const bucket = Math.ceil((tickTime + 1) / MINUTE_MS) * MINUTE_MS;
+    tickTime = bucket + 2_000;
+    stack.setNow(tickTime);
+    await stack.ingest([{ symbol: 'METAon', timestamp: tickTime, tokenPrice: '700', underlyingPrice: '699.5' }]);
+    const call = ohlc('METAon', '1min');
+    const sse = await SseClient.open(`${stack.api.url}/v1/assets/METAon/prices/ohlc/stream?interval=1min`, { 'x-api-key': stack.keys.read });
+    calls.push(sse);
+    expect(await call.next()).toMatchObject({ interval: '1min', timestamp: bucket, isClosed: false, primaryMarket: { symbol: 'METAon', candle: { open: '700' } } });
+    await sse.next();
+
+    tickTime += 20_000;
+    stack.setNow(tickTime);
+    await stack.ingest([{ symbol: 'METAon', timestamp: tickTime, tokenPrice: '710.25', underlyingPrice: '709' }]);
+    expect(await call.next()).toMatchObject({ isClosed: false, primaryMarket: { candle: { high: '710.25', close: '710.25' } } });
+    await sse.next();
+
+    stack.setNow(bucket + MINUTE_MS + 1_000);
+    const { eventId, ...closed } = await call.next();
+    const sseClosed = await sse.next();
+    expect(closed.isClosed).toBe(true);
+    expect(closed).toEqual(sseClosed.data);
+    expect(eventId).toBe(sseClosed.id);
+
+    const rest = (await stack.get('/v1/assets/METAon/prices/ohlc?interval=1min&range=1day')).body as {
+      primaryMarket: { data: unknown[] };
+      underlyingMarket: { data: unknown[] };
+    };
+    expect(closed.primaryMarket.candle).toEqual(rest.primaryMarket.data.find((item) => (item as { timestamp: number }).timestamp === bucket));
+    expect(closed.underlyingMarket.candle).toEqual(rest.underlyingMarket.data.find((item) => (item as { timestamp: number }).timestamp === bucket));
+  });
+
+  test('5min and 15min buckets are streamed too', async () => {
+    for (const [interval, size] of [['5min', 5 * MINUTE_MS], ['15min', 15 * MINUTE_MS]] as const) {
+      const call = ohlc('QQQon', interval);
+      tickTime += 1_000;
+      stack.setNow(tickTime);
+      await stack.ingest([{ symbol: 'QQQon', timestamp: tickTime, tokenPrice: '520', underlyingPrice: '520' }]);
+      const message = await call.next((update) => update.timestamp === Math.floor(tickTime / size) * size && !update.isClosed);
+      expect(message).toMatchObject({ interval, primaryMarket: { candle: { close: '520' } } });
+    }
+  });
+});
