@@ -29,12 +29,12 @@ export async function openEventStream(ctx: ParameterizedContext<ApiState>, strea
     heartbeatMs: streams.settings.heartbeatMs,
     maxBufferedBytes: streams.settings.maxBufferedBytes,
   });
-  let unsubscribe: (() => void) | undefined;
+  const subscription = { unsubscribe: (): void => undefined };
   connection.open(() => {
-    unsubscribe?.();
+    subscription.unsubscribe();
     release();
   });
   if (connection.isClosed) return;
-  unsubscribe = streams.hub.subscribe(request, connection, ctx.get('last-event-id') || undefined);
-  if (connection.isClosed) unsubscribe();
+  subscription.unsubscribe = streams.hub.subscribe(request, connection, ctx.get('last-event-id') || undefined);
+  if (connection.isClosed) subscription.unsubscribe();
 }
