@@ -244,7 +244,7 @@ export interface NewPartnerRedemption {
   txHash: string;
 }
 
-/** Stores a redemption (`pending`, or `needs_review` without a client) once; a second call answers the row there. */
+/** Stores a redemption (`pending`, or `needs_review` without a client) once, its chain record following; a second call answers the row there. */
 export async function insertPartnerRedemption(db: Queryable, redemption: NewPartnerRedemption): Promise<PartnerRequestRecord> {
   await db.query(
     `INSERT INTO partner_requests (issuer_request_id, kind, state, client_id, chain, underlying_symbol, token_symbol, wallet, token_amount,
@@ -264,7 +264,9 @@ export async function insertPartnerRedemption(db: Queryable, redemption: NewPart
       redemption.clientId ? null : `no client is linked to wallet ${redemption.wallet.toLowerCase()} on ${redemption.chain}`,
     ],
   );
-  return (await findPartnerRequest(db, redemption.redemptionId))!;
+  const request = (await findPartnerRequest(db, redemption.redemptionId))!;
+  await db.query(`UPDATE redemptions SET state = $2, updated_at = now() WHERE redemption_id = $1 AND state <> $2`, [request.issuerRequestId, request.state]);
+  return request;
 }
 
 export async function findPartnerRequest(db: Queryable, issuerRequestId: string, options: { forUpdate?: boolean } = {}): Promise<PartnerRequestRecord | undefined> {
