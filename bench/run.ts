@@ -1,7 +1,8 @@
 /**
  * `npm run bench`: every benchmark of the product in one run, printed with the ratios the goals are
  * stated in. Uses DATABASE_URL if set (it is migrated, seeded and written to), otherwise a throw-away
- * embedded PostgreSQL. BENCH_SECONDS sets each load phase (default 10).
+ * embedded PostgreSQL. BENCH_SECONDS sets each load phase (default 10). `npm run bench -- streams` runs only the
+ * live streams mode.
  */
 import { startTestDatabase } from '../harness/database';
 import { benchApi, prepareBenchDatabase } from './api';
@@ -9,6 +10,7 @@ import { benchAttestations } from './attestations';
 import { benchChains, formatChains } from './chains';
 import { benchDomain } from './domain';
 import { formatResults, loadGenerator, type LoadResult } from './load';
+import { benchStreams, formatStreams } from './streams';
 import { benchWorkflowModes, formatWorkflowModes } from './workflows';
 
 const write = (text: string) => process.stdout.write(`${text}\n`);
@@ -18,6 +20,11 @@ async function main(): Promise<void> {
   const temporary = process.env.DATABASE_URL ? undefined : await startTestDatabase();
   const databaseUrl = process.env.DATABASE_URL ?? temporary!.url;
   try {
+    if (process.argv.slice(2).includes('streams')) {
+      await prepareBenchDatabase(databaseUrl);
+      for (const line of formatStreams(await benchStreams(databaseUrl, { seconds }))) write(line);
+      return;
+    }
     const domain = benchDomain();
     write('Domain');
     write(`  price model: ${domain.priceEvaluationUs.toFixed(2)} µs per evaluation (portfolio ${domain.portfolioEvaluationUs.toFixed(2)} µs)`);
@@ -44,6 +51,8 @@ async function main(): Promise<void> {
     for (const line of formatWorkflowModes(workflows)) write(line);
 
     for (const line of formatChains(await benchChains(databaseUrl))) write(line);
+
+    for (const line of formatStreams(await benchStreams(databaseUrl, { seconds }))) write(line);
   } finally {
     await temporary?.stop();
   }
