@@ -11,7 +11,7 @@ import { issuerAbi, stockTokenAbi } from '../../contracts/abi';
 import { sharesForTokens, tokensForShares } from '../../domain/partner';
 import { partnerMintWorkflowId } from '../../temporal/workflow-ids';
 import { eventually } from '../support/temporal';
-import { brokerGet, brokerPost, ISSUER_ID, startPartnerStack, type PartnerStack } from './support';
+import { brokerGet, brokerPost, ISSUER_ID, startPartnerStack, WALLET_INDEX, type PartnerStack } from './support';
 
 let stack: PartnerStack;
 
@@ -283,12 +283,9 @@ describe('the partner API', () => {
 });
 
 describe('a redemption', () => {
-  test('burns the tokens and ends with the shares back in the participant account and a completed redeem record', async () => {
-    const submitted = await mint('3');
-    expect((await settled(submitted.body.tokenization_request_id)).status).toBe('completed');
-    const before = await positions();
-    const wallet = stack.chain.walletOf(3);
-    const amount = (await tokenBalance('AAPLon')) / 2n;
+  /** Burns `amount` of AAPLon from anvil account `index` through the issuer contract; answers its issuer request id. */
+  async function redeemFrom(index: number, amount: bigint): Promise<{ issuerRequestId: string; txHash: Hex }> {
+    const wallet = stack.chain.walletOf(index);
     const token = stack.tokens.AAPLon!;
     await stack.chain.client.waitForTransactionReceipt({
       hash: await wallet.writeContract({ address: token, abi: stockTokenAbi, functionName: 'approve', args: [stack.chain.deployment.issuer, maxUint256] }),
@@ -297,7 +294,53 @@ describe('a redemption', () => {
       hash: await wallet.writeContract({ address: stack.chain.deployment.issuer, abi: issuerAbi, functionName: 'redeem', args: [token, amount] }),
     });
     const [redeemed] = parseEventLogs({ abi: issuerAbi, eventName: 'IssuerRedeem', logs: burn.logs });
-    const issuerRequestId = `redemption-1-${(burn.transactionHash as Hex).toLowerCase()}-${redeemed!.logIndex}`;
+    return { issuerRequestId: `redemption-1-${burn.transactionHash.toLowerCase()}-${redeemed!.logIndex}`, txHash: burn.transactionHash };
+  }
+
+  test('from a wallet no client is linked to waits for an operator, then delivers to the client assigned', async () => {
+    // Anvil account 6 is registered (for attestations) to the admin key's account, which is not in the partner flow.
+    const adminAccount = (await stack.database.db.query<{ account_id: string }>(`SELECT account_id FROM api_keys WHERE scope = 'admin' AND account_id IS NOT NULL LIMIT 1`)).rows[0]!.account_id;
+    const stray = stack.chain.walletOf(6).account.address;
+    expect([200, 202]).toContain((await stack.api.http.post(`/v1/accounts/${adminAccount}/wallets`).set('x-api-key', admin()).send({ chainId: 'ethereum-1', address: stray })).status);
+    await eventually(async () => expect((await stack.api.http.get(`/v1/accounts/${adminAccount}/wallets`).set('x-api-key', admin())).body.wallets).toContainEqual(expect.objectContaining({ address: stray.toLowerCase(), state: 'registered' })), 30_000);
+    expect((await settled((await mint('1')).body.tokenization_request_id)).status).toBe('completed');
+    const amount = 10n ** 17n;
+    await stack.chain.client.waitForTransactionReceipt({
+      hash: await stack.chain.walletOf(WALLET_INDEX).writeContract({ address: stack.tokens.AAPLon!, abi: stockTokenAbi, functionName: 'transfer', args: [stray, amount] }),
+    });
+    const before = await positions();
+    const { issuerRequestId } = await redeemFrom(6, amount);
+
+    await eventually(async () => {
+      const held = (await issuerRequest(issuerRequestId)).body;
+      expect(held).toMatchObject({ state: 'needs_review', clientId: null, reason: expect.stringContaining('no client is linked') });
+      expect(held.workflow).toMatchObject({ step: 'needs_review' });
+    }, 30_000);
+    const listed = await stack.api.http.get('/v1/tokenization/requests?status=needs_review&type=redeem').set('x-api-key', admin());
+    expect(listed.body.requests.map((request: { issuerRequestId: string }) => request.issuerRequestId)).toContain(issuerRequestId);
+    expect(await positions()).toEqual(before);
+
+    const notLinked = await stack.api.http.post(`/v1/tokenization/requests/${issuerRequestId}/resume`).set('x-api-key', admin()).send({ clientId: adminAccount });
+    expect([notLinked.status, notLinked.body.code]).toEqual([403, 'ACCOUNT_NOT_LINKED']);
+    const resumed = await stack.api.http.post(`/v1/tokenization/requests/${issuerRequestId}/resume`).set('x-api-key', admin()).send({ clientId: stack.clientId });
+    expect(resumed.status).toBe(200);
+    const done = await eventually(async () => {
+      const request = (await issuerRequest(issuerRequestId)).body;
+      expect(request).toMatchObject({ state: 'completed', clientId: stack.clientId });
+      return request;
+    }, 60_000);
+    expect(Number((await positions()).AAPL)).toBeCloseTo(Number(before.AAPL) + Number(done.qty), 9);
+    const again = await stack.api.http.post(`/v1/tokenization/requests/${issuerRequestId}/resume`).set('x-api-key', admin()).send({ clientId: stack.clientId });
+    expect([again.status, again.body.code]).toEqual([409, 'REQUEST_CONFLICT']);
+  }, 180_000);
+
+  test('burns the tokens and ends with the shares back in the participant account and a completed redeem record', async () => {
+    const submitted = await mint('3');
+    expect((await settled(submitted.body.tokenization_request_id)).status).toBe('completed');
+    const before = await positions();
+    const amount = (await tokenBalance('AAPLon')) / 2n;
+    const burn = await redeemFrom(WALLET_INDEX, amount);
+    const { issuerRequestId } = burn;
 
     const issued = await eventually(async () => {
       const request = (await issuerRequest(issuerRequestId)).body;
@@ -305,7 +348,7 @@ describe('a redemption', () => {
       return request;
     }, 60_000);
     const { shares, dust } = sharesForTokens(amount, issued.sharesMultiplier);
-    expect(issued).toMatchObject({ qty: shares, shareDust: dust, tokenAmount: amount.toString(), clientId: stack.clientId, txHash: burn.transactionHash });
+    expect(issued).toMatchObject({ qty: shares, shareDust: dust, tokenAmount: amount.toString(), clientId: stack.clientId, txHash: burn.txHash });
     const records = (await brokerGet(stack, `/v1/accounts/${stack.accountId}/tokenization/requests?type=redeem`)).body as { issuer_request_id: string; status: string; qty: string }[];
     expect(records.filter((record) => record.issuer_request_id === issuerRequestId)).toEqual([expect.objectContaining({ status: 'completed', qty: shares })]);
     expect(Number((await positions()).AAPL)).toBeCloseTo(Number(before.AAPL) + Number(shares), 9);
