@@ -2,7 +2,7 @@
  * `npm run bench`: every benchmark of the product in one run, printed with the ratios the goals are
  * stated in. Uses DATABASE_URL if set (it is migrated, seeded and written to), otherwise a throw-away
  * embedded PostgreSQL. BENCH_SECONDS sets each load phase (default 10). `npm run bench -- streams` runs only the
- * live streams mode.
+ * live streams mode, `npm run bench -- partner` only the partner in-kind flow.
  */
 import { startTestDatabase } from '../harness/database';
 import { benchApi, prepareBenchDatabase } from './api';
@@ -10,6 +10,7 @@ import { benchAttestations } from './attestations';
 import { benchChains, formatChains } from './chains';
 import { benchDomain } from './domain';
 import { formatResults, loadGenerator, type LoadResult } from './load';
+import { benchPartner, formatPartner } from './partner';
 import { benchStreams, formatStreams } from './streams';
 import { benchWorkflowModes, formatWorkflowModes } from './workflows';
 
@@ -23,6 +24,10 @@ async function main(): Promise<void> {
     if (process.argv.slice(2).includes('streams')) {
       await prepareBenchDatabase(databaseUrl);
       for (const line of formatStreams(await benchStreams(databaseUrl, { seconds }))) write(line);
+      return;
+    }
+    if (process.argv.slice(2).includes('partner')) {
+      for (const line of formatPartner(await benchPartner(databaseUrl, { seconds }))) write(line);
       return;
     }
     const domain = benchDomain();
@@ -53,6 +58,8 @@ async function main(): Promise<void> {
     for (const line of formatChains(await benchChains(databaseUrl))) write(line);
 
     for (const line of formatStreams(await benchStreams(databaseUrl, { seconds }))) write(line);
+
+    for (const line of formatPartner(await benchPartner(databaseUrl, { seconds }))) write(line);
   } finally {
     await temporary?.stop();
   }
