@@ -74,6 +74,9 @@ export class MarketStreamHub {
   /** Every event with a seq above this is still in `retained` (if it was published). */
   private evictedThrough = 0;
   private queue: Promise<void> = Promise.resolve();
+  /** Batches whose prices wait in `queue` (later prices must not overtake them). */
+  private queuedPrices = 0;
+  private isReady = false;
   private loaded: Promise<void> | undefined;
   private sweeper: NodeJS.Timeout | undefined;
   private readonly clock: () => number;
@@ -102,10 +105,24 @@ export class MarketStreamHub {
     await this.queue;
   }
 
-  /** The market-data pipeline's hook: a batch that was just committed. Events go out in the order batches arrive. */
+  /**
+   * The market-data pipeline's hook: a batch that was just committed. Its prices go out at once (once the catalogue is
+   * loaded); its candles after they are read back, in the order batches arrive.
+   */
   publishStored(stored: StoredMarketData): void {
+    const now = this.isReady && this.queuedPrices === 0 && stored.prices.every((price) => this.assets.has(price.symbol));
+    if (now) this.publishPrices(stored.prices);
+    else this.queuedPrices += 1;
     this.queue = this.queue
-      .then(() => this.apply(stored))
+      .then(async () => {
+        if (!now) {
+          this.queuedPrices -= 1;
+          await this.ready();
+          for (const price of stored.prices) await this.asset(price.symbol);
+          this.publishPrices(stored.prices);
+        }
+        await this.publishCandles(stored.candles);
+      })
       .catch((error: unknown) => this.options.logger?.error({ err: error }, 'live market data: a stored batch could not be streamed'));
   }
 
@@ -201,6 +218,7 @@ export class MarketStreamHub {
         const topic = priceTopic(price.symbol);
         if (asset && !this.prices.has(topic)) this.prices.set(topic, this.make(topic, 'price', priceEventData(asset, price)));
       }
+      this.isReady = true;
     })().catch((error: unknown) => {
       this.loaded = undefined;
       throw new Error('loading the catalogue and latest prices for the live streams failed', { cause: error });
@@ -218,18 +236,21 @@ export class MarketStreamHub {
     return this.assets.get(symbol);
   }
 
-  private async apply(stored: StoredMarketData): Promise<void> {
-    await this.ready();
-    for (const price of [...stored.prices].sort((a, b) => a.observedAt - b.observedAt)) {
-      const asset = await this.asset(price.symbol);
+  /** Publishes prices of symbols in the catalogue, oldest first; a price older than the one published is skipped. */
+  private publishPrices(prices: StoredMarketData['prices']): void {
+    for (const price of [...prices].sort((a, b) => a.observedAt - b.observedAt)) {
+      const asset = this.assets.get(price.symbol);
       const topic = priceTopic(price.symbol);
       const previous = this.prices.get(topic);
       if (!asset || (previous && previous.data.timestamp > price.observedAt)) continue;
       this.publish(this.make(topic, 'price', priceEventData(asset, price)));
     }
+  }
 
+  /** Reads the stored candles a batch touched and publishes their changes. */
+  private async publishCandles(candles: StoredMarketData['candles']): Promise<void> {
     const keys = new Map<string, { symbol: string; interval: string; bucketStart: number }>();
-    for (const { symbol, interval, bucketStart } of stored.candles) {
+    for (const { symbol, interval, bucketStart } of candles) {
       if (STREAMED.has(interval)) keys.set(`${symbol}|${interval}|${bucketStart}`, { symbol, interval, bucketStart });
     }
     if (keys.size === 0) return;
