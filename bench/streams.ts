@@ -33,12 +33,14 @@ export interface StreamsBenchResult {
   latency: Record<'sse' | 'grpc', { p50Ms: number; p99Ms: number; fromCommitP50Ms: number; fromCommitP99Ms: number; received: number; expected: number }>;
   /** How long the pipeline took to store a batch (PostgreSQL transaction), p50. */
   storeP50Ms: number;
+  /** How long handing one batch's prices to every subscriber took in the API process (the socket writes), p50/p99. */
+  fanOut: { p50Ms: number; p99Ms: number };
   memory: { rssBaselineMb: number; ssePerSubscriberKb: number; grpcPerStreamKb: number; heapSsePerSubscriberKb: number; heapGrpcPerStreamKb: number };
   sustained: { ticksPerSecond: number; batchesPerSecond: number; ticksPerBatch: number; delivered: number; expected: number; p99Ms: number };
 }
 
 type Command = { kind: 'memory' } | { kind: 'tick'; rateHz: number; seconds: number } | { kind: 'flood'; seconds: number };
-type Reply = { kind: 'ready'; api: string; grpc: string } | { kind: 'memory'; rss: number; heapUsed: number } | { kind: 'ticked'; batches: number; ticks: number; ms: number; storeMs: number[]; committedAt: [number, number][] };
+type Reply = { kind: 'ready'; api: string; grpc: string } | { kind: 'memory'; rss: number; heapUsed: number } | { kind: 'ticked'; batches: number; ticks: number; ms: number; storeMs: number[]; fanOutMs: number[]; committedAt: [number, number][] };
 
 // ---- the API process ----
 
@@ -49,10 +51,13 @@ async function serve(): Promise<void> {
   await streams.hub.start();
   /** When each batch (by its tick timestamp) was committed. */
   const committedAt = new Map<number, number>();
+  const fanOutMs: number[] = [];
   const pipeline = new MarketDataPipeline(db, {
     onStored: (stored) => {
       committedAt.set(stored.prices[0]?.observedAt ?? 0, Date.now());
+      const started = performance.now();
       streams.hub.publishStored(stored);
+      fanOutMs.push(performance.now() - started);
     },
   });
   const app = createApp({
@@ -90,6 +95,7 @@ async function serve(): Promise<void> {
       let ticks = 0;
       const storeMs: number[] = [];
       committedAt.clear();
+      fanOutMs.length = 0;
       while (Date.now() < until) {
         const next = started + batches * (command.kind === 'tick' ? 1000 / command.rateHz : 0);
         if (next > Date.now()) await new Promise((resolve) => setTimeout(resolve, next - Date.now()));
@@ -101,7 +107,7 @@ async function serve(): Promise<void> {
         ticks += ticksOfBatch.length;
       }
       await streams.hub.flushed();
-      send({ kind: 'ticked', batches, ticks, ms: Date.now() - started, storeMs, committedAt: [...committedAt] });
+      send({ kind: 'ticked', batches, ticks, ms: Date.now() - started, storeMs, fanOutMs, committedAt: [...committedAt] });
     })();
   });
   process.on('SIGTERM', () => {
@@ -287,6 +293,10 @@ export async function benchStreams(databaseUrl: string, options: { subscribers?:
       tickRateHz,
       latency,
       storeP50Ms: percentile([...steady.storeMs].sort((a, b) => a - b), 50),
+      fanOut: {
+        p50Ms: Math.round(percentile([...steady.fanOutMs].sort((a, b) => a - b), 50) * 10) / 10,
+        p99Ms: Math.round(percentile([...steady.fanOutMs].sort((a, b) => a - b), 99) * 10) / 10,
+      },
       memory: {
         rssBaselineMb: Math.round(baseline.rss / 1024 / 1024),
         ssePerSubscriberKb: kb(afterSse.rss - baseline.rss),
@@ -320,7 +330,7 @@ export function formatStreams(result: StreamsBenchResult): string[] {
     `Live streams: ${result.sseSubscribers} SSE subscribers and ${result.grpcStreams} gRPC streams of ${SYMBOL} on one API process, every asset ticked ${result.tickRateHz} times a second`,
     line('SSE delivery latency (tick handed to the pipeline → received)', latency.sse),
     line('gRPC delivery latency', latency.grpc),
-    `  storing one batch (the pipeline's PostgreSQL transaction): p50 ${result.storeP50Ms} ms`,
+    `  storing one batch (the pipeline's PostgreSQL transaction): p50 ${result.storeP50Ms} ms; handing its update to all ${result.sseSubscribers + result.grpcStreams} subscribers (the socket writes): p50 ${result.fanOut.p50Ms} ms, p99 ${result.fanOut.p99Ms} ms`,
     `  API process memory: ${memory.rssBaselineMb} MB RSS before; per SSE subscriber ${memory.ssePerSubscriberKb} KB RSS (${memory.heapSsePerSubscriberKb} KB heap), per gRPC stream ${memory.grpcPerStreamKb} KB RSS (${memory.heapGrpcPerStreamKb} KB heap)`,
     `  sustained: ${sustained.ticksPerSecond} ticks/s (${sustained.batchesPerSecond} batches/s of ${sustained.ticksPerBatch} ticks, stored and streamed) with all ${result.sseSubscribers + result.grpcStreams} subscribers; ${sustained.delivered} of ${sustained.expected} updates delivered, p99 ${sustained.p99Ms} ms`,
   ];
