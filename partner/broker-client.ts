@@ -16,6 +16,14 @@ export interface BrokerConnection {
   timeoutMs?: number;
 }
 
+/** The broker the BROKER_* variables name: all four, or none (undefined); some but not all is a configuration error. */
+export function configuredBroker(config: { BROKER_URL?: string; BROKER_ACCOUNT_ID?: string; BROKER_KEY?: string; BROKER_SECRET?: string }): BrokerConnection | undefined {
+  const { BROKER_URL: url, BROKER_ACCOUNT_ID: accountId, BROKER_KEY: key, BROKER_SECRET: secret } = config;
+  if (url && accountId && key && secret) return { url, accountId, key, secret };
+  if (url || accountId || key || secret) throw new Error('invalid configuration: BROKER_URL, BROKER_ACCOUNT_ID, BROKER_KEY and BROKER_SECRET go together');
+  return undefined;
+}
+
 export class BrokerCallFailed extends Error {
   override readonly name = 'BrokerCallFailed';
   constructor(

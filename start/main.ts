@@ -5,6 +5,10 @@
 import { loadConfig } from '../config';
 import { startProduct } from './start-product';
 
+function isBrokerEntry(entry: unknown): entry is { url: string } {
+  return typeof entry === 'object' && entry !== null && typeof (entry as { url?: unknown }).url === 'string';
+}
+
 async function main(): Promise<void> {
   const config = loadConfig();
   const running = await startProduct(config);
@@ -17,6 +21,7 @@ async function main(): Promise<void> {
     `  write key    ${keys.write}`,
     `  admin key    ${keys.admin}`,
     ...(stack.temporal ? [`  Temporal     ${stack.temporal.address} (namespace ${stack.temporal.namespace})`] : []),
+    ...(isBrokerEntry(stack.broker) ? [`  broker       ${stack.broker.url} (brokerage sandbox: partner flow, see the README)`] : []),
     `  stack file   ${config.DATA_DIR}/stack.json`,
     `  try          curl -s -H 'x-api-key: ${keys.read}' ${stack.api}/assets/all/prices/latest`,
     '',

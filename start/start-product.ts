@@ -1,8 +1,8 @@
 /**
  * The whole product in one process on embedded defaults: PostgreSQL (embedded unless DATABASE_URL),
  * migrations, catalogue, market-data backfill and feed, the EVM chains (local anvil unless RPC URLs) with the
- * contracts deployed once, Temporal and the worker (with a watcher per chain), the HTTP API, and development keys
- * and wallets. `stop()` takes it down in reverse order.
+ * contracts deployed once, Temporal and the worker (with a watcher per chain), the HTTP API, development keys
+ * and wallets, and the brokerage sandbox of the partner flow (unless BROKER_URL names a broker). `stop()` takes it down in reverse order.
  */
 import { createApp } from '../api/app';
 import { createLogger, type Logger } from '../config/logger';
@@ -32,6 +32,8 @@ import { startChains } from './chains';
 import { ensureDevWallets } from './dev-wallets';
 import { ensureDeployment } from '../chains/deployments';
 import type { ChainDeploymentRecord } from '../db/queries/chains';
+import { configuredBroker } from '../partner/broker-client';
+import { DEVELOPMENT_ISSUER_ID, loadSandboxSecrets, sandboxConnection, startSandbox } from './partner-sandbox';
 
 export interface RunningProduct {
   logger: Logger;
@@ -98,6 +100,9 @@ export async function startProduct(config: Config): Promise<RunningProduct> {
     stops.push(() => feed.stop());
 
     const signers = loadSigners({ keys: config, dataDir: config.DATA_DIR });
+    // The partner flow's broker: the one configured, or the sandbox this process runs (started once the API listens).
+    const externalBroker = configuredBroker(config);
+    const sandboxSecrets = externalBroker ? undefined : loadSandboxSecrets(config.DATA_DIR);
     const chains = await startChains(config, logger);
     stops.push(() => chains.stop());
     const deployments: ChainDeploymentRecord[] = [];
@@ -107,6 +112,7 @@ export async function startProduct(config: Config): Promise<RunningProduct> {
         context: chains.chains[network.chain]!,
         issuer: chains.issuer,
         attestationSigner: signers.evm.address,
+        brokerSigner: sandboxSecrets?.signer.address,
         assets: CATALOGUE,
       });
       deployments.push(deployment);
@@ -129,6 +135,7 @@ export async function startProduct(config: Config): Promise<RunningProduct> {
         blockRange: config.CHAIN_SCAN_BLOCK_RANGE,
         pollIntervalMs: config.CHAIN_POLL_INTERVAL_MS,
       },
+      broker: externalBroker ?? sandboxConnection(config.HOST, config.BROKER_SANDBOX_PORT, sandboxSecrets!),
     });
     stops.push(() => worker.stop());
 
@@ -186,6 +193,19 @@ export async function startProduct(config: Config): Promise<RunningProduct> {
           account: { id: writeKey.accountId!, userId: writeKey.userId! },
         })
       : [];
+    const sandbox = sandboxSecrets
+      ? await startSandbox({
+          db,
+          logger,
+          host: config.HOST,
+          port: config.BROKER_SANDBOX_PORT,
+          issuerApiUrl: server.url,
+          secrets: sandboxSecrets,
+          deployments,
+          client: { accountId: writeKey.accountId!, wallets: wallets.map((wallet) => wallet.address) },
+        })
+      : undefined;
+    if (sandbox) stops.push(() => sandbox.broker.stop());
     const stack: StackFile = {
       ...previous,
       api: `${server.url}/v1`,
@@ -195,6 +215,7 @@ export async function startProduct(config: Config): Promise<RunningProduct> {
       signers: signerPublicInfo(signers, Object.fromEntries(deployments.map((deployment) => [deployment.chain, deployment.tokenManager]))),
       chains: await stackChains(db, chains, deployments),
       wallets,
+      ...(sandbox ? { broker: sandbox.stackEntry, issuer: { id: DEVELOPMENT_ISSUER_ID, partnerKey: sandboxSecrets!.partnerApiKey } } : {}),
     };
     writeStackFile(config.DATA_DIR, stack);
     return { logger, stack, keys, stop };

@@ -10,7 +10,7 @@ import { loadConfig, type Config } from '../config';
 import { createLogger, type Logger } from '../config/logger';
 import type { EvmChain } from '../signing';
 import { createPool } from '../db/pool';
-import type { BrokerConnection } from '../partner/broker-client';
+import { configuredBroker } from '../partner/broker-client';
 import { findTemporalService } from '../temporal/connection';
 import { startWorker, type StartWorkerParameters } from './start-worker';
 
@@ -36,12 +36,8 @@ async function configuredChains(
   };
 }
 
-/** The broker BROKER_* name: all four, or none (a worker that retries its broker calls until one that has them runs). */
-function configuredBroker(config: Pick<Config, 'BROKER_URL' | 'BROKER_ACCOUNT_ID' | 'BROKER_KEY' | 'BROKER_SECRET'>, logger: Logger): BrokerConnection | undefined {
-  const { BROKER_URL: url, BROKER_ACCOUNT_ID: accountId, BROKER_KEY: key, BROKER_SECRET: secret } = config;
-  if (url && accountId && key && secret) return { url, accountId, key, secret };
-  if (url || accountId || key || secret) throw new Error('invalid configuration: BROKER_URL, BROKER_ACCOUNT_ID, BROKER_KEY and BROKER_SECRET go together');
-  logger.warn('no BROKER_URL: this worker retries the partner flow\'s broker calls until a worker that has one runs them');
+function noBroker(logger: Logger): undefined {
+  logger.warn("no BROKER_URL: this worker retries the partner flow's broker calls until a worker that has one runs them");
   return undefined;
 }
 
@@ -79,7 +75,7 @@ async function main(): Promise<void> {
       workflowBundlePath: config.WORKFLOW_BUNDLE_PATH,
       settlementGraceMs: config.ATTESTATION_SETTLEMENT_GRACE_MS,
       chains: await configuredChains(config, logger),
-      broker: configuredBroker(config, logger),
+      broker: configuredBroker(config) ?? noBroker(logger),
     });
     logger.info({ taskQueue: config.TEMPORAL_TASK_QUEUE, address: service.address, kind: service.kind, namespace: service.namespace }, 'worker polling');
     await worker.done;
