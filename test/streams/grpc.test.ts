@@ -13,7 +13,7 @@ const calls: { close(): void }[] = [];
 let tickTime = START + 10_000;
 
 beforeAll(async () => {
-  stack = await startStreamStack({ start: tickTime, settings: { streamsPerKey: 4 } });
+  stack = await startStreamStack({ start: tickTime, settings: { streamsPerKey: 4, maxPendingMessages: 100 } });
 });
 afterEach(() => {
   for (const call of calls.splice(0)) call.close();
@@ -76,6 +76,35 @@ describe('StreamPriceUpdates', () => {
     ]);
     const change = await call.next();
     expect(change).toEqual({ primaryMarket: { symbol: 'TSLAon', price: '350.75' }, underlyingMarket: { ticker: 'TSLA', price: '350.5' }, timestamp: tickTime, eventId: expect.any(String) });
+  });
+});
+
+describe('a call that stops reading', () => {
+  test('is ended with RESOURCE_EXHAUSTED and a reason once it leaves more than the limit unsent; the others get everything', async () => {
+    const slow = prices(['IWMon']);
+    const fast = prices(['IWMon']);
+    await Promise.all([slow.next(), fast.next()]);
+    slow.call.pause();
+    const before = stack.streams.hub.subscriptionCount();
+    tickTime += 1_000;
+    const base = tickTime;
+    for (let batch = 0; batch < 1_000; batch++) {
+      stack.streams.hub.publishStored({
+        prices: Array.from({ length: 20 }, (_, index) => ({ symbol: 'IWMon', tokenPrice: `220.${batch * 20 + index}`, underlyingPrice: '220', observedAt: base + batch * 20 + index })),
+        candles: [],
+      });
+      await stack.streams.hub.flushed();
+      // The reading client keeps up: the next burst goes out once it has this one.
+      while (fast.messages.length < 1 + (batch + 1) * 20) await new Promise((resolve) => setImmediate(resolve));
+    }
+    tickTime = base + 20_000;
+    expect(stack.streams.hub.subscriptionCount()).toBe(before - 1);
+    slow.call.resume();
+    const status = await slow.ended(20_000);
+    expect(status.code).toBe(grpc.status.RESOURCE_EXHAUSTED);
+    expect(status.details).toMatch(/^slow consumer: \d+ messages unread \(limit 100\)$/);
+    expect(slow.messages.length).toBeLessThan(20_000);
+    expect((await fast.next((message) => message.timestamp === base + 19_999, 20_000)).primaryMarket.price).toBe('220.19999');
   });
 });
 
