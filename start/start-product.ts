@@ -21,6 +21,7 @@ import { MarketDataPipeline } from '../price-feed/pipeline';
 import { SimulatedPriceSource } from '../price-feed/simulated-source';
 import { startGrpcServer } from '../streams/grpc-server';
 import { createMarketStreams } from '../streams/market-streams';
+import { feedMarketStreams } from '../streams/process-feed';
 import { loadSigners, signerPublicInfo } from '../signing';
 import { findTemporalService } from '../temporal/connection';
 import { startWorker } from '../worker/start-worker';
@@ -76,7 +77,9 @@ export async function startProduct(config: Config): Promise<RunningProduct> {
       logger,
       settings: { heartbeatMs: config.STREAM_HEARTBEAT_MS, streamsPerKey: config.STREAMS_PER_KEY },
     });
-    const pipeline = new MarketDataPipeline(db, { onStored: (stored) => streams.hub.publishStored(stored) });
+    const streamsFeed = await feedMarketStreams({ hub: streams.hub, db, databaseUrl, logger });
+    stops.push(() => streamsFeed.stop());
+    const pipeline = new MarketDataPipeline(db, { onStored: (stored) => streamsFeed.onStored(stored) });
     let source: SimulatedPriceSource | undefined;
     if (config.PRICE_SOURCE === 'simulated') {
       const started = Date.now();

@@ -6,12 +6,12 @@
  * A candle closes (one final event with `isClosed`) when the next bucket of its symbol starts or, at the latest,
  * `closeGraceMs` after its bucket ended by the clock.
  */
+import { randomUUID } from 'node:crypto';
 import type { Logger } from '../config/logger';
 import type { Database } from '../db/pool';
 import { listAssets, type AssetRecord } from '../db/queries/assets';
-import { listLatestPrices, type CandleRecord } from '../db/queries/prices';
+import { listLatestPrices, type CandleRecord, type CandleWrite, type LatestPriceRecord } from '../db/queries/prices';
 import { bucketEnd } from '../domain/market/candles';
-import type { StoredMarketData } from '../price-feed/pipeline';
 import { readCandles, readNewestCandles, type StoredCandle } from './candle-queries';
 import {
   candleEventData,
@@ -32,6 +32,13 @@ export interface Subscriber {
   deliver(event: StreamEvent): void;
   /** Ends the stream, telling the client why (the server is shutting down). */
   end(reason: string): void;
+}
+
+/** What a stored batch changed: the pipeline's `StoredMarketData`, or another process's announcement of it. */
+export interface HubBatch {
+  prices: LatestPriceRecord[];
+  /** The candle buckets it touched (the stored candles are read back). */
+  candles: Pick<CandleWrite, 'symbol' | 'interval' | 'bucketStart'>[];
 }
 
 /** What a stream asks for: the prices of some symbols, or the candles of one symbol and interval. */
@@ -62,6 +69,8 @@ const COMPACT_AFTER = 4_096;
 export class MarketStreamHub {
   /** Distinguishes this process's event ids from another's (or a previous run's). */
   readonly epoch = Date.now().toString(36);
+  /** Tells this process's announcements to other processes from theirs. */
+  readonly origin = randomUUID();
   private seq = 0;
   private assets = new Map<string, AssetRecord>();
   private assetsLoadedAt = 0;
@@ -109,7 +118,7 @@ export class MarketStreamHub {
    * The market-data pipeline's hook: a batch that was just committed. Its prices go out at once (once the catalogue is
    * loaded); its candles after they are read back, in the order batches arrive.
    */
-  publishStored(stored: StoredMarketData): void {
+  publishStored(stored: HubBatch): void {
     const now = this.isReady && this.queuedPrices === 0 && stored.prices.every((price) => this.assets.has(price.symbol));
     if (now) this.publishPrices(stored.prices);
     else this.queuedPrices += 1;
@@ -124,6 +133,26 @@ export class MarketStreamHub {
         await this.publishCandles(stored.candles);
       })
       .catch((error: unknown) => this.options.logger?.error({ err: error }, 'live market data: a stored batch could not be streamed'));
+  }
+
+  /**
+   * Catches up from PostgreSQL after updates may have been missed (a lost notification connection): newer latest
+   * prices, and the newest bucket of every candle stream this process serves.
+   */
+  resync(): void {
+    this.queue = this.queue
+      .then(async () => {
+        await this.ready();
+        const newer = (await listLatestPrices(this.options.db)).filter((price) => (this.prices.get(priceTopic(price.symbol))?.data.timestamp ?? -1) < price.observedAt);
+        this.publishPrices(newer);
+        const candles: HubBatch['candles'] = [];
+        for (const event of this.candles.values()) {
+          const rows = await readNewestCandles(this.options.db, event.data.primaryMarket.symbol, event.data.interval);
+          if (rows[0]) candles.push({ symbol: rows[0].symbol, interval: rows[0].interval, bucketStart: rows[0].bucketStart });
+        }
+        await this.publishCandles(candles);
+      })
+      .catch((error: unknown) => this.options.logger?.error({ err: error }, 'live market data: catching up from PostgreSQL failed'));
   }
 
   /** Resolves once every batch handed over so far has been published. */
@@ -237,7 +266,7 @@ export class MarketStreamHub {
   }
 
   /** Publishes prices of symbols in the catalogue, oldest first; a price older than the one published is skipped. */
-  private publishPrices(prices: StoredMarketData['prices']): void {
+  private publishPrices(prices: HubBatch['prices']): void {
     for (const price of [...prices].sort((a, b) => a.observedAt - b.observedAt)) {
       const asset = this.assets.get(price.symbol);
       const topic = priceTopic(price.symbol);
@@ -248,7 +277,7 @@ export class MarketStreamHub {
   }
 
   /** Reads the stored candles a batch touched and publishes their changes. */
-  private async publishCandles(candles: StoredMarketData['candles']): Promise<void> {
+  private async publishCandles(candles: HubBatch['candles']): Promise<void> {
     const keys = new Map<string, { symbol: string; interval: string; bucketStart: number }>();
     for (const { symbol, interval, bucketStart } of candles) {
       if (STREAMED.has(interval)) keys.set(`${symbol}|${interval}|${bucketStart}`, { symbol, interval, bucketStart });

@@ -15,6 +15,7 @@ import type { PriceTick } from '../../price-feed/price-source';
 import { MarketDataStreamClient } from '../../streams/grpc-proto';
 import { startGrpcServer, type GrpcStreamServer } from '../../streams/grpc-server';
 import { createMarketStreams, type MarketStreams, type StreamSettings } from '../../streams/market-streams';
+import { feedMarketStreams } from '../../streams/process-feed';
 import { cloneTemplateDatabase, type TestDb } from '../support/database';
 
 export const TEST_BASE_URL = 'http://issuer.test';
@@ -47,7 +48,16 @@ export interface StreamStack extends TestDb {
   close(): Promise<void>;
 }
 
-export async function startStreamStack(options: { settings?: Partial<StreamSettings>; closeGraceMs?: number; start: number }): Promise<StreamStack> {
+export interface StreamStackOptions {
+  settings?: Partial<StreamSettings>;
+  closeGraceMs?: number;
+  /** The pinned clock's first value. */
+  start: number;
+  /** Another stack's database (a second API process on the same PostgreSQL); it stays to its owner to drop. */
+  database?: TestDb;
+}
+
+export async function startStreamStack(options: StreamStackOptions): Promise<StreamStack> {
   const stops: (() => Promise<unknown>)[] = [];
   const close = async (): Promise<void> => {
     const failures: unknown[] = [];
@@ -55,14 +65,16 @@ export async function startStreamStack(options: { settings?: Partial<StreamSetti
     if (failures.length > 0) throw new AggregateError(failures, 'stopping the stream test stack failed');
   };
   try {
-    const database = await cloneTemplateDatabase();
-    stops.push(() => database.drop());
+    const database = options.database ?? (await cloneTemplateDatabase());
+    if (!options.database) stops.push(() => database.drop());
     let pinned = options.start;
     const clock = (): number => pinned;
     const streams = createMarketStreams({ db: database.db, clock, closeGraceMs: options.closeGraceMs ?? 1_000, sweepMs: 20, settings: options.settings });
     await streams.hub.start();
     stops.push(() => streams.hub.stop());
-    const pipeline = new MarketDataPipeline(database.db, { onStored: (stored) => streams.hub.publishStored(stored) });
+    const feed = await feedMarketStreams({ hub: streams.hub, db: database.db, databaseUrl: database.url });
+    stops.push(() => feed.stop());
+    const pipeline = new MarketDataPipeline(database.db, { onStored: (stored) => feed.onStored(stored) });
     const app = createApp({
       config: { PUBLIC_BASE_URL: TEST_BASE_URL, RATE_LIMIT_PER_SECOND: 10_000, RATE_LIMIT_BURST: 10_000, BODY_LIMIT_BYTES: 65_536, API_KEY_CACHE_SECONDS: 0, AUTH_FAILURES_PER_MINUTE: 10_000 },
       db: database.db,
