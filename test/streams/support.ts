@@ -51,6 +51,8 @@ export interface StreamStack extends TestDb {
 export interface StreamStackOptions {
   settings?: Partial<StreamSettings>;
   closeGraceMs?: number;
+  /** The replay window of `Last-Event-ID` (default: the hub's). */
+  retainMs?: number;
   /** The pinned clock's first value. */
   start: number;
   /** Another stack's database (a second API process on the same PostgreSQL); it stays to its owner to drop. */
@@ -69,7 +71,7 @@ export async function startStreamStack(options: StreamStackOptions): Promise<Str
     if (!options.database) stops.push(() => database.drop());
     let pinned = options.start;
     const clock = (): number => pinned;
-    const streams = createMarketStreams({ db: database.db, clock, closeGraceMs: options.closeGraceMs ?? 1_000, sweepMs: 20, settings: options.settings });
+    const streams = createMarketStreams({ db: database.db, clock, closeGraceMs: options.closeGraceMs ?? 1_000, retainMs: options.retainMs, sweepMs: 20, settings: options.settings });
     await streams.hub.start();
     stops.push(() => streams.hub.stop());
     const feed = await feedMarketStreams({ hub: streams.hub, db: database.db, databaseUrl: database.url });
