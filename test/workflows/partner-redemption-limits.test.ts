@@ -1,7 +1,8 @@
 /**
- * A redemption over the session's redemption limit waits for a later session rather than refusing burnt tokens: the
- * redemption workflow on the real worker against the in-memory service, with virtual time crossing the session
- * boundary, PostgreSQL for the limits and a recording HTTP server standing in for the broker.
+ * The redemption workflow's delivery on the real worker against the in-memory service, PostgreSQL for the limits and a
+ * recording HTTP server standing in for the broker: a redemption over the session's redemption limit waits for a later
+ * session rather than refusing burnt tokens (virtual time crossing the session boundary), and a broker answering 503
+ * is retried until it takes the callback, once.
  */
 import { randomBytes } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
@@ -27,6 +28,9 @@ let database: TestDb;
 let temporal: ProductTemporal;
 let broker: Server;
 const callbacks: { issuer_request_id: string; qty: string }[] = [];
+/** Redeem callbacks the broker answers 503 before it takes one. */
+let unavailableCallbacks = 0;
+let callbackAttempts = 0;
 
 /** A broker that takes redeem callbacks and reports each as completed once called back. */
 async function startRecordingBroker(): Promise<string> {
@@ -37,6 +41,13 @@ async function startRecordingBroker(): Promise<string> {
       const url = new URL(req.url ?? '/', 'http://broker');
       res.setHeader('content-type', 'application/json');
       if (req.method === 'POST' && url.pathname.endsWith('/tokenization/callback/redeem')) {
+        callbackAttempts += 1;
+        if (unavailableCallbacks > 0) {
+          unavailableCallbacks -= 1;
+          res.statusCode = 503;
+          res.end(JSON.stringify({ code: 'UNAVAILABLE', message: 'try again' }));
+          return;
+        }
         const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { issuer_request_id: string; qty: string };
         if (!callbacks.some((call) => call.issuer_request_id === body.issuer_request_id)) callbacks.push(body);
         res.statusCode = 201;
@@ -112,4 +123,16 @@ withTimeSkipping('a redemption over the session limit waits for the next session
   expect(await reservation(second.workflowId)).toEqual({ state: 'completed', sessionStart: sessionIntervalAt(sessionEnd).start });
   expect(sessionIntervalAt(sessionEnd).start).toBe(sessionEnd);
   expect(callbacks.map((call) => call.issuer_request_id)).toEqual([first.workflowId, second.workflowId]);
+}, 60_000);
+
+test('a broker answering 503 twice is retried with backoff and takes the callback once', async () => {
+  await database.db.query(`UPDATE partner_session_limits SET limit_usd = 1000000000 WHERE underlying = 'AAPL' AND kind = 'redeem'`);
+  unavailableCallbacks = 2;
+  const attemptsBefore = callbackAttempts;
+  const handle = await burnOneToken(Date.now());
+  const run = temporal.timeSkipping ? temporal.timeSkipping.whileUnlocked(() => handle.result()) : handle.result();
+  expect(await run).toMatchObject({ state: 'completed' });
+  expect(callbackAttempts - attemptsBefore).toBe(3);
+  expect(callbacks.filter((call) => call.issuer_request_id === handle.workflowId)).toHaveLength(1);
+  expect((await reservation(handle.workflowId))!.state).toBe('completed');
 }, 60_000);
