@@ -18,26 +18,21 @@ import { Client, Connection } from '@temporalio/client';
 import { IllegalStateError } from '@temporalio/common';
 import { DefaultLogger, NativeConnection, Runtime, Worker } from '@temporalio/worker';
 import pino from 'pino';
-import { createTestClient, createWalletClient, getAddress, http, type Chain, type LocalAccount, type PublicClient, type TestClient, type Transport, type WalletClient } from 'viem';
+import { getAddress } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { createActivities } from '../activities';
 import { createApp, type App } from '../api/app';
 import { newBrokerCredential, seedBrokerSandbox, startBroker, type Credential, type RunningBroker, type SeededSandbox } from '../broker';
-import { startAnvil, type RunningAnvil } from '../chains/anvil';
-import { chainContexts, type ChainContext } from '../chains/context';
-import { ensureDeployment } from '../chains/deployments';
-import { evmNetwork, viemChain } from '../chains/networks';
 import { createApiKey, findActiveApiKey, type KeyScope } from '../db/queries/api-keys';
-import { chainTokenAddresses, type ChainDeploymentRecord } from '../db/queries/chains';
+import { chainTokenAddresses } from '../db/queries/chains';
 import type { Database } from '../db/pool';
-import { CATALOGUE } from '../domain/catalogue';
 import { Decimal } from '../domain/money';
 import { BrokerClient } from '../partner/broker-client';
 import { loadSigners, type EvmChain } from '../signing';
-import { anvilAccount } from '../start/chains';
 import { chainWatcherWorkflowId } from '../temporal/workflow-ids';
 import { startTemporalServer } from '../temporal-server';
 import type { chainWatcherWorkflow } from '../workflows';
+import { startLocalChain, type LocalChain } from './local-chain';
 import { cachedWorkflowBundle } from './workflow-bundle';
 
 export const ISSUER_ID = 'issuer-e2e';
@@ -58,18 +53,7 @@ export interface StartPartnerStackParameters {
   chainPollIntervalMs?: number;
 }
 
-export interface PartnerChain {
-  chain: EvmChain;
-  anvil: RunningAnvil;
-  context: ChainContext;
-  client: PublicClient;
-  deployment: ChainDeploymentRecord;
-  issuer: LocalAccount;
-  /** anvil's test actions (mine, snapshot, time). */
-  testClient: TestClient;
-  /** A wallet client for one of anvil's development accounts (1–9). */
-  walletOf(index: number): WalletClient<Transport, Chain, LocalAccount>;
-}
+export type PartnerChain = LocalChain;
 
 export interface PartnerTemporal {
   client: Client;
@@ -111,8 +95,6 @@ export interface PartnerStack {
   close(): Promise<void>;
 }
 
-export type StartPartnerStackReturnType = PartnerStack;
-
 export function basic(credential: Credential): string {
   return `Basic ${Buffer.from(`${credential.key}:${credential.secret}`).toString('base64')}`;
 }
@@ -147,7 +129,7 @@ function installQuietRuntime(): void {
 }
 
 /** Starts the stack (about 10 s on a quiet machine); on any failure, stops what had started and throws. */
-export async function startPartnerStack(parameters: StartPartnerStackParameters): Promise<StartPartnerStackReturnType> {
+export async function startPartnerStack(parameters: StartPartnerStackParameters): Promise<PartnerStack> {
   const { database } = parameters;
   const { db } = database;
   // Teardown in reverse order of start (the watcher, the worker, the sandbox, the API, Temporal, anvil, the
@@ -166,24 +148,10 @@ export async function startPartnerStack(parameters: StartPartnerStackParameters)
     // The chain, with the broker's signer allowed to sign mint requests.
     const brokerSigner = privateKeyToAccount(generatePrivateKey());
     const chainName: EvmChain = 'ethereum-1';
-    const anvil = await startAnvil({ chainId: evmNetwork(chainName, '').chainId });
-    teardown.push(() => anvil.stop());
-    const network = evmNetwork(chainName, anvil.rpcUrl);
-    const context = chainContexts([network])[chainName]!;
-    const issuer = anvilAccount(0);
     const signers = loadSigners({ dataDir: mkdtempSync(path.join(tmpdir(), 'partner-stack-signers-')) });
-    const { deployment } = await ensureDeployment({ db, context, issuer, attestationSigner: signers.evm.address, brokerSigner: brokerSigner.address, assets: CATALOGUE });
-    const transport = http(anvil.rpcUrl);
-    const chain: PartnerChain = {
-      chain: chainName,
-      anvil,
-      context,
-      client: context.client,
-      deployment,
-      issuer,
-      testClient: createTestClient({ chain: viemChain(network), mode: 'anvil', transport }),
-      walletOf: (index) => createWalletClient({ chain: viemChain(network), account: anvilAccount(index), transport }),
-    };
+    const chain = await startLocalChain({ db, chain: chainName, attestationSigner: signers.evm.address, brokerSigner: brokerSigner.address });
+    teardown.push(() => chain.stop());
+    const { context, issuer, deployment } = chain;
 
     // Temporal: the embedded service in memory, a client, and a worker over the product's workflows (started below).
     installQuietRuntime();

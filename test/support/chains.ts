@@ -1,57 +1,15 @@
 /**
- * A local EVM chain for a test file: anvil on a free port (stopped by its pid whatever happens), the product's
- * contracts deployed by the issuer (anvil account 0) and recorded in the test's database, with the test
- * signers' EVM key as the attestation signer.
+ * A local EVM chain for a test file (harness/local-chain.ts), with the test signers' EVM key as the attestation
+ * signer.
  */
-import { createTestClient, createWalletClient, http, type Chain, type LocalAccount, type PublicClient, type TestClient, type Transport, type WalletClient } from 'viem';
-import { startAnvil, type RunningAnvil } from '../../chains/anvil';
-import { chainContexts, type ChainContext } from '../../chains/context';
-import { ensureDeployment } from '../../chains/deployments';
-import { evmNetwork, viemChain } from '../../chains/networks';
-import { CATALOGUE } from '../../domain/catalogue';
 import type { Database } from '../../db/pool';
-import type { ChainDeploymentRecord } from '../../db/queries/chains';
+import { startLocalChain, type LocalChain } from '../../harness/local-chain';
 import type { EvmChain } from '../../signing';
-import { anvilAccount } from '../../start/chains';
 import { testSigners } from './api';
 
-export interface TestChain {
-  chain: EvmChain;
-  anvil: RunningAnvil;
-  context: ChainContext;
-  client: PublicClient;
-  deployment: ChainDeploymentRecord;
-  issuer: LocalAccount;
-  /** anvil's test actions (mine, snapshot, time). */
-  testClient: TestClient;
-  /** A wallet client for one of anvil's development accounts (1–9). */
-  walletOf(index: number): WalletClient<Transport, Chain, LocalAccount>;
-  stop(): Promise<void>;
-}
+export type TestChain = LocalChain;
 
 /** `brokerSigner`: granted BROKER_SIGNER_ROLE on the issuer contract (the partner flow's mint requests). */
-export async function startTestChain(db: Database, chain: EvmChain = 'ethereum-1', options: { brokerSigner?: `0x${string}` } = {}): Promise<TestChain> {
-  const chainId = evmNetwork(chain, '').chainId;
-  const anvil = await startAnvil({ chainId });
-  try {
-    const network = evmNetwork(chain, anvil.rpcUrl);
-    const context = chainContexts([network])[chain]!;
-    const issuer = anvilAccount(0);
-    const { deployment } = await ensureDeployment({ db, context, issuer, attestationSigner: testSigners().evm.address, brokerSigner: options.brokerSigner, assets: CATALOGUE });
-    const transport = http(anvil.rpcUrl);
-    return {
-      chain,
-      anvil,
-      context,
-      client: context.client,
-      deployment,
-      issuer,
-      testClient: createTestClient({ chain: viemChain(network), mode: 'anvil', transport }),
-      walletOf: (index) => createWalletClient({ chain: viemChain(network), account: anvilAccount(index), transport }),
-      stop: () => anvil.stop(),
-    };
-  } catch (error) {
-    await anvil.stop();
-    throw error;
-  }
+export function startTestChain(db: Database, chain: EvmChain = 'ethereum-1', options: { brokerSigner?: `0x${string}` } = {}): Promise<TestChain> {
+  return startLocalChain({ db, chain, attestationSigner: testSigners().evm.address, brokerSigner: options.brokerSigner });
 }
