@@ -81,6 +81,8 @@ export interface RedemptionInput {
   amount: string;
   /** USD with 18 decimals, as the contract reported it. */
   usdNotional: string;
+  /** How often a held redemption looks again at the pauses and at the broker, ms (default 5 s). */
+  pollIntervalMs?: number;
 }
 
 /** `pending` until the shares are delivered to the partner account (or the burn was dust only). */

@@ -29,7 +29,7 @@ export function trackView(view: PartnerRequestWorkflowState, snapshot: PartnerRe
 
 /** Resolves once no MARKET_PAUSED or ASSET_PAUSED holds the token, looking again every `pollMs`. */
 export async function holdWhilePaused(view: PartnerRequestWorkflowState, tokenSymbol: string, pollMs: number): Promise<void> {
-  const step = view.step;
+  const { step, reason } = view;
   for (;;) {
     const hold = await partnerActivities.partnerSettlementHold({ tokenSymbol });
     if (!hold) break;
@@ -38,6 +38,7 @@ export async function holdWhilePaused(view: PartnerRequestWorkflowState, tokenSy
     await sleep(pollMs);
   }
   view.step = step;
+  view.reason = reason;
 }
 
 /** Resume signals received (an operator fixed what held the request for review). */

@@ -9,8 +9,7 @@
  * - the broker's redeem callback, then the broker's record polled until the shares are journalled: `completed`.
  * Histories recorded before the partner side existed end after the record (`patched('partner-redemption')`).
  */
-import { patched, setHandler, sleep, workflowInfo } from '@temporalio/workflow';
-import { proxyActivities } from '@temporalio/workflow';
+import { patched, proxyActivities, setHandler, sleep, workflowInfo } from '@temporalio/workflow';
 import type { RedemptionActivities } from '../activities/redemptions';
 import {
   partnerRequestStateQuery,
@@ -29,7 +28,7 @@ const { recordPendingRedemption } = proxyActivities<RedemptionActivities>({
 /** The longest pause between two looks at the broker's record. */
 const MAX_BROKER_POLL_MS = 60_000;
 
-export async function redemptionWorkflow(input: RedemptionInput & { pollIntervalMs?: number }): Promise<RedemptionWorkflowState> {
+export async function redemptionWorkflow(input: RedemptionInput): Promise<RedemptionWorkflowState> {
   const view: RedemptionWorkflowState = { redemptionId: workflowInfo().workflowId, state: 'pending', symbol: null };
   setHandler(redemptionStateQuery, () => ({ ...view }));
   const recorded = await recordPendingRedemption({ ...input, redemptionId: view.redemptionId });
