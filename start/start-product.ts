@@ -180,7 +180,14 @@ export async function startProduct(config: Config): Promise<RunningProduct> {
     const server = await listen(app, { host: config.HOST, port: config.PORT });
     stops.push(() => server.close());
     stops.push(async () => streams.hub.endSubscriptions('the server is shutting down'));
-    const grpc = await startGrpcServer({ streams, keys: app.services.keys, host: config.HOST, port: config.GRPC_PORT, logger });
+    const grpc = await startGrpcServer({
+      streams,
+      keys: app.services.keys,
+      host: config.HOST,
+      port: config.GRPC_PORT,
+      failuresPerMinute: config.AUTH_FAILURES_PER_MINUTE,
+      logger,
+    });
     stops.push(() => grpc.stop());
     logger.info({ address: grpc.address }, 'gRPC live streams listening (proto/market_stream.proto)');
 

@@ -1,13 +1,15 @@
 /**
  * The gRPC server of the live streams on its own port (GRPC_PORT): `StreamPriceUpdates` and `StreamOHLC` over the
  * same fan-out as Server-Sent Events. Calls authenticate with the API key as metadata `x-api-key` (missing or invalid:
- * UNAUTHENTICATED), count against the key's allowance of open streams (RESOURCE_EXHAUSTED), and are validated like
+ * UNAUTHENTICATED; an address past its failed authentications a minute, as on HTTP: RESOURCE_EXHAUSTED before the
+ * lookup), count against the key's allowance of open streams (RESOURCE_EXHAUSTED), and are validated like
  * the SSE routes. Each event is encoded once and the bytes reused for every call; a call with more than
  * `maxPendingMessages` unsent is ended with RESOURCE_EXHAUSTED and a reason.
  */
 import * as grpc from '@grpc/grpc-js';
-import type { ApiKeyResolver } from '../api/framework/auth';
+import { failedAuthPolicy, type ApiKeyResolver } from '../api/framework/auth';
 import { ApiError } from '../api/framework/errors';
+import { RateLimiter } from '../api/framework/rate-limit';
 import type { Logger } from '../config/logger';
 import { isDatabaseUnreachable } from '../db/pool';
 import type { StreamEvent } from './events';
@@ -30,7 +32,14 @@ export interface StartGrpcServerParameters {
   host: string;
   /** 0 picks a free port. */
   port: number;
+  /** Failed authentications a client address may make per minute (AUTH_FAILURES_PER_MINUTE; default 10). */
+  failuresPerMinute?: number;
   logger?: Logger;
+}
+
+/** The client's IP address from a gRPC peer (`ipv4:127.0.0.1:5000`, `[::1]:5000`). */
+function peerAddress(peer: string): string {
+  return peer.replace(/^ipv[46]:/, '').replace(/:\d+$/, '');
 }
 
 type StreamCall = grpc.ServerWritableStream<unknown, unknown>;
@@ -79,6 +88,24 @@ export async function startGrpcServer(parameters: StartGrpcServerParameters): Pr
   const { streams, keys, logger } = parameters;
   const { hub, quota, settings } = streams;
   /** Every open call with what ends it with a status. */
+  const failures = new RateLimiter();
+  const policy = failedAuthPolicy(parameters.failuresPerMinute ?? 10);
+  /** The key of `secret`, taking a failed-authentication token of the client address for a secret not known valid. */
+  const authenticate = async (call: StreamCall, secret: string) => {
+    if (keys.knows(secret)) return keys.resolve(secret);
+    const address = peerAddress(call.getPeer());
+    if (!failures.take(address, policy.perSecond, policy.burst).allowed) {
+      throw new ApiError('RATE_LIMITED', `Too many failed authentications from this address (${policy.burst} a minute)`);
+    }
+    try {
+      const key = await keys.resolve(secret);
+      if (key) failures.refund(address, policy.burst);
+      return key;
+    } catch (error) {
+      failures.refund(address, policy.burst);
+      throw error;
+    }
+  };
   const open = new Map<StreamCall, (failure: Partial<grpc.StatusObject>) => void>();
 
   const serve = async (call: StreamCall, requestOf: () => Promise<StreamRequest>): Promise<void> => {
@@ -104,7 +131,7 @@ export async function startGrpcServer(parameters: StartGrpcServerParameters): Pr
     try {
       const secret = call.metadata.get('x-api-key')[0];
       if (typeof secret !== 'string' || secret === '') throw new ApiError('MISSING_API_KEY', 'Missing API key: send it as x-api-key metadata');
-      const key = await keys.resolve(secret);
+      const key = await authenticate(call, secret);
       if (!key) throw new ApiError('MISSING_API_KEY', 'Invalid API key');
       const request = await requestOf();
       await hub.prepare(request);

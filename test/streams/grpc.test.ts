@@ -13,7 +13,7 @@ const calls: { close(): void }[] = [];
 let tickTime = START + 10_000;
 
 beforeAll(async () => {
-  stack = await startStreamStack({ start: tickTime, settings: { streamsPerKey: 4, maxPendingMessages: 100 } });
+  stack = await startStreamStack({ start: tickTime, authFailuresPerMinute: 3, settings: { streamsPerKey: 4, maxPendingMessages: 100 } });
 });
 afterEach(() => {
   for (const call of calls.splice(0)) call.close();
@@ -44,6 +44,14 @@ describe('refusals', () => {
     const call = start();
     expect((await call.ended()).code).toBe(code);
     expect(call.messages).toEqual([]);
+  });
+
+  test('an address guessing keys gets RESOURCE_EXHAUSTED before its guesses are looked up; a valid key still streams', async () => {
+    const codes: grpc.status[] = [];
+    for (let attempt = 0; attempt < 5; attempt++) codes.push((await prices(['AAPLon'], `guess-${attempt}`).ended()).code);
+    expect(codes.slice(0, 2)).toEqual([grpc.status.UNAUTHENTICATED, grpc.status.UNAUTHENTICATED]);
+    expect(codes.slice(3)).toEqual([grpc.status.RESOURCE_EXHAUSTED, grpc.status.RESOURCE_EXHAUSTED]);
+    expect((await prices(['AAPLon']).next()).primaryMarket.symbol).toBe('AAPLon');
   });
 
   test('a key past its allowance of open streams, SSE and gRPC together, gets RESOURCE_EXHAUSTED', async () => {

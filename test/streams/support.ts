@@ -51,6 +51,8 @@ export interface StreamStack extends TestDb {
 export interface StreamStackOptions {
   settings?: Partial<StreamSettings>;
   closeGraceMs?: number;
+  /** Failed authentications per minute and client address on gRPC (default: high enough not to matter). */
+  authFailuresPerMinute?: number;
   /** The replay window of `Last-Event-ID` (default: the hub's). */
   retainMs?: number;
   /** The pinned clock's first value. */
@@ -87,7 +89,7 @@ export async function startStreamStack(options: StreamStackOptions): Promise<Str
     const api = await listen(app, { host: '127.0.0.1', port: 0 });
     stops.push(() => api.close());
     stops.push(async () => streams.hub.endSubscriptions('the test is over'));
-    const grpcServer = await startGrpcServer({ streams, keys: app.services.keys, host: '127.0.0.1', port: 0 });
+    const grpcServer = await startGrpcServer({ streams, keys: app.services.keys, host: '127.0.0.1', port: 0, failuresPerMinute: options.authFailuresPerMinute ?? 10_000 });
     stops.push(() => grpcServer.stop());
     const read = (await createApiKey(database.db, { name: 'streams test', scope: 'read' })).secret;
     return {
