@@ -10,7 +10,7 @@ import { maxUint256, parseEventLogs, type Hex } from 'viem';
 import { issuerAbi, stockTokenAbi } from '../../contracts/abi';
 import { sharesForTokens, tokensForShares } from '../../domain/partner';
 import { partnerMintWorkflowId } from '../../temporal/workflow-ids';
-import { eventually } from '../support/temporal';
+import { eventually, recordProductHistory } from '../support/temporal';
 import { brokerGet, brokerPost, ISSUER_ID, startPartnerStack, WALLET_INDEX, type PartnerStack } from './support';
 
 let stack: PartnerStack;
@@ -98,6 +98,7 @@ describe('a partner mint', () => {
     expect(replay.status).toBe(201);
     expect(replay.headers['idempotent-replayed']).toBe('true');
     expect(replay.body.tokenization_request_id).toBe(id);
+    await recordProductHistory('partner-mint-completed', stack.temporal.client.workflow.getHandle(partnerMintWorkflowId(record.issuer_request_id)));
   }, 120_000);
 
   test('a resubmitted issuance answers the first result, a repeated confirm changes nothing, a contradicting one is 409', async () => {
@@ -141,6 +142,7 @@ describe('a partner mint', () => {
       const record = await settled(submitted.body.tokenization_request_id);
       expect(record).toMatchObject({ status: 'rejected', transfer_status: 'rejected' });
       await eventually(async () => expect((await issuerRequest(record.issuer_request_id)).body).toMatchObject({ state: 'rejected', confirmStatus: 'rejected' }));
+      await recordProductHistory('partner-mint-rejected', stack.temporal.client.workflow.getHandle(partnerMintWorkflowId(record.issuer_request_id)));
     } finally {
       await restoreMintLimits();
     }

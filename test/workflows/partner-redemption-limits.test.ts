@@ -16,7 +16,7 @@ import { partnerRequestStateQuery } from '../../temporal/messages';
 import { redemptionWorkflowId } from '../../temporal/workflow-ids';
 import type { redemptionWorkflow } from '../../workflows';
 import { cloneTemplateDatabase, type TestDb } from '../support/database';
-import { eventually, startProductTemporal, type ProductTemporal } from '../support/temporal';
+import { eventually, recordProductHistory, startProductTemporal, type ProductTemporal } from '../support/temporal';
 
 const withTimeSkipping = process.env.TEMPORAL_ADDRESS ? test.skip : test;
 
@@ -123,6 +123,8 @@ withTimeSkipping('a redemption over the session limit waits for the next session
   expect(await reservation(second.workflowId)).toEqual({ state: 'completed', sessionStart: sessionIntervalAt(sessionEnd).start });
   expect(sessionIntervalAt(sessionEnd).start).toBe(sessionEnd);
   expect(callbacks.map((call) => call.issuer_request_id)).toEqual([first.workflowId, second.workflowId]);
+  await recordProductHistory('redemption-delivered', first);
+  await recordProductHistory('redemption-over-limit', second);
 }, 60_000);
 
 test('a broker answering 503 twice is retried with backoff and takes the callback once', async () => {

@@ -1,7 +1,9 @@
 /**
  * Replay: histories of the product's workflows recorded by their tests (test/histories/product/*.json,
  * re-recorded with `RECORD_HISTORIES=1 npx jest test/workflows`) must replay without nondeterminism against
- * the current workflow code — a change that would break running attestation or retention workflows fails here.
+ * the current workflow code — a change that would break running workflows fails here. `redemption-before-partner-flow`
+ * was recorded with the redemption workflow as it was before the partner flow (16a0c6b): it replays through
+ * `patched('partner-redemption')`.
  */
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
@@ -19,7 +21,16 @@ beforeAll(() => {
 });
 
 test('histories of every product workflow are recorded', () => {
-  expect(files.map((file) => path.basename(file)).sort()).toEqual(['attestation-executed.json', 'attestation-expired.json', 'market-data-retention.json']);
+  expect(files.map((file) => path.basename(file)).sort()).toEqual([
+    'attestation-executed.json',
+    'attestation-expired.json',
+    'market-data-retention.json',
+    'partner-mint-completed.json',
+    'partner-mint-rejected.json',
+    'redemption-before-partner-flow.json',
+    'redemption-delivered.json',
+    'redemption-over-limit.json',
+  ]);
 });
 
 test.each(files.map((file) => [path.basename(file), file]))('%s replays deterministically', async (_name, file) => {
