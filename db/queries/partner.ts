@@ -63,6 +63,17 @@ export async function connectPartnerAccount(db: Queryable, request: { email: str
   return client.partnerAccount === request.account ? { outcome: 'linked', client } : { outcome: 'already_linked', client };
 }
 
+/** Links the client to the partner account (an operator's link); false when either is linked to another. */
+export async function linkPartnerAccount(db: Queryable, clientId: string, account: string): Promise<boolean> {
+  const { rowCount } = await db.query(
+    `UPDATE partner_clients SET partner_account = $2, linked_at = coalesce(linked_at, now()), updated_at = now()
+      WHERE client_id = $1 AND (partner_account IS NULL OR partner_account = $2)
+        AND NOT EXISTS (SELECT 1 FROM partner_clients WHERE partner_account = $2 AND client_id <> $1)`,
+    [clientId, account],
+  );
+  return rowCount === 1;
+}
+
 /** Removes the client's link to its partner account; answers the client as it is afterwards. */
 export async function unlinkPartnerAccount(db: Queryable, clientId: string): Promise<PartnerClientRecord | undefined> {
   const { rows } = await db.query<PartnerClientRecord>(

@@ -260,14 +260,19 @@ describe('the partner API', () => {
     expect(await countRows('SELECT count(*)::int AS n FROM partner_requests')).toBe(before);
   });
 
-  test('refuses an ineligible client and one not linked to a partner account', async () => {
+  test('refuses a client not linked to a partner account and an ineligible one; an operator links accounts', async () => {
     const adminAccount = (await stack.database.db.query<{ account_id: string }>(`SELECT account_id FROM api_keys WHERE scope = 'admin' AND account_id IS NOT NULL LIMIT 1`)).rows[0]!.account_id;
     expect((await stack.api.http.put(`/v1/tokenization/clients/${adminAccount}`).set('x-api-key', admin()).send({ email: 'other@issuer.test' })).status).toBe(200);
     const notLinked = await stack.api.http.post('/v1/tokenization/inkind/issuance').set('x-api-key', stack.partnerKey).send(issuance({ client_id: adminAccount }));
     expect([notLinked.status, notLinked.body.code]).toEqual([403, 'ACCOUNT_NOT_LINKED']);
-    expect((await stack.api.http.put(`/v1/tokenization/clients/${adminAccount}`).set('x-api-key', admin()).send({ email: 'other@issuer.test', eligible: false })).status).toBe(200);
+    const taken = await stack.api.http.put(`/v1/tokenization/clients/${adminAccount}`).set('x-api-key', admin()).send({ email: 'other@issuer.test', partnerAccount: 'SBX-000001' });
+    expect([taken.status, taken.body.code]).toEqual([409, 'ACCOUNT_ALREADY_LINKED']);
+    const linked = await stack.api.http.put(`/v1/tokenization/clients/${adminAccount}`).set('x-api-key', admin()).send({ email: 'other@issuer.test', partnerAccount: 'SBX-000777', eligible: false });
+    expect(linked.body).toMatchObject({ clientId: adminAccount, partnerAccount: 'SBX-000777', eligible: false });
     const ineligible = await stack.api.http.post('/v1/tokenization/inkind/issuance').set('x-api-key', stack.partnerKey).send(issuance({ client_id: adminAccount }));
     expect([ineligible.status, ineligible.body.code]).toEqual([403, 'CLIENT_NOT_ELIGIBLE']);
+    const unlinked = await stack.api.http.delete(`/v1/tokenization/clients/${adminAccount}/link`).set('x-api-key', admin());
+    expect(unlinked.body).toMatchObject({ clientId: adminAccount, partnerAccount: null });
   });
 
   test('connect: unknown email 404, another account 409; tokenized assets list the offered tokens and their networks', async () => {

@@ -63,6 +63,8 @@ export const CLIENT_WALLET_FIELD_CODES: Partial<Record<string, ErrorCode>> = { c
 export const clientBody = z.strictObject({
   email: z.email({ error: 'must be an email address' }).max(254),
   eligible: z.boolean({ error: 'must be a boolean' }).default(true),
+  /** Links the partner account directly (otherwise the partner links it with connect). */
+  partnerAccount: identifier.optional(),
 });
 
 export const requestParams = z.object({ issuerRequestId: identifier });
