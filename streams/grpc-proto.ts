@@ -19,11 +19,13 @@ export const MarketDataStreamClient = grpc.makeClientConstructor(marketDataServi
 
 export interface StreamPriceUpdatesRequest {
   symbols: string[];
+  lastEventId?: string;
 }
 
 export interface StreamOHLCRequest {
   symbol: string;
   interval: string;
+  lastEventId?: string;
 }
 
 export interface PriceUpdateMessage {

@@ -108,7 +108,7 @@ export async function startGrpcServer(parameters: StartGrpcServerParameters): Pr
   };
   const open = new Map<StreamCall, (failure: Partial<grpc.StatusObject>) => void>();
 
-  const serve = async (call: StreamCall, requestOf: () => Promise<StreamRequest>): Promise<void> => {
+  const serve = async (call: StreamCall, requestOf: () => Promise<StreamRequest>, lastEventId: string | undefined): Promise<void> => {
     let ended = false;
     let release: (() => void) | undefined;
     let unsubscribe: (() => void) | undefined;
@@ -151,7 +151,7 @@ export async function startGrpcServer(parameters: StartGrpcServerParameters): Pr
           fail(status(grpc.status.UNAVAILABLE, reason));
         },
       };
-      unsubscribe = hub.subscribe(request, subscriber, undefined);
+      unsubscribe = hub.subscribe(request, subscriber, lastEventId || undefined);
       if (ended) unsubscribe();
     } catch (error) {
       fail(statusOf(error, logger));
@@ -161,9 +161,9 @@ export async function startGrpcServer(parameters: StartGrpcServerParameters): Pr
   const server = new grpc.Server();
   server.addService(acceptingEncodedResponses(marketDataService), {
     StreamPriceUpdates: (call: grpc.ServerWritableStream<StreamPriceUpdatesRequest, unknown>) =>
-      void serve(call, () => priceStreamRequest(hub, call.request.symbols ?? [])),
+      void serve(call, () => priceStreamRequest(hub, call.request.symbols ?? []), call.request.lastEventId),
     StreamOHLC: (call: grpc.ServerWritableStream<StreamOHLCRequest, unknown>) =>
-      void serve(call, () => candleStreamRequest(hub, call.request.symbol ?? '', call.request.interval)),
+      void serve(call, () => candleStreamRequest(hub, call.request.symbol ?? '', call.request.interval), call.request.lastEventId),
   });
   const port = await new Promise<number>((resolve, reject) => {
     server.bindAsync(`${parameters.host}:${parameters.port}`, grpc.ServerCredentials.createInsecure(), (error, bound) =>

@@ -87,6 +87,23 @@ describe('StreamPriceUpdates', () => {
   });
 });
 
+describe('resuming', () => {
+  test('a call with last_event_id gets exactly the updates after it, then every change', async () => {
+    const first = prices(['VALEon']);
+    const seen = await first.next();
+    first.close();
+    const missed = [tickTime + 1_000, tickTime + 2_000];
+    tickTime += 2_000;
+    for (const at of missed) await stack.ingest([{ symbol: 'VALEon', timestamp: at, tokenPrice: '11.5', underlyingPrice: '11.25' }]);
+    const resumed = new GrpcStream<PriceUpdateMessage>(stack.grpc.address, 'StreamPriceUpdates', { symbols: ['VALEon'], lastEventId: seen.eventId }, stack.keys.read);
+    calls.push(resumed);
+    expect([(await resumed.next()).timestamp, (await resumed.next()).timestamp]).toEqual(missed);
+    tickTime += 1_000;
+    await stack.ingest([{ symbol: 'VALEon', timestamp: tickTime, tokenPrice: '11.75', underlyingPrice: '11.5' }]);
+    expect((await resumed.next()).timestamp).toBe(tickTime);
+  });
+});
+
 describe('a call that stops reading', () => {
   test('is ended with RESOURCE_EXHAUSTED and a reason once it leaves more than the limit unsent; the others get everything', async () => {
     const slow = prices(['IWMon']);
