@@ -113,14 +113,18 @@ export function createPartnerActivities(deps: PartnerActivityDependencies) {
       return snapshotOf(await requireRequest(input.issuerRequestId));
     },
 
-    /** Moves the request to `state` if it is in one of `from`; answers where it stands afterwards. */
+    /**
+     * Moves the request to `state` if it is in one of `from` (with `unconfirmed`, only while no broker confirm is
+     * stored: a mint timing out never overrides a confirm that just landed); answers where it stands afterwards.
+     */
     async setPartnerRequestState(input: {
       issuerRequestId: string;
       state: PartnerRequestState;
       from: PartnerRequestState[];
       reason?: string | null;
+      unconfirmed?: boolean;
     }): Promise<PartnerRequestSnapshot> {
-      const updated = await updatePartnerRequest(db, input.issuerRequestId, { state: input.state, reason: input.reason }, input.from);
+      const updated = await updatePartnerRequest(db, input.issuerRequestId, { state: input.state, reason: input.reason }, input.from, { unconfirmed: input.unconfirmed });
       if (!updated) throw ApplicationFailure.create({ type: partnerFailureTypes.requestNotFound, message: `no partner request ${input.issuerRequestId}`, nonRetryable: true });
       return snapshotOf(updated);
     },

@@ -178,12 +178,16 @@ export async function confirmIssuance(deps: Omit<PartnerDependencies, 'now'>, co
   if (stored.issuerRequestId !== confirm.issuerRequestId) {
     throw new PartnerRefused('REQUEST_CONFLICT', `Tokenization request ${confirm.tokenizationRequestId} is issuer request ${stored.issuerRequestId}`);
   }
+  // Only a request still waiting for its confirm takes one (not one that timed out meanwhile).
   await deps.db.query(
     `UPDATE partner_requests SET confirm_status = $2, reason = CASE WHEN $2 = 'rejected' THEN $3 ELSE reason END, updated_at = now()
-      WHERE issuer_request_id = $1 AND confirm_status IS NULL`,
+      WHERE issuer_request_id = $1 AND confirm_status IS NULL AND state = 'created'`,
     [stored.issuerRequestId, confirm.status, confirm.reason ?? 'the broker rejected the journal'],
   );
   const request = (await findPartnerRequestByTokenizationId(deps.db, confirm.tokenizationRequestId))!;
+  if (request.confirmStatus === null) {
+    throw new PartnerRefused('REQUEST_CONFLICT', `Issuer request ${request.issuerRequestId} is ${request.state}: ${request.reason ?? 'it takes no confirm'}`);
+  }
   if (request.confirmStatus !== confirm.status) {
     throw new PartnerRefused('REQUEST_CONFLICT', `Issuer request ${request.issuerRequestId} was already confirmed ${request.confirmStatus}`);
   }

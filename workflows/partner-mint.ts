@@ -33,8 +33,8 @@ export async function partnerMintWorkflow(input: PartnerMintInput): Promise<Part
 
   let request = await partnerActivities.loadPartnerRequest({ issuerRequestId });
   trackView(view, request);
-  if (request.state === 'created') {
-    const deadline = workflowInfo().startTime.getTime() + (input.confirmTimeoutMs ?? DEFAULT_CONFIRM_TIMEOUT_MS);
+  const deadline = workflowInfo().startTime.getTime() + (input.confirmTimeoutMs ?? DEFAULT_CONFIRM_TIMEOUT_MS);
+  while (request.state === 'created') {
     while (!confirm) {
       if (request.confirmStatus) confirm = { status: request.confirmStatus, reason: request.reason ?? undefined };
       const left = deadline - Date.now();
@@ -44,11 +44,13 @@ export async function partnerMintWorkflow(input: PartnerMintInput): Promise<Part
       }
     }
     const rejection = !confirm ? 'the broker did not confirm the journal in time' : confirm.status === 'rejected' ? (confirm.reason ?? 'the broker rejected the journal') : undefined;
+    // Timing out applies only while no confirm is stored; one that landed meanwhile is read on the next turn.
     request = await partnerActivities.setPartnerRequestState({
       issuerRequestId,
       state: rejection ? 'rejected' : 'confirmed',
       from: ['created'],
       ...(rejection ? { reason: rejection } : {}),
+      ...(confirm ? {} : { unconfirmed: true }),
     });
     trackView(view, request);
   }
