@@ -98,10 +98,10 @@ export function createPartnerActivities(deps: PartnerActivityDependencies) {
     return deps.broker;
   }
 
-  /** A failed broker call, retried with the activity's backoff; the status says what the broker answered. */
-  async function callBroker(call: () => Promise<void>): Promise<void> {
+  /** A broker call; its failure (the message says what the broker answered) is retried with the activity's backoff. */
+  async function callBroker<T>(call: () => Promise<T>): Promise<T> {
     try {
-      await call();
+      return await call();
     } catch (error) {
       if (error instanceof BrokerCallFailed) throw ApplicationFailure.create({ type: partnerFailureTypes.brokerCallFailed, message: error.message });
       throw error;
@@ -235,12 +235,7 @@ export function createPartnerActivities(deps: PartnerActivityDependencies) {
     /** The broker's record of the redemption: `missing` until the callback landed. */
     async brokerRedemptionStatus(input: { issuerRequestId: string }): Promise<'pending' | 'completed' | 'rejected' | 'missing'> {
       const broker = requireBroker();
-      try {
-        return (await broker.findByIssuerRequestId(input.issuerRequestId, 'redeem'))?.status ?? 'missing';
-      } catch (error) {
-        if (error instanceof BrokerCallFailed) throw ApplicationFailure.create({ type: partnerFailureTypes.brokerCallFailed, message: error.message });
-        throw error;
-      }
+      return (await callBroker(() => broker.findByIssuerRequestId(input.issuerRequestId, 'redeem')))?.status ?? 'missing';
     },
 
     /**
