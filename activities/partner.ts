@@ -9,7 +9,7 @@ import { getAddress, type Hex } from 'viem';
 import type { IssuerChains } from '../chains/context';
 import { sendTransactionOnce, TransactionWouldRevertError } from '../chains/transactions';
 import { issuerAbi } from '../contracts/abi';
-import type { Database } from '../db/pool';
+import { inTransaction, type Database } from '../db/pool';
 import { findChainDeployment } from '../db/queries/chains';
 import { multipliersAt } from '../db/queries/corporate-actions';
 import { getMarketState, listCurrentAssetEvents } from '../db/queries/operator-controls';
@@ -272,61 +272,38 @@ export function createPartnerActivities(deps: PartnerActivityDependencies) {
      * underlying's latest price. Over the limit it answers when to try again — burnt tokens are never refused.
      */
     async reservePartnerRedemption(input: { issuerRequestId: string; at: number }): Promise<RedemptionReservation> {
-      const client = await db.connect();
-      try {
-        await client.query('BEGIN');
-        const request = await findPartnerRequest(client, input.issuerRequestId);
-        if (!request) throw ApplicationFailure.create({ type: partnerFailureTypes.requestNotFound, message: `no partner request ${input.issuerRequestId}`, nonRetryable: true });
+      const request = await requireRequest(input.issuerRequestId);
+      return await inTransaction(db, async (client): Promise<RedemptionReservation> => {
         await lockPartnerLimit(client, 'redeem', request.underlyingSymbol);
-        const reserved = await findPartnerRequest(client, input.issuerRequestId, { forUpdate: true });
-        if (reserved!.sessionStart !== null) {
-          await client.query('COMMIT');
-          return { outcome: 'reserved' };
-        }
+        if ((await findPartnerRequest(client, input.issuerRequestId, { forUpdate: true }))!.sessionStart !== null) return { outcome: 'reserved' };
         const session = sessionIntervalAt(input.at);
         const limit = await findPartnerSessionLimit(client, request.underlyingSymbol, session.session, 'redeem');
         const { rows } = await client.query<{ max: string | null }>(
           `SELECT max(limit_usd)::text AS max FROM partner_session_limits WHERE underlying = $1 AND kind = 'redeem'`,
           [request.underlyingSymbol],
         );
-        if (limit === undefined || rows[0]!.max === null) {
-          await client.query('COMMIT');
-          return { outcome: 'review', reason: `${request.underlyingSymbol} has no redemption limits in the partner flow` };
-        }
+        const largestLimit = rows[0]!.max;
+        if (limit === undefined || largestLimit === null) return { outcome: 'review', reason: `${request.underlyingSymbol} has no redemption limits in the partner flow` };
+
         const multiplier = (await multipliersAt(client, input.at)).get(request.tokenSymbol) ?? '1';
         const { shares, dust } = sharesForTokens(request.tokenAmount!, multiplier);
         if (new Decimal(shares).isZero()) {
           await updatePartnerRequest(client, request.issuerRequestId, { shareDust: dust, sharesMultiplier: multiplier });
-          await client.query('COMMIT');
           return { outcome: 'dust' };
         }
         const price = await findLatestPrice(client, request.tokenSymbol);
         if (!price) throw ApplicationFailure.create({ message: `no price of ${request.tokenSymbol} to measure the redemption limit with` });
         const notional = notionalUsd(shares, price.underlyingPrice);
-        if (new Decimal(notional).gt(rows[0]!.max)) {
-          await client.query('COMMIT');
+        if (new Decimal(notional).gt(largestLimit)) {
           return { outcome: 'review', reason: `${shares} ${request.underlyingSymbol} (${notional} USD) exceeds every session's redemption limit` };
         }
         const used = await partnerSessionUsage(client, 'redeem', request.underlyingSymbol, session.start);
         if (new Decimal(used).plus(notional).gt(limit)) {
-          await client.query('COMMIT');
           return { outcome: 'wait', until: session.end, reason: `the ${session.session} session's redemption limit (${limit} USD) is used up to ${used} USD` };
         }
-        await updatePartnerRequest(client, request.issuerRequestId, {
-          qty: shares,
-          shareDust: dust,
-          sharesMultiplier: multiplier,
-          sessionStart: session.start,
-          notionalUsd: notional,
-        });
-        await client.query('COMMIT');
+        await updatePartnerRequest(client, request.issuerRequestId, { qty: shares, shareDust: dust, sharesMultiplier: multiplier, sessionStart: session.start, notionalUsd: notional });
         return { outcome: 'reserved' };
-      } catch (error) {
-        await client.query('ROLLBACK').catch(() => undefined);
-        throw error;
-      } finally {
-        client.release();
-      }
+      });
     },
   };
 }

@@ -5,6 +5,7 @@
  */
 import { createHash } from 'node:crypto';
 import type { Pool } from 'pg';
+import { inTransaction } from '../db/pool';
 import { Decimal } from '../domain/money';
 import { migrateBroker } from './migrate';
 import { accountPositions, ensureAccount } from './queries/accounts';
@@ -75,32 +76,23 @@ export async function seedBrokerSandbox(db: Pool, options: SeedBrokerSandboxOpti
     await ensureAccount(db, { accountId, accountNumber: seed.accountNumber, email: seed.email, kind: 'participant', ownerKey: options.brokerCredential.key });
     const minimum = new Decimal(seed.minimumShares ?? '1000');
     for (const symbol of seed.symbols ?? DEVELOPMENT_SYMBOLS) {
-      const client = await db.connect();
-      try {
-        await client.query('BEGIN');
+      await inTransaction(db, async (client) => {
         const { rows } = await client.query<{ qty: string }>('SELECT qty FROM broker.positions WHERE account_id = $1 AND symbol = $2 FOR UPDATE', [accountId, symbol]);
         const held = new Decimal(rows[0]?.qty ?? '0');
-        if (held.lt(minimum)) {
-          const { rows: count } = await client.query<{ n: string }>('SELECT count(*) AS n FROM broker.journal WHERE to_account = $1 AND symbol = $2 AND reason = $3', [
-            accountId,
-            symbol,
-            'deposit',
-          ]);
-          await moveShares(client, {
-            toAccount: accountId,
-            symbol,
-            qty: minimum.minus(held).toFixed(),
-            reason: 'deposit',
-            idempotencyKey: `deposit:${accountId}:${symbol}:${Number(count[0]!.n) + 1}`,
-          });
-        }
-        await client.query('COMMIT');
-      } catch (error) {
-        await client.query('ROLLBACK').catch(() => undefined);
-        throw error;
-      } finally {
-        client.release();
-      }
+        if (held.gte(minimum)) return;
+        const { rows: count } = await client.query<{ n: string }>('SELECT count(*) AS n FROM broker.journal WHERE to_account = $1 AND symbol = $2 AND reason = $3', [
+          accountId,
+          symbol,
+          'deposit',
+        ]);
+        await moveShares(client, {
+          toAccount: accountId,
+          symbol,
+          qty: minimum.minus(held).toFixed(),
+          reason: 'deposit',
+          idempotencyKey: `deposit:${accountId}:${symbol}:${Number(count[0]!.n) + 1}`,
+        });
+      });
     }
     accounts.push({ accountId, accountNumber: seed.accountNumber, email: seed.email, positions: await accountPositions(db, accountId) });
   }

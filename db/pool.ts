@@ -1,5 +1,5 @@
 /** PostgreSQL connection pool, and the one place that decides how `pg` maps column types. */
-import { Pool, types } from 'pg';
+import { Pool, types, type PoolClient } from 'pg';
 
 // bigint columns (epoch ms, counts) fit in a JS number; numeric stays a decimal string.
 types.setTypeParser(types.builtins.INT8, (value) => Number(value));
@@ -38,3 +38,22 @@ export function isDatabaseUnreachable(error: unknown, depth = 0): boolean {
 
 /** Anything that runs a query: the pool, or one client inside a transaction. */
 export type Queryable = Pick<Pool, 'query'>;
+
+/**
+ * Runs `work` in a transaction on one client of the pool: committed when it resolves, rolled back when it throws
+ * (the error is rethrown), the client released either way.
+ */
+export async function inTransaction<T>(db: Database, work: (client: PoolClient) => Promise<T>): Promise<T> {
+  const client = await db.connect();
+  try {
+    await client.query('BEGIN');
+    const result = await work(client);
+    await client.query('COMMIT');
+    return result;
+  } catch (error) {
+    await client.query('ROLLBACK').catch(() => undefined);
+    throw error;
+  } finally {
+    client.release();
+  }
+}

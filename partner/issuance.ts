@@ -12,7 +12,7 @@
  * signalled to the workflow; a repeated confirm signals again, a contradicting one is a conflict.
  */
 import { randomUUID } from 'node:crypto';
-import type { Database, Queryable } from '../db/pool';
+import { inTransaction, type Database, type Queryable } from '../db/pool';
 import { chainTokenAddresses, findChainDeployment } from '../db/queries/chains';
 import {
   findPartnerClient,
@@ -122,44 +122,32 @@ export async function acceptIssuance(deps: PartnerDependencies, request: Issuanc
   if (!price) throw new PartnerRefused('PRICE_UNAVAILABLE', `No price of ${request.underlyingSymbol} to measure the session limit with`);
   const notional = notionalUsd(request.qty, price.underlyingPrice);
 
-  const client = await deps.db.connect();
-  let outcome: IssuanceOutcome;
-  try {
-    await client.query('BEGIN');
+  const outcome = await inTransaction(deps.db, async (client): Promise<IssuanceOutcome> => {
     await lockPartnerLimit(client, 'mint', request.underlyingSymbol);
     const raced = await findPartnerRequestByTokenizationId(client, request.tokenizationRequestId);
-    if (raced) {
-      outcome = replayOf(raced, request);
-    } else {
-      const used = new Decimal(await partnerSessionUsage(client, 'mint', request.underlyingSymbol, session.start));
-      if (used.plus(notional).gt(limit)) {
-        const remaining = Decimal.max(new Decimal(limit).minus(used), 0).toFixed(2);
-        throw new PartnerRefused(
-          'PARTNER_LIMIT_REACHED',
-          `${request.qty} ${request.underlyingSymbol} (${notional} USD) exceeds the ${session.session} session's mint limit of ${limit} USD: ${remaining} USD remain`,
-        );
-      }
-      outcome = await insertPartnerMint(client, {
-        issuerRequestId: `mint-${randomUUID()}`,
-        clientId: request.clientId,
-        chain: chainOfNetwork(request.network),
-        underlyingSymbol: request.underlyingSymbol,
-        tokenSymbol: request.tokenSymbol,
-        wallet: request.wallet,
-        qty: request.qty,
-        sessionStart: session.start,
-        notionalUsd: notional,
-        tokenizationRequestId: request.tokenizationRequestId,
-        mintRequest: request.mintRequest,
-      });
+    if (raced) return replayOf(raced, request);
+    const used = new Decimal(await partnerSessionUsage(client, 'mint', request.underlyingSymbol, session.start));
+    if (used.plus(notional).gt(limit)) {
+      const remaining = Decimal.max(new Decimal(limit).minus(used), 0).toFixed(2);
+      throw new PartnerRefused(
+        'PARTNER_LIMIT_REACHED',
+        `${request.qty} ${request.underlyingSymbol} (${notional} USD) exceeds the ${session.session} session's mint limit of ${limit} USD: ${remaining} USD remain`,
+      );
     }
-    await client.query('COMMIT');
-  } catch (error) {
-    await client.query('ROLLBACK').catch(() => undefined);
-    throw error;
-  } finally {
-    client.release();
-  }
+    return await insertPartnerMint(client, {
+      issuerRequestId: `mint-${randomUUID()}`,
+      clientId: request.clientId,
+      chain: chainOfNetwork(request.network),
+      underlyingSymbol: request.underlyingSymbol,
+      tokenSymbol: request.tokenSymbol,
+      wallet: request.wallet,
+      qty: request.qty,
+      sessionStart: session.start,
+      notionalUsd: notional,
+      tokenizationRequestId: request.tokenizationRequestId,
+      mintRequest: request.mintRequest,
+    });
+  });
   await startPartnerMintWorkflow(deps.workflows, outcome.request.issuerRequestId);
   return outcome;
 }

@@ -6,6 +6,7 @@
  */
 import type { Pool } from 'pg';
 import type { Logger } from '../../config/logger';
+import { inTransaction } from '../../db/pool';
 import type { IssuerClient } from '../issuer-client';
 import { findIssuerAccount } from '../queries/accounts';
 import { moveShares } from '../queries/journal';
@@ -56,14 +57,9 @@ async function submitMint(context: StepContext, request: TokenizationRequest): P
 
 /** Mint: participant → issuer account; redeem: issuer account → participant. One journal row per request. */
 async function journalShares(context: StepContext, request: TokenizationRequest): Promise<void> {
-  const client = await context.db.connect();
-  try {
-    await client.query('BEGIN');
+  await inTransaction(context.db, async (client) => {
     const current = await findRequest(client, request.tokenizationRequestId, { forUpdate: true });
-    if (!current || current.step !== 'journal') {
-      await client.query('ROLLBACK');
-      return;
-    }
+    if (!current || current.step !== 'journal') return;
     const issuerAccount = await findIssuerAccount(client);
     if (!issuerAccount) throw new Error('the sandbox has no issuer account: run seedBrokerSandbox');
     const mint = request.type === 'mint';
@@ -89,13 +85,7 @@ async function journalShares(context: StepContext, request: TokenizationRequest)
       update = retry(context, request, `issuer account holds ${outcome.available} ${request.underlyingSymbol}, ${request.qty} owed`);
     }
     await recordStep(client, request.tokenizationRequestId, context.owner, update);
-    await client.query('COMMIT');
-  } catch (error) {
-    await client.query('ROLLBACK').catch(() => undefined);
-    throw error;
-  } finally {
-    client.release();
-  }
+  });
 }
 
 /** The confirm body: the same bytes on every attempt. */
