@@ -5,14 +5,18 @@
 import { loadConfig } from '../config';
 import { startProduct } from './start-product';
 
-function isBrokerEntry(entry: unknown): entry is { url: string } {
-  return typeof entry === 'object' && entry !== null && typeof (entry as { url?: unknown }).url === 'string';
+/** `entry[field]` when it is a string (the parts of stack.json beyond the API are untyped). */
+function stringField(entry: unknown, field: string): string | undefined {
+  const value = typeof entry === 'object' && entry !== null ? (entry as Record<string, unknown>)[field] : undefined;
+  return typeof value === 'string' ? value : undefined;
 }
 
 async function main(): Promise<void> {
   const config = loadConfig();
   const running = await startProduct(config);
   const { stack, keys } = running;
+  const grpcAddress = stringField(stack.grpc, 'address');
+  const brokerUrl = stringField(stack.broker, 'url');
   const banner = [
     '',
     '  Tokenized-stock issuer is ready',
@@ -21,7 +25,8 @@ async function main(): Promise<void> {
     `  write key    ${keys.write}`,
     `  admin key    ${keys.admin}`,
     ...(stack.temporal ? [`  Temporal     ${stack.temporal.address} (namespace ${stack.temporal.namespace})`] : []),
-    ...(isBrokerEntry(stack.broker) ? [`  broker       ${stack.broker.url} (brokerage sandbox: partner flow, see the README)`] : []),
+    ...(grpcAddress ? [`  gRPC streams ${grpcAddress} (proto/market_stream.proto, x-api-key metadata)`] : []),
+    ...(brokerUrl ? [`  broker       ${brokerUrl} (brokerage sandbox: partner flow, see the README)`] : []),
     `  stack file   ${config.DATA_DIR}/stack.json`,
     `  try          curl -s -H 'x-api-key: ${keys.read}' ${stack.api}/assets/all/prices/latest`,
     '',

@@ -225,6 +225,7 @@ export async function startProduct(config: Config): Promise<RunningProduct> {
       signers: signerPublicInfo(signers, Object.fromEntries(deployments.map((deployment) => [deployment.chain, deployment.tokenManager]))),
       chains: await stackChains(db, chains, deployments),
       wallets,
+      grpc: { address: grpc.address, proto: 'proto/market_stream.proto' },
       ...(sandbox ? { broker: sandbox.stackEntry, issuer: { id: DEVELOPMENT_ISSUER_ID, partnerKey: sandboxSecrets!.partnerApiKey } } : {}),
     };
     writeStackFile(config.DATA_DIR, stack);
