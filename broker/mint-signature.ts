@@ -1,31 +1,16 @@
 /**
- * The broker's EIP-712 signature over a mint request, as the issuer contract's `processMint` checks it
- * (contracts/src/Issuer.sol, `hashMintRequest`): domain "TokenizedStockIssuer" version "1" on the network's chain
- * and issuer contract; `qty` scaled by 1e9 (exact: at most nine decimals), `clientAccountId` the issuer's
- * `client_id` linked to the participant's account (what the issuance body carries, so the issuer can rebuild the
- * request), `created` epoch seconds, `nonce` a random uint256.
+ * The broker's EIP-712 signature over a mint request, as the issuer contract's `processMint` checks it (the domain,
+ * types and signing are `contracts/mint-request.ts`): the request on the network's chain and issuer contract, `qty`
+ * scaled by 1e9 (exact: at most nine decimals), `clientAccountId` the issuer's client id, `created` epoch seconds,
+ * `nonce` a random uint256.
  */
 import { randomBytes } from 'node:crypto';
 import type { Address, Hex, LocalAccount } from 'viem';
+import { ISSUER_EIP712_DOMAIN_NAME, ISSUER_EIP712_DOMAIN_VERSION, MINT_REQUEST_TYPES, type MintRequest } from '../contracts/mint-request';
 import { Decimal } from '../domain/money';
 import { NETWORK_CHAIN_IDS, type Network } from './fields';
 
-export const MINT_REQUEST_DOMAIN_NAME = 'TokenizedStockIssuer';
-export const MINT_REQUEST_DOMAIN_VERSION = '1';
-
-export const MINT_REQUEST_TYPES = {
-  MintRequest: [
-    { name: 'tokenizationRequestId', type: 'string' },
-    { name: 'underlyingSymbol', type: 'string' },
-    { name: 'tokenSymbol', type: 'string' },
-    { name: 'qty', type: 'uint256' },
-    { name: 'wallet', type: 'address' },
-    { name: 'network', type: 'string' },
-    { name: 'clientAccountId', type: 'string' },
-    { name: 'created', type: 'uint256' },
-    { name: 'nonce', type: 'uint256' },
-  ],
-} as const;
+export { MINT_REQUEST_TYPES };
 
 /** Share quantity units per share in a signed mint request. */
 export const QTY_SCALE = new Decimal('1e9');
@@ -38,7 +23,6 @@ export interface MintRequestFields {
   qty: string;
   wallet: Address;
   network: Network;
-  /** The issuer's `client_id` of the participant's account (not the sandbox account id). */
   clientAccountId: string;
   created: number;
   nonce: bigint;
@@ -56,28 +40,17 @@ export function newMintNonce(): bigint {
   return BigInt(`0x${randomBytes(32).toString('hex')}`);
 }
 
+function mintRequestOf(fields: MintRequestFields): MintRequest {
+  return { ...fields, qty: scaledQty(fields.qty), created: BigInt(fields.created) };
+}
+
 /** The typed data a mint request is signed as (for viem's sign, verify and recover functions). */
 export function mintRequestTypedData(fields: MintRequestFields, verifyingContract: Address) {
   return {
-    domain: {
-      name: MINT_REQUEST_DOMAIN_NAME,
-      version: MINT_REQUEST_DOMAIN_VERSION,
-      chainId: NETWORK_CHAIN_IDS[fields.network],
-      verifyingContract,
-    },
+    domain: { name: ISSUER_EIP712_DOMAIN_NAME, version: ISSUER_EIP712_DOMAIN_VERSION, chainId: NETWORK_CHAIN_IDS[fields.network], verifyingContract },
     types: MINT_REQUEST_TYPES,
     primaryType: 'MintRequest' as const,
-    message: {
-      tokenizationRequestId: fields.tokenizationRequestId,
-      underlyingSymbol: fields.underlyingSymbol,
-      tokenSymbol: fields.tokenSymbol,
-      qty: scaledQty(fields.qty),
-      wallet: fields.wallet,
-      network: fields.network,
-      clientAccountId: fields.clientAccountId,
-      created: BigInt(fields.created),
-      nonce: fields.nonce,
-    },
+    message: mintRequestOf(fields),
   };
 }
 
