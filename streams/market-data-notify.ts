@@ -5,7 +5,7 @@
  * any process. A process ignores its own announcements. After a lost connection the listener reconnects with a
  * growing pause and asks the hub to catch up from PostgreSQL.
  */
-import { Client as PgClient } from 'pg';
+import { listenOnChannel } from '../db/listen';
 import type { Database } from '../db/pool';
 import { STREAM_INTERVALS } from './events';
 import type { HubBatch } from './hub';
@@ -67,53 +67,13 @@ export async function listenForMarketData(
   handlers: { onBatch: (batch: HubBatch) => void; onResync: () => void; onConnectionLost?: (error: unknown) => void },
   options: { maxRetryMs?: number } = {},
 ): Promise<MarketDataListener> {
-  const maxRetryMs = options.maxRetryMs ?? 10_000;
-  let client: PgClient | undefined;
-  let stopped = false;
-  let timer: NodeJS.Timeout | undefined;
-
-  const connect = async (): Promise<void> => {
-    const next = new PgClient({ connectionString });
-    let lost = false;
-    const onLost = (error: unknown): void => {
-      if (lost || stopped) return;
-      lost = true;
-      next.end().catch(() => undefined);
-      handlers.onConnectionLost?.(error);
-      schedule(250);
-    };
-    next.on('error', onLost);
-    next.on('end', () => onLost(new Error('the market data listener connection ended')));
-    next.on('notification', (message) => {
-      if (message.channel !== CHANNEL || !message.payload) return;
-      const announcement = JSON.parse(message.payload) as Announcement;
+  return await listenOnChannel(connectionString, CHANNEL, {
+    onPayload: (payload) => {
+      const announcement = JSON.parse(payload) as Announcement;
       if (announcement.origin !== origin) handlers.onBatch({ prices: announcement.prices, candles: announcement.candles });
-    });
-    try {
-      await next.connect();
-      await next.query(`LISTEN ${CHANNEL}`);
-    } catch (error) {
-      lost = true;
-      await next.end().catch(() => undefined);
-      throw error;
-    }
-    client = next;
-    if (stopped) await next.end().catch(() => undefined);
-  };
-
-  const schedule = (delayMs: number): void => {
-    if (stopped) return;
-    timer = setTimeout(() => {
-      connect().then(handlers.onResync, () => schedule(Math.min(maxRetryMs, delayMs * 2)));
-    }, delayMs);
-  };
-
-  await connect();
-  return {
-    async stop() {
-      stopped = true;
-      clearTimeout(timer);
-      await client?.end().catch(() => undefined);
     },
-  };
+    onReconnected: handlers.onResync,
+    onConnectionLost: handlers.onConnectionLost,
+    maxRetryMs: options.maxRetryMs,
+  });
 }
