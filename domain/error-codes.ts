@@ -34,7 +34,7 @@ export const ERROR_CODES = {
   INVALID_TOKEN_SYMBOL: { status: 400, description: '`token_symbol` is not the token of `underlying_symbol` (the underlying followed by `on`).' },
   INVALID_BROKER_SIGNATURE: { status: 400, description: '`broker_signature` is not a 65-byte EIP-712 signature of the mint request.' },
   TOKEN_NOT_ON_NETWORK: { status: 400, description: 'The token is not offered in the partner flow on this network.' },
-  MISSING_API_KEY: { status: 401, description: 'The `x-api-key` header is missing, unknown or revoked.' },
+  MISSING_API_KEY: { status: 401, description: "The key (the `x-api-key` header, or a partner key's basic credentials) is missing, unknown or revoked." },
   READ_ONLY_API_KEY: { status: 403, description: 'A read-only key was used for a write operation.' },
   MARKET_CLOSED: { status: 403, description: 'No session in which the asset trades is running.' },
   MARKET_PAUSED: { status: 403, description: 'An operator paused the whole market.' },

@@ -4,7 +4,7 @@
  * Failed authentications are throttled per client address (`AUTH_FAILURES_PER_MINUTE`, default 10): an address
  * past it gets 429 RATE_LIMITED before its key is looked up, so guessing keys never reaches the database faster.
  */
-import type { Middleware } from 'koa';
+import type { Context, Middleware } from 'koa';
 import { findActiveApiKey, type ApiKey, type KeyScope } from '../../db/queries/api-keys';
 import type { Database } from '../../db/pool';
 import { ApiError } from './errors';
@@ -65,7 +65,29 @@ export function failedAuthPolicy(perMinute: number): RateLimitPolicy {
 }
 
 /**
- * Resolves `x-api-key` into `ctx.state.apiKey`. Every lookup the database must answer takes one failed-authentication
+ * The key a request presents: `x-api-key`, or for partner keys HTTP basic credentials (the key's id as user name,
+ * its secret as password), as brokerages call their partners.
+ */
+function presentedKey(ctx: Context): { secret: string; basicUser?: string } | undefined {
+  const secret = ctx.get('x-api-key');
+  if (secret) return { secret };
+  const [scheme, encoded] = ctx.get('authorization').split(' ');
+  if (scheme?.toLowerCase() !== 'basic' || !encoded) return undefined;
+  const credentials = Buffer.from(encoded, 'base64').toString('utf8');
+  const colon = credentials.indexOf(':');
+  if (colon < 0) return undefined;
+  return { basicUser: credentials.slice(0, colon), secret: credentials.slice(colon + 1) };
+}
+
+/** Basic credentials name a partner key by its id; anything else is refused as an invalid key. */
+function basicCredentialsProblem(key: ApiKey, basicUser: string | undefined): string | undefined {
+  if (basicUser === undefined) return undefined;
+  if (key.scope !== 'partner') return 'Basic credentials are for partner keys; send other keys in the x-api-key header';
+  return basicUser === key.id ? undefined : 'Invalid API key';
+}
+
+/**
+ * Resolves `x-api-key` (or a partner key's basic credentials) into `ctx.state.apiKey`. Every lookup the database must answer takes one failed-authentication
  * token of the client address up front (so a burst of wrong keys cannot all pass the check at once) and gives it back
  * when the key turns out valid; a refusal carries the `failed-auth` RateLimit fields.
  */
@@ -73,7 +95,7 @@ export function authenticate(resolver: ApiKeyResolver, options: { failuresPerMin
   const failures = new RateLimiter();
   const policy = failedAuthPolicy(options.failuresPerMinute);
   return async (ctx, next) => {
-    const secret = ctx.get('x-api-key');
+    const { secret, basicUser } = presentedKey(ctx) ?? { secret: '' };
     const address = ctx.ip;
     if (!secret) {
       throw new ApiError('MISSING_API_KEY', 'Missing API key: send it in the x-api-key header', {
@@ -94,12 +116,16 @@ export function authenticate(resolver: ApiKeyResolver, options: { failuresPerMin
         failures.refund(address, policy.burst);
         throw error;
       }
-      if (!key) throw new ApiError('MISSING_API_KEY', 'Invalid API key', { headers: rateLimitHeaders(policy, attempt) });
+      const problem = key ? basicCredentialsProblem(key, basicUser) : 'Invalid API key';
+      if (!key || problem) throw new ApiError('MISSING_API_KEY', problem ?? 'Invalid API key', { headers: rateLimitHeaders(policy, attempt) });
       failures.refund(address, policy.burst);
       ctx.state.apiKey = key;
     } else {
       const key = await resolver.resolve(secret);
-      if (!key) throw new ApiError('MISSING_API_KEY', 'Invalid API key', { headers: rateLimitHeaders(policy, failures.peek(address, policy.perSecond, policy.burst)) });
+      const problem = key ? basicCredentialsProblem(key, basicUser) : 'Invalid API key';
+      if (!key || problem) {
+        throw new ApiError('MISSING_API_KEY', problem ?? 'Invalid API key', { headers: rateLimitHeaders(policy, failures.peek(address, policy.perSecond, policy.burst)) });
+      }
       ctx.state.apiKey = key;
     }
     await next();
