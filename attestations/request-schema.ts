@@ -18,14 +18,17 @@ export const CHAINS = ['ethereum-1', 'bsc-56', 'solana-900'] as const;
 export type Chain = (typeof CHAINS)[number];
 
 const softQuoteFields = {
-  symbol: z.string({ error: 'symbol must be a string' }),
-  side: z.enum(['buy', 'sell'], { error: 'side must be buy or sell' }),
-  tokenAmount: amount('tokenAmount').optional(),
-  notionalValue: amount('notionalValue').optional(),
+  symbol: z.string({ error: 'symbol must be a string' }).describe('The token.'),
+  side: z.enum(['buy', 'sell'], { error: 'side must be buy or sell' }).describe('`buy` to mint, `sell` to redeem.'),
+  tokenAmount: amount('tokenAmount').optional().describe('Tokens, a decimal with at most 18 decimals; send this or `notionalValue`.'),
+  notionalValue: amount('notionalValue').optional().describe('USD value, a decimal with at most 18 decimals; send this or `tokenAmount`.'),
   /** Default `short`. */
-  duration: z.enum(['short', 'long'], { error: 'duration must be short or long' }).default('short'),
+  duration: z
+    .enum(['short', 'long'], { error: 'duration must be short or long' })
+    .default('short')
+    .describe('`short` (the default) has the tighter spread, `long` the longer validity.'),
   /** Default `ethereum-1`. */
-  chainId: z.enum(CHAINS, { error: 'chainId must be one of ethereum-1, bsc-56, solana-900' }).default('ethereum-1'),
+  chainId: z.enum(CHAINS, { error: 'chainId must be one of ethereum-1, bsc-56, solana-900' }).default('ethereum-1').describe('The chain; default `ethereum-1`.'),
 };
 
 export const softQuoteRequest = z.strictObject(softQuoteFields);
@@ -33,7 +36,10 @@ export const attestationRequest = z
   .strictObject({
     ...softQuoteFields,
     /** The user's Solana wallet: required for solana-900, where the signature binds it; refused on EVM chains. */
-    userAddress: z.string({ error: 'userAddress must be a string' }).optional(),
+    userAddress: z
+      .string({ error: 'userAddress must be a string' })
+      .optional()
+      .describe("The user's Solana wallet (base58): required for solana-900, refused on EVM chains."),
   })
   .superRefine((request, context) => {
     if (request.chainId !== 'solana-900') {

@@ -37,6 +37,11 @@ export const configSchema = z.object({
   API_KEY_CACHE_SECONDS: z.coerce.number().min(0).default(5),
   /** Failed authentications a client address may make per minute before it gets 429 RATE_LIMITED. */
   AUTH_FAILURES_PER_MINUTE: positiveInt.default(10),
+  /**
+   * Whether each answer is checked against the OpenAPI document (GET /v1/openapi.json): `log` logs a mismatch,
+   * `fail` also turns the answer into 500 INTERNAL_ERROR naming it (what the test suite runs with).
+   */
+  CHECK_ANSWERS: z.enum(['off', 'log', 'fail']).default('off'),
   /** Port of the gRPC live streams (StreamPriceUpdates, StreamOHLC) served on HOST beside the HTTP API; 0 picks a free one. */
   GRPC_PORT: z.coerce.number().int().min(0).max(65_535).default(9090),
   /** How often an idle Server-Sent Events stream gets a heartbeat comment. */

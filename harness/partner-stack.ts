@@ -34,6 +34,7 @@ import { startTemporalServer } from '../temporal-server';
 import type { chainWatcherWorkflow } from '../workflows';
 import { startLocalChain, type LocalChain } from './local-chain';
 import { cachedWorkflowBundle } from './workflow-bundle';
+import { answerExampleRecorder } from './answer-examples';
 
 export const ISSUER_ID = 'issuer-e2e';
 export const CLIENT_EMAIL = 'ap@sandbox.test';
@@ -182,8 +183,11 @@ export async function startPartnerStack(parameters: StartPartnerStackParameters)
         BODY_LIMIT_BYTES: 64 * 1024,
         API_KEY_CACHE_SECONDS: 0,
         AUTH_FAILURES_PER_MINUTE: 10_000,
+        // Every answer is checked against the OpenAPI document; one that is off it fails as a 500.
+        CHECK_ANSWERS: 'fail',
       },
       db,
+      observeAnswers: answerExampleRecorder(),
       logger: pino({ level: 'silent' }),
       clock: () => Date.now(),
       temporal: client,

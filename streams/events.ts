@@ -6,8 +6,9 @@
 import type { AssetRecord } from '../db/queries/assets';
 import type { CandleRecord, LatestPriceRecord } from '../db/queries/prices';
 import type { Interval } from '../domain/market/candles';
-import type { CandleView } from '../api/v1/assets/ohlc';
-import { assetPriceView, type AssetPriceView } from '../api/v1/assets/views';
+import type { Candle as CandleView } from '../api/v1/assets/schemas';
+import type { AssetPrice as AssetPriceView } from '../api/v1/assets/schemas';
+import { assetPriceView, candleView } from '../api/v1/assets/views';
 
 /** The candle intervals the streams serve. */
 export const STREAM_INTERVALS = ['1min', '5min', '15min'] as const satisfies readonly Interval[];
@@ -43,11 +44,6 @@ export type StreamEvent = (EventBase & { readonly name: 'price'; readonly data: 
 
 export const priceTopic = (symbol: string): string => `price:${symbol}`;
 export const candleTopic = (symbol: string, interval: StreamInterval): string => `candle:${symbol}:${interval}`;
-
-/** The REST view of a stored candle (`GET /v1/assets/{symbol}/prices/ohlc`). */
-export function candleView(candle: CandleRecord): CandleView {
-  return { timestamp: candle.bucketStart, open: candle.open, high: candle.high, low: candle.low, close: candle.close };
-}
 
 export function priceEventData(asset: AssetRecord, price: LatestPriceRecord): PriceEventData {
   return assetPriceView(asset, price);

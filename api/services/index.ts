@@ -2,6 +2,7 @@
 import type { Client as TemporalClient } from '@temporalio/client';
 import type { AttestationSettings } from '../../attestations/issue-attestation';
 import type { Config } from '../../config';
+import type { CheckedAnswer } from '../contract/answer-check';
 import type { Signers } from '../../signing';
 import { publishChange, type ChangeTopic } from '../../db/changes';
 import type { Database } from '../../db/pool';
@@ -17,6 +18,8 @@ import { AssetDirectory } from './asset-directory';
 export type ApiConfig = Pick<Config, 'RATE_LIMIT_PER_SECOND' | 'RATE_LIMIT_BURST' | 'BODY_LIMIT_BYTES' | 'API_KEY_CACHE_SECONDS' | 'AUTH_FAILURES_PER_MINUTE'> & {
   /** The base URL clients reach (config's `publicBaseUrl`); error documentation links point under it. */
   PUBLIC_BASE_URL: string;
+  /** Default `off`. */
+  CHECK_ANSWERS?: Config['CHECK_ANSWERS'];
 };
 
 export interface ApiDependencies {
@@ -37,6 +40,8 @@ export interface ApiDependencies {
   readinessChecks?: Record<string, ReadinessProbe>;
   /** The live price and candle fan-out the pipeline feeds; without it the stream routes answer 404. */
   streams?: MarketStreams;
+  /** With `CHECK_ANSWERS` on: told of every answer that matches the OpenAPI document (how its examples are recorded). */
+  observeAnswers?: (answer: CheckedAnswer) => void;
 }
 
 export interface AttestationServices {

@@ -80,7 +80,7 @@ export async function startStreamStack(options: StreamStackOptions): Promise<Str
     stops.push(() => feed.stop());
     const pipeline = new MarketDataPipeline(database.db, { onStored: (stored) => feed.onStored(stored) });
     const app = createApp({
-      config: { PUBLIC_BASE_URL: TEST_BASE_URL, RATE_LIMIT_PER_SECOND: 10_000, RATE_LIMIT_BURST: 10_000, BODY_LIMIT_BYTES: 65_536, API_KEY_CACHE_SECONDS: 0, AUTH_FAILURES_PER_MINUTE: 10_000 },
+      config: { PUBLIC_BASE_URL: TEST_BASE_URL, RATE_LIMIT_PER_SECOND: 10_000, RATE_LIMIT_BURST: 10_000, BODY_LIMIT_BYTES: 65_536, API_KEY_CACHE_SECONDS: 0, AUTH_FAILURES_PER_MINUTE: 10_000, CHECK_ANSWERS: 'fail' },
       db: database.db,
       logger: pino({ level: 'silent' }),
       clock,

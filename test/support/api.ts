@@ -17,6 +17,7 @@ import { createApiKey, type KeyScope } from '../../db/queries/api-keys';
 import { MarketDataPipeline } from '../../price-feed/pipeline';
 import { cloneTemplateDatabase, type TestDb } from './database';
 import { recordFixtureDeployments } from '../../harness/fixture-deployments';
+import { answerExampleRecorder } from '../../harness/answer-examples';
 
 export const TEST_BASE_URL = 'http://issuer.test';
 
@@ -75,6 +76,7 @@ export async function createTestApi(options: TestApiOptions = {}): Promise<TestA
       BODY_LIMIT_BYTES: 64 * 1024,
       API_KEY_CACHE_SECONDS: 0,
       AUTH_FAILURES_PER_MINUTE: options.authFailuresPerMinute ?? 10_000,
+      CHECK_ANSWERS: 'fail',
     },
     db: database.db,
     logger: pino({ level: 'silent' }),
@@ -87,6 +89,7 @@ export async function createTestApi(options: TestApiOptions = {}): Promise<TestA
       taskQueue: options.taskQueue ?? 'issuer',
       settlementGraceMs: 60_000,
     },
+    observeAnswers: answerExampleRecorder(),
     ingestTicks: async (ticks) => {
       await pipeline.ingest(ticks);
       return { accepted: ticks.length };

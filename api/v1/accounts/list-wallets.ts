@@ -3,13 +3,28 @@ import type { Middleware } from 'koa';
 import { listAccountWallets } from '../../../db/queries/wallets';
 import { parseParams } from '../../framework/validation';
 import type { ApiServices } from '../../services';
+import { defineOperation } from '../../contract/operation';
 import { requireAccount } from './context';
+import { walletListSchema, type WalletList } from './schemas';
 import { accountParams, walletView } from './wallet-params';
 
-export function listWalletsRoute(services: ApiServices): Middleware {
+function listWalletsRoute(services: ApiServices): Middleware {
   return async (ctx) => {
     const { accountId } = parseParams(accountParams, ctx.params);
     await requireAccount(services, accountId);
-    ctx.body = { wallets: (await listAccountWallets(services.db, accountId)).map(walletView) };
+    ctx.body = { wallets: (await listAccountWallets(services.db, accountId)).map(walletView) } satisfies WalletList;
   };
 }
+
+export const listWalletsOperation = defineOperation({
+  method: 'get',
+  path: '/v1/accounts/{accountId}/wallets',
+  operationId: 'listWallets',
+  summary: "The account's wallets",
+  description: "The account's wallets on each chain with their registration state; wallets it unregistered are left out.",
+  access: 'admin',
+  params: accountParams,
+  answers: { 200: { description: 'The wallets.', schema: walletListSchema } },
+  errors: ['ACCOUNT_NOT_FOUND'],
+  handler: listWalletsRoute,
+});

@@ -10,10 +10,12 @@ import { readJsonBody } from '../../framework/body';
 import { ApiError } from '../../framework/errors';
 import { parseBody, parseParams } from '../../framework/validation';
 import type { ApiServices } from '../../services';
+import { defineOperation } from '../../contract/operation';
 import { requireAccount, requireChain } from './context';
+import { walletSchema } from './schemas';
 import { accountParams, WALLET_FIELD_CODES, walletBody, walletView } from './wallet-params';
 
-export function registerWalletRoute(services: ApiServices): Middleware {
+function registerWalletRoute(services: ApiServices): Middleware {
   return async (ctx) => {
     const { accountId } = parseParams(accountParams, ctx.params);
     const body = parseBody(walletBody, await readJsonBody(ctx, services.config.BODY_LIMIT_BYTES), WALLET_FIELD_CODES);
@@ -27,3 +29,21 @@ export function registerWalletRoute(services: ApiServices): Middleware {
     ctx.body = walletView(outcome.wallet);
   };
 }
+
+export const registerWalletOperation = defineOperation({
+  method: 'post',
+  path: '/v1/accounts/{accountId}/wallets',
+  operationId: 'registerWallet',
+  summary: 'Register a wallet to the account',
+  description:
+    "Registers the wallet to the account in the identity registry of an EVM chain, answering at once with the registration's state while a workflow writes the registry. Repeating the request for the account's own wallet changes nothing; a wallet another account holds is refused.",
+  access: 'admin',
+  params: accountParams,
+  body: walletBody,
+  answers: {
+    200: { description: "The account's own wallet as it stands: the request changed nothing.", schema: walletSchema },
+    202: { description: 'The registration is under way (`registering`).', schema: walletSchema },
+  },
+  errors: ['INVALID_CHAIN_ID', 'INVALID_WALLET_ADDRESS', 'ACCOUNT_NOT_FOUND', 'TEMPORAL_UNAVAILABLE', 'CHAIN_UNAVAILABLE', 'WALLET_ALREADY_REGISTERED'],
+  handler: registerWalletRoute,
+});

@@ -1,16 +1,11 @@
 /** The accounts resource: an account's wallets in the chains' identity registries (admin). */
-import Router from '@koa/router';
-import { requireScope } from '../../framework/auth';
-import type { ApiState } from '../../framework/state';
-import type { ApiServices } from '../../services';
-import { listWalletsRoute } from './list-wallets';
-import { registerWalletRoute } from './register-wallet';
-import { unregisterWalletRoute } from './unregister-wallet';
+import type { Resource } from '../../contract/operation';
+import { listWalletsOperation } from './list-wallets';
+import { registerWalletOperation } from './register-wallet';
+import { unregisterWalletOperation } from './unregister-wallet';
 
-export function accountsRouter(services: ApiServices): Router<ApiState> {
-  const admin = requireScope('admin');
-  return new Router<ApiState>({ prefix: '/accounts' })
-    .get('/:accountId/wallets', admin, listWalletsRoute(services))
-    .post('/:accountId/wallets', admin, registerWalletRoute(services))
-    .delete('/:accountId/wallets/:chainId/:address', admin, unregisterWalletRoute(services));
-}
+export const accountsResource: Resource = {
+  tag: 'Accounts',
+  description: "An account's wallets in the chains' identity registries (admin).",
+  operations: [listWalletsOperation, registerWalletOperation, unregisterWalletOperation],
+};

@@ -7,10 +7,12 @@ import { unregisterWallet } from '../../../wallets/registration';
 import { ApiError } from '../../framework/errors';
 import { parseParams } from '../../framework/validation';
 import type { ApiServices } from '../../services';
+import { defineOperation } from '../../contract/operation';
 import { requireAccount, requireChain } from './context';
+import { walletSchema } from './schemas';
 import { WALLET_FIELD_CODES, walletParams, walletView } from './wallet-params';
 
-export function unregisterWalletRoute(services: ApiServices): Middleware {
+function unregisterWalletRoute(services: ApiServices): Middleware {
   return async (ctx) => {
     const { accountId, chainId, address } = parseParams(walletParams, ctx.params, WALLET_FIELD_CODES);
     await requireAccount(services, accountId);
@@ -21,3 +23,19 @@ export function unregisterWalletRoute(services: ApiServices): Middleware {
     ctx.body = walletView(wallet);
   };
 }
+
+export const unregisterWalletOperation = defineOperation({
+  method: 'delete',
+  path: '/v1/accounts/{accountId}/wallets/{chainId}/{address}',
+  operationId: 'unregisterWallet',
+  summary: 'Unregister a wallet from the account',
+  description: "Removes the account's wallet from the chain's identity registry, answering at once while a workflow writes the registry.",
+  access: 'admin',
+  params: walletParams,
+  answers: {
+    200: { description: 'The wallet as it stands, when a concurrent change left it in another state than `unregistering`.', schema: walletSchema },
+    202: { description: 'The removal is under way (`unregistering`).', schema: walletSchema },
+  },
+  errors: ['INVALID_CHAIN_ID', 'INVALID_WALLET_ADDRESS', 'ACCOUNT_NOT_FOUND', 'TEMPORAL_UNAVAILABLE', 'CHAIN_UNAVAILABLE', 'WALLET_NOT_FOUND'],
+  handler: unregisterWalletRoute,
+});

@@ -7,8 +7,10 @@ import { respondCached } from '../respond';
 import { assetPriceView } from './views';
 import { SYMBOL_PARAM_CODES, symbolParams } from '../../framework/path-params';
 import { parseParams } from '../../framework/validation';
+import { defineOperation } from '../../contract/operation';
+import { assetPriceSchema } from './schemas';
 
-export function assetPriceRoute(services: ApiServices): Middleware {
+function assetPriceRoute(services: ApiServices): Middleware {
   return async (ctx) => {
     const asset = await services.assets.resolve(parseParams(symbolParams, ctx.params, SYMBOL_PARAM_CODES).symbol);
     await respondCached(ctx, services, { tag: 'prices', key: `one:${asset.symbol}`, ttlMs: 1_000 }, async () => {
@@ -18,3 +20,15 @@ export function assetPriceRoute(services: ApiServices): Middleware {
     });
   };
 }
+
+export const assetPriceOperation = defineOperation({
+  method: 'get',
+  path: '/v1/assets/{symbol}/prices/latest',
+  operationId: 'getAssetPrice',
+  summary: 'Latest price of one asset',
+  access: 'read',
+  params: symbolParams,
+  answers: { 200: { description: 'The latest token price and the price of its underlying.', schema: assetPriceSchema } },
+  errors: ['INVALID_SYMBOL', 'ASSET_NOT_FOUND'],
+  handler: assetPriceRoute,
+});

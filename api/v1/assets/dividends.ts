@@ -9,11 +9,13 @@ import type { ApiServices } from '../../services';
 import { respondCached } from '../respond';
 import { SYMBOL_PARAM_CODES, symbolParams } from '../../framework/path-params';
 import { parseParams } from '../../framework/validation';
+import { defineOperation } from '../../contract/operation';
+import { dividendsSchema, type DividendInfo } from './schemas';
 
-export function dividendsRoute(services: ApiServices): Middleware {
+function dividendsRoute(services: ApiServices): Middleware {
   return async (ctx) => {
     const asset = await services.assets.resolve(parseParams(symbolParams, ctx.params, SYMBOL_PARAM_CODES).symbol);
-    await respondCached(ctx, services, { tag: 'corporate-actions', key: `dividends:${asset.symbol}`, ttlMs: 60_000 }, async () => {
+    await respondCached(ctx, services, { tag: 'corporate-actions', key: `dividends:${asset.symbol}`, ttlMs: 60_000 }, async (): Promise<DividendInfo> => {
       const now = services.clock();
       const today = newYorkDate(now);
       const [dividends, latest] = await Promise.all([listDividends(services.db, asset.symbol, today), findLatestPrice(services.db, asset.symbol)]);
@@ -31,3 +33,16 @@ export function dividendsRoute(services: ApiServices): Middleware {
     });
   };
 }
+
+export const dividendsOperation = defineOperation({
+  method: 'get',
+  path: '/v1/assets/{symbol}/dividends',
+  operationId: 'getDividends',
+  summary: 'Dividend information of one asset',
+  description: 'Trailing-year yield at the current price, payout frequency (by the average days between payments) and the last dividend.',
+  access: 'read',
+  params: symbolParams,
+  answers: { 200: { description: 'The dividend information.', schema: dividendsSchema } },
+  errors: ['INVALID_SYMBOL', 'ASSET_NOT_FOUND'],
+  handler: dividendsRoute,
+});

@@ -10,16 +10,11 @@ import type { ApiServices } from '../../services';
 import { respondCached } from '../respond';
 import { sortByPrice, sortQuery } from './sort';
 import { windowStart } from './windows';
+import { defineOperation } from '../../contract/operation';
+import { enhancedPriceSchema, type EnhancedPrice } from './schemas';
+import { z } from 'zod';
 
-export interface EnhancedPriceView {
-  symbol: string;
-  price: string;
-  priceChange24h: string;
-  priceChangePct24h: string;
-  timestamp: number;
-}
-
-export function enhancedPricesRoute(services: ApiServices): Middleware {
+function enhancedPricesRoute(services: ApiServices): Middleware {
   return async (ctx) => {
     const { sort } = parseQuery(sortQuery, ctx.query, { sort: 'INVALID_SORT' });
     await respondCached(ctx, services, { tag: 'prices', key: `enhanced:${sort ?? ''}`, ttlMs: 1_000 }, async () => {
@@ -32,7 +27,7 @@ export function enhancedPricesRoute(services: ApiServices): Middleware {
         'primary',
         priced.map((price) => ({ symbol: price.symbol, from: windowStart(bySymbol.get(price.symbol)!, '1day', now) })),
       );
-      const views = priced.map((price): EnhancedPriceView => {
+      const views = priced.map((price): EnhancedPrice => {
         const change = change24h(price.tokenPrice, opens.get(price.symbol) ?? price.tokenPrice);
         return { symbol: price.symbol, price: price.tokenPrice, ...change, timestamp: price.observedAt };
       });
@@ -40,3 +35,16 @@ export function enhancedPricesRoute(services: ApiServices): Middleware {
     });
   };
 }
+
+export const enhancedPricesOperation = defineOperation({
+  method: 'get',
+  path: '/v1/assets/all/prices/latest/enhanced',
+  operationId: 'listEnhancedPrices',
+  summary: 'Latest prices with their 24-hour change',
+  description: 'The change is over the last 24 hours of open market; for assets that trade off-hours, over a plain 24 hours.',
+  access: 'read',
+  query: sortQuery,
+  answers: { 200: { description: 'One entry per asset with a price, in symbol order unless sorted.', schema: z.array(enhancedPriceSchema) } },
+  errors: ['INVALID_SORT'],
+  handler: enhancedPricesRoute,
+});

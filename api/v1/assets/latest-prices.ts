@@ -6,11 +6,14 @@ import type { ApiServices } from '../../services';
 import { respondCached } from '../respond';
 import { sortByPrice, sortQuery } from './sort';
 import { assetPriceView } from './views';
+import { defineOperation } from '../../contract/operation';
+import { assetPriceSchema, type AssetPrice } from './schemas';
+import { z } from 'zod';
 
-export function latestPricesRoute(services: ApiServices): Middleware {
+function latestPricesRoute(services: ApiServices): Middleware {
   return async (ctx) => {
     const { sort } = parseQuery(sortQuery, ctx.query, { sort: 'INVALID_SORT' });
-    await respondCached(ctx, services, { tag: 'prices', key: `all:${sort ?? ''}`, ttlMs: 1_000 }, async () => {
+    await respondCached(ctx, services, { tag: 'prices', key: `all:${sort ?? ''}`, ttlMs: 1_000 }, async (): Promise<AssetPrice[]> => {
       const [assets, prices] = await Promise.all([services.assets.all(), listLatestPrices(services.db)]);
       const bySymbol = new Map(assets.map((asset) => [asset.symbol, asset]));
       const views = prices.flatMap((price) => {
@@ -21,3 +24,15 @@ export function latestPricesRoute(services: ApiServices): Middleware {
     });
   };
 }
+
+export const latestPricesOperation = defineOperation({
+  method: 'get',
+  path: '/v1/assets/all/prices/latest',
+  operationId: 'listLatestPrices',
+  summary: 'Latest price of every asset',
+  access: 'read',
+  query: sortQuery,
+  answers: { 200: { description: 'One entry per asset with a price, in symbol order unless sorted.', schema: z.array(assetPriceSchema) } },
+  errors: ['INVALID_SORT'],
+  handler: latestPricesRoute,
+});

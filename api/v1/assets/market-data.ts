@@ -14,6 +14,8 @@ import { respondCached } from '../respond';
 import { windowStart } from './windows';
 import { SYMBOL_PARAM_CODES, symbolParams } from '../../framework/path-params';
 import { parseParams } from '../../framework/validation';
+import { defineOperation } from '../../contract/operation';
+import { marketDataSchema, type MarketData } from './schemas';
 
 async function underlyingMarket(services: ApiServices, asset: AssetRecord, price: string, now: number) {
   const stats = await dailyStatistics(services.db, asset.symbol, 'underlying', now);
@@ -30,10 +32,10 @@ async function underlyingMarket(services: ApiServices, asset: AssetRecord, price
   };
 }
 
-export function marketDataRoute(services: ApiServices): Middleware {
+function marketDataRoute(services: ApiServices): Middleware {
   return async (ctx) => {
     const asset = await services.assets.resolve(parseParams(symbolParams, ctx.params, SYMBOL_PARAM_CODES).symbol);
-    await respondCached(ctx, services, { tag: 'prices', key: `market:${asset.symbol}`, ttlMs: 60_000 }, async () => {
+    await respondCached(ctx, services, { tag: 'prices', key: `market:${asset.symbol}`, ttlMs: 60_000 }, async (): Promise<MarketData> => {
       const now = services.clock();
       const from = windowStart(asset, '1day', now);
       const [latest, history, opens, multipliers] = await Promise.all([
@@ -61,3 +63,16 @@ export function marketDataRoute(services: ApiServices): Middleware {
     });
   };
 }
+
+export const marketDataOperation = defineOperation({
+  method: 'get',
+  path: '/v1/assets/{symbol}/market',
+  operationId: 'getMarketData',
+  summary: 'Market data of one asset',
+  description: "Price, 24-hour change and history, holders, shares multiplier and tradable sessions, with the underlying's statistics (null for portfolio tokens, which list their constituents instead).",
+  access: 'read',
+  params: symbolParams,
+  answers: { 200: { description: 'The market data.', schema: marketDataSchema } },
+  errors: ['INVALID_SYMBOL', 'ASSET_NOT_FOUND'],
+  handler: marketDataRoute,
+});

@@ -1,7 +1,7 @@
 /** GET /v1/assets/{symbol}/prices/ohlc?interval&range — candles of the token and its underlying. */
 import type { Middleware } from 'koa';
 import { z } from 'zod';
-import { listCandles, type CandleRecord } from '../../../db/queries/prices';
+import { listCandles } from '../../../db/queries/prices';
 import { INTERVALS, RANGES, VALID_PAIRS, type Interval } from '../../../domain/market/candles';
 import { ApiError } from '../../framework/errors';
 import { parseParams, parseQuery } from '../../framework/validation';
@@ -9,6 +9,9 @@ import type { ApiServices } from '../../services';
 import { respondCached } from '../respond';
 import { windowStart } from './windows';
 import { SYMBOL_PARAM_CODES, symbolParams } from '../../framework/path-params';
+import { defineOperation } from '../../contract/operation';
+import { ohlcSchema, type Ohlc } from './schemas';
+import { candleView } from './views';
 
 const ohlcQuery = z.object({ interval: z.enum(INTERVALS), range: z.enum(RANGES) });
 
@@ -23,19 +26,7 @@ const CACHE_MS: Record<Interval, number> = {
   '1day': 30_000,
 };
 
-export interface CandleView {
-  timestamp: number;
-  open: string;
-  high: string;
-  low: string;
-  close: string;
-}
-
-function candleView(candle: CandleRecord): CandleView {
-  return { timestamp: candle.bucketStart, open: candle.open, high: candle.high, low: candle.low, close: candle.close };
-}
-
-export function ohlcRoute(services: ApiServices): Middleware {
+function ohlcRoute(services: ApiServices): Middleware {
   return async (ctx) => {
     const asset = await services.assets.resolve(parseParams(symbolParams, ctx.params, SYMBOL_PARAM_CODES).symbol);
     const { interval, range } = parseQuery(ohlcQuery, ctx.query, { interval: 'INVALID_INTERVAL', range: 'INVALID_RANGE' });
@@ -44,7 +35,7 @@ export function ohlcRoute(services: ApiServices): Middleware {
       throw new ApiError('INVALID_INTERVAL_RANGE', `interval ${interval} with range ${range} is not supported; valid pairs: ${valid}`);
     }
     const key = `ohlc:${asset.symbol}:${interval}:${range}`;
-    await respondCached(ctx, services, { tag: 'candles', key, ttlMs: CACHE_MS[interval] }, async () => {
+    await respondCached(ctx, services, { tag: 'candles', key, ttlMs: CACHE_MS[interval] }, async (): Promise<Ohlc> => {
       const candles = await listCandles(services.db, {
         symbol: asset.symbol,
         interval,
@@ -59,3 +50,17 @@ export function ohlcRoute(services: ApiServices): Middleware {
     });
   };
 }
+
+export const ohlcOperation = defineOperation({
+  method: 'get',
+  path: '/v1/assets/{symbol}/prices/ohlc',
+  operationId: 'getOhlc',
+  summary: 'Candles of a token and its underlying',
+  description: `Valid interval/range pairs: ${VALID_PAIRS.map((pair) => `${pair.interval}/${pair.range}`).join(', ')}. Range \`1day\` is a rolling 24 hours of open market (a plain 24 hours for assets that trade off-hours).`,
+  access: 'read',
+  params: symbolParams,
+  query: ohlcQuery,
+  answers: { 200: { description: 'Candles oldest first, for the token (`primaryMarket`) and its underlying.', schema: ohlcSchema } },
+  errors: ['INVALID_SYMBOL', 'INVALID_INTERVAL', 'INVALID_RANGE', 'INVALID_INTERVAL_RANGE', 'ASSET_NOT_FOUND'],
+  handler: ohlcRoute,
+});

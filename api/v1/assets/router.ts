@@ -1,26 +1,28 @@
 /** The assets resource: prices, market data, candles, corporate actions and contract addresses. */
-import Router from '@koa/router';
-import type { ApiState } from '../../framework/state';
-import type { ApiServices } from '../../services';
-import { allAddressesRoute } from './all-addresses';
-import { assetAddressesRoute } from './asset-addresses';
-import { assetPriceRoute } from './asset-price';
-import { dividendsRoute } from './dividends';
-import { enhancedPricesRoute } from './enhanced-prices';
-import { latestPricesRoute } from './latest-prices';
-import { marketDataRoute } from './market-data';
-import { ohlcRoute } from './ohlc';
-import { sharesMultiplierRoute } from './shares-multiplier';
+import type { Resource } from '../../contract/operation';
+import { allAddressesOperation } from './all-addresses';
+import { assetAddressesOperation } from './asset-addresses';
+import { assetPriceOperation } from './asset-price';
+import { dividendsOperation } from './dividends';
+import { enhancedPricesOperation } from './enhanced-prices';
+import { latestPricesOperation } from './latest-prices';
+import { marketDataOperation } from './market-data';
+import { ohlcOperation } from './ohlc';
+import { sharesMultiplierOperation } from './shares-multiplier';
 
-export function assetsRouter(services: ApiServices): Router<ApiState> {
-  return new Router<ApiState>({ prefix: '/assets' })
-    .get('/all/prices/latest', latestPricesRoute(services))
-    .get('/all/prices/latest/enhanced', enhancedPricesRoute(services))
-    .get('/all/addresses', allAddressesRoute(services))
-    .get('/:symbol/prices/latest', assetPriceRoute(services))
-    .get('/:symbol/prices/ohlc', ohlcRoute(services))
-    .get('/:symbol/market', marketDataRoute(services))
-    .get('/:symbol/shares-multiplier', sharesMultiplierRoute(services))
-    .get('/:symbol/dividends', dividendsRoute(services))
-    .get('/:symbol/addresses', assetAddressesRoute(services));
-}
+/** In matching order: the `all` paths come before the `{symbol}` ones they would otherwise match. */
+export const assetsResource: Resource = {
+  tag: 'Assets',
+  description: 'Prices, market data, candles, corporate actions and contract addresses of the tokens.',
+  operations: [
+    latestPricesOperation,
+    enhancedPricesOperation,
+    allAddressesOperation,
+    assetPriceOperation,
+    ohlcOperation,
+    marketDataOperation,
+    sharesMultiplierOperation,
+    dividendsOperation,
+    assetAddressesOperation,
+  ],
+};

@@ -7,6 +7,8 @@ import { parseParams, parseQuery } from '../../framework/validation';
 import type { ApiServices } from '../../services';
 import { respondCached } from '../respond';
 import { SYMBOL_PARAM_CODES, symbolParams } from '../../framework/path-params';
+import { defineOperation } from '../../contract/operation';
+import { sharesMultiplierSchema, type SharesMultiplierHistory } from './schemas';
 
 const DAY_MS = 86_400_000;
 const RANGE_MS: Record<(typeof RANGES)[number], number> = {
@@ -19,13 +21,13 @@ const RANGE_MS: Record<(typeof RANGES)[number], number> = {
 };
 
 /** `range` defaults to `all`. */
-const multiplierQuery = z.object({ range: z.enum(RANGES).default('all') });
+const multiplierQuery = z.object({ range: z.enum(RANGES).default('all').describe('How far back; default `all`.') });
 
-export function sharesMultiplierRoute(services: ApiServices): Middleware {
+function sharesMultiplierRoute(services: ApiServices): Middleware {
   return async (ctx) => {
     const asset = await services.assets.resolve(parseParams(symbolParams, ctx.params, SYMBOL_PARAM_CODES).symbol);
     const { range } = parseQuery(multiplierQuery, ctx.query, { range: 'INVALID_RANGE' });
-    await respondCached(ctx, services, { tag: 'corporate-actions', key: `multiplier:${asset.symbol}:${range}`, ttlMs: 1_000 }, async () => {
+    await respondCached(ctx, services, { tag: 'corporate-actions', key: `multiplier:${asset.symbol}:${range}`, ttlMs: 1_000 }, async (): Promise<SharesMultiplierHistory> => {
       const now = services.clock();
       const history = await listMultiplierChanges(services.db, {
         symbol: asset.symbol,
@@ -36,3 +38,17 @@ export function sharesMultiplierRoute(services: ApiServices): Middleware {
     });
   };
 }
+
+export const sharesMultiplierOperation = defineOperation({
+  method: 'get',
+  path: '/v1/assets/{symbol}/shares-multiplier',
+  operationId: 'getSharesMultiplierHistory',
+  summary: 'Shares-multiplier history of one asset',
+  description: 'One entry per change of the multiplier within the range; corporate actions that leave it unchanged have none.',
+  access: 'read',
+  params: symbolParams,
+  query: multiplierQuery,
+  answers: { 200: { description: 'The changes, oldest first.', schema: sharesMultiplierSchema } },
+  errors: ['INVALID_SYMBOL', 'INVALID_RANGE', 'ASSET_NOT_FOUND'],
+  handler: sharesMultiplierRoute,
+});

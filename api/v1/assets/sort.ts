@@ -2,7 +2,7 @@
 import { z } from 'zod';
 import { Decimal } from '../../../domain/money';
 
-export const sortQuery = z.object({ sort: z.enum(['asc', 'desc']).optional() });
+export const sortQuery = z.object({ sort: z.enum(['asc', 'desc']).optional().describe('Order by token price; default symbol order.') });
 
 export type SortOrder = z.infer<typeof sortQuery>['sort'];
 

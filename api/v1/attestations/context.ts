@@ -1,6 +1,13 @@
-/** What the attestation routes share: their services, the calling account, and how refusals become API errors. */
+/**
+ * What the attestation routes share: their services, the calling account, the codes a quote can be refused with and
+ * how refusals become API errors, and a stored attestation as clients read it.
+ */
 import type { Context } from 'koa';
 import { AttestationRefused } from '../../../attestations/errors';
+import type { LimitCode } from '../../../attestations/limits';
+import type { RestrictionCode } from '../../../attestations/trading-status';
+import type { StoredAttestation } from '../../../db/queries/attestations';
+import type { ErrorCode } from '../../../domain/error-codes';
 import { amountProblem, REQUEST_FIELD_CODES, type SoftQuoteRequest } from '../../../attestations/request-schema';
 import type { z } from 'zod';
 import { ApiError } from '../../framework/errors';
@@ -8,6 +15,33 @@ import { parseBody } from '../../framework/validation';
 import { readJsonBody } from '../../framework/body';
 import type { ApiState } from '../../framework/state';
 import type { ApiServices, AttestationServices } from '../../services';
+import type { Attestation, AttestationRecord } from './schemas';
+
+/** What a quote body can fail with besides a malformed body: its fields' codes and the one-amount rule. */
+export const QUOTE_BODY_ERRORS = [
+  'INVALID_SYMBOL',
+  'INVALID_SIDE',
+  'INVALID_TOKEN_AMOUNT',
+  'INVALID_NOTIONAL_VALUE',
+  'INVALID_AMOUNT',
+  'INVALID_DURATION',
+  'INVALID_CHAIN_ID',
+] as const satisfies readonly ErrorCode[];
+
+/** Why the asset cannot trade now (`loadTradingStatus`). */
+export const TRADING_RESTRICTIONS = ['MARKET_PAUSED', 'ASSET_PAUSED', 'MARKET_CLOSED', 'ASSET_CLOSED_FOR_SESSION'] as const satisfies readonly RestrictionCode[];
+
+/** How pricing a request (`priceRequest`) refuses it: restrictions, a stale price, no contract, a notional below one base unit. */
+export const PRICING_REFUSALS = [...TRADING_RESTRICTIONS, 'PRICE_UNAVAILABLE', 'CHAIN_UNAVAILABLE', 'INVALID_NOTIONAL_VALUE'] as const satisfies readonly ErrorCode[];
+
+/** The limits an attestation is checked against (`refusedBy`). */
+export const LIMIT_REFUSALS = [
+  'ASSET_LIMITED',
+  'MAX_ATTESTATIONS',
+  'MAX_LIMIT_REACHED',
+  'SESSION_LIMIT_REACHED',
+  'OFFHOURS_EXPOSURE_LIMIT_REACHED',
+] as const satisfies readonly LimitCode[];
 
 export function requireAttestations(services: ApiServices): AttestationServices {
   if (!services.attestations) throw new ApiError('ATTESTATIONS_UNAVAILABLE', 'This API process does not sign attestations');
@@ -37,4 +71,15 @@ export async function refusalsAsApiErrors<T>(run: () => Promise<T>): Promise<T> 
     if (error instanceof AttestationRefused) throw new ApiError(error.code, error.message, { cause: error });
     throw error;
   }
+}
+
+/** A stored attestation as clients read it, at `now`. */
+export function attestationRecordView(stored: StoredAttestation, now: number): AttestationRecord {
+  return {
+    ...(stored.response as Attestation),
+    // Outstanding is decided by state and time: past its expiry an attestation no longer counts even before its workflow records it.
+    state: stored.state === 'outstanding' && stored.expiresAt <= now ? 'expired' : stored.state,
+    executionTxHash: stored.executionTxHash,
+    stateChangedAt: stored.stateChangedAt,
+  };
 }

@@ -6,14 +6,16 @@ import type { Middleware } from 'koa';
 import { issueAttestation } from '../../../attestations/issue-attestation';
 import { attestationRequest } from '../../../attestations/request-schema';
 import { startAttestationWorkflow } from '../../../attestations/lifecycle-workflows';
+import { defineOperation } from '../../contract/operation';
 import { ApiError } from '../../framework/errors';
 import type { ApiState } from '../../framework/state';
 import type { ApiServices } from '../../services';
-import { callerOf, readQuoteBody, refusalsAsApiErrors, requireAttestations } from './context';
+import { callerOf, LIMIT_REFUSALS, PRICING_REFUSALS, QUOTE_BODY_ERRORS, readQuoteBody, refusalsAsApiErrors, requireAttestations } from './context';
+import { attestationSchema, type Attestation } from './schemas';
 
 const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,255}$/;
 
-export function createAttestationRoute(services: ApiServices): Middleware<ApiState> {
+function createAttestationRoute(services: ApiServices): Middleware<ApiState> {
   return async (ctx) => {
     const attestations = requireAttestations(services);
     const idempotencyKey = ctx.get('idempotency-key') || undefined;
@@ -40,6 +42,40 @@ export function createAttestationRoute(services: ApiServices): Middleware<ApiSta
         services.logger.error({ err: error, attestationId: created.attestation.attestationId }, 'starting the attestation workflow failed'),
       );
     }
-    ctx.body = created.attestation;
+    ctx.body = created.attestation satisfies Attestation;
   };
 }
+
+export const createAttestationOperation = defineOperation({
+  method: 'post',
+  path: '/v1/attestations',
+  operationId: 'createAttestation',
+  summary: 'Create a signed attestation',
+  description:
+    "A signed authorization for the calling account's user to mint (`buy`) or redeem (`sell`) the token on-chain before it expires; `duration` decides how long (`short`, the default, has the tighter spread). Send exactly one of `tokenAmount` and `notionalValue`; `chainId` defaults to `ethereum-1`, and `solana-900` needs `userAddress`. Refused while the market or asset is paused or closed, and when the account's outstanding count, active notional or session notional for the asset (or the issuer's off-hours exposure) would go over its limit. It counts against those limits until executed or expired; `GET /v1/attestations` finds it again if the answer was lost.",
+  access: 'write',
+  headers: {
+    'Idempotency-Key':
+      'Optional, 1–255 printable ASCII characters: a retry with the same key and body answers the first attestation (with `Idempotent-Replayed: true`); the same key with another body is refused.',
+  },
+  body: attestationRequest,
+  answers: {
+    200: {
+      description: 'The signed attestation.',
+      schema: attestationSchema,
+      headers: { 'Idempotent-Replayed': '`true` when the answer is the attestation an earlier request with the same `Idempotency-Key` created.' },
+    },
+  },
+  errors: [
+    'ATTESTATIONS_UNAVAILABLE',
+    'INVALID_IDEMPOTENCY_KEY',
+    ...QUOTE_BODY_ERRORS,
+    'MISSING_USER_ADDRESS',
+    'INVALID_USER_ADDRESS',
+    'ASSET_NOT_FOUND',
+    'IDEMPOTENCY_KEY_REUSED',
+    ...PRICING_REFUSALS,
+    ...LIMIT_REFUSALS,
+  ],
+  handler: createAttestationRoute,
+});

@@ -6,20 +6,29 @@ import type { ApiState } from '../../framework/state';
 import type { ApiServices } from '../../services';
 import { attestationIdParams } from '../../framework/path-params';
 import { parseParams } from '../../framework/validation';
+import { defineOperation } from '../../contract/operation';
+import { attestationRecordView } from './context';
+import { attestationRecordSchema } from './schemas';
 
-export function getAttestationRoute(services: ApiServices): Middleware<ApiState> {
+function getAttestationRoute(services: ApiServices): Middleware<ApiState> {
   return async (ctx) => {
     const { attestationId } = parseParams(attestationIdParams, ctx.params);
     const accountId = ctx.state.apiKey?.accountId;
     const stored = accountId ? await findAccountAttestation(services.db, accountId, attestationId) : undefined;
     if (!stored) throw new ApiError('ATTESTATION_NOT_FOUND', `No attestation ${attestationId} for this account`);
-    // Outstanding is decided by state and time: past its expiry an attestation no longer counts even before its workflow records it.
-    const expired = stored.state === 'outstanding' && stored.expiresAt <= services.clock();
-    ctx.body = {
-      ...stored.response,
-      state: expired ? 'expired' : stored.state,
-      executionTxHash: stored.executionTxHash,
-      stateChangedAt: stored.stateChangedAt,
-    };
+    ctx.body = attestationRecordView(stored, services.clock());
   };
 }
+
+export const getAttestationOperation = defineOperation({
+  method: 'get',
+  path: '/v1/attestations/{attestationId}',
+  operationId: 'getAttestation',
+  summary: "One of the account's attestations",
+  description: 'The attestation as issued, with its state: past its expiration an outstanding attestation reads `expired` even before that is recorded.',
+  access: 'read',
+  params: attestationIdParams,
+  answers: { 200: { description: 'The attestation and its state.', schema: attestationRecordSchema } },
+  errors: ['ATTESTATION_NOT_FOUND'],
+  handler: getAttestationRoute,
+});

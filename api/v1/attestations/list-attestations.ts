@@ -11,7 +11,9 @@ import { symbolSchema } from '../../framework/path-params';
 import type { ApiState } from '../../framework/state';
 import { parseQuery } from '../../framework/validation';
 import type { ApiServices } from '../../services';
-import { callerOf } from './context';
+import { defineOperation } from '../../contract/operation';
+import { attestationRecordView, callerOf } from './context';
+import { attestationPageSchema, type AttestationPage } from './schemas';
 
 const instant = z.union([z.string().regex(/^\d+$/).transform(Number), z.iso.datetime({ offset: true }).transform((s) => Date.parse(s))]);
 
@@ -29,15 +31,15 @@ const cursor = z
   });
 
 const listQuery = z.strictObject({
-  state: z.enum(['outstanding', 'executed', 'expired']).optional(),
-  symbol: symbolSchema.optional(),
-  createdAfter: instant.optional(),
-  createdBefore: instant.optional(),
-  limit: z.coerce.number().int().min(1).max(100).default(50),
-  cursor: cursor.optional(),
+  state: z.enum(['outstanding', 'executed', 'expired']).optional().describe('Only attestations in this state (as clients see it).'),
+  symbol: symbolSchema.optional().describe('Only attestations of this token.'),
+  createdAfter: instant.optional().describe('Created at or after this time: epoch ms or ISO-8601.'),
+  createdBefore: instant.optional().describe('Created before this time: epoch ms or ISO-8601.'),
+  limit: z.coerce.number().int().min(1).max(100).default(50).describe('Attestations per page, 1–100.'),
+  cursor: cursor.optional().describe("The previous page's `nextCursor`."),
 });
 
-export function listAttestationsRoute(services: ApiServices): Middleware<ApiState> {
+function listAttestationsRoute(services: ApiServices): Middleware<ApiState> {
   return async (ctx) => {
     const query = parseQuery(listQuery, ctx.query, { symbol: 'INVALID_SYMBOL' });
     const { accountId } = callerOf(ctx);
@@ -55,13 +57,22 @@ export function listAttestationsRoute(services: ApiServices): Middleware<ApiStat
     const page = rows.slice(0, query.limit);
     const last = page.at(-1);
     ctx.body = {
-      attestations: page.map((stored) => ({
-        ...stored.response,
-        state: stored.state === 'outstanding' && stored.expiresAt <= now ? 'expired' : stored.state,
-        executionTxHash: stored.executionTxHash,
-        stateChangedAt: stored.stateChangedAt,
-      })),
+      attestations: page.map((stored) => attestationRecordView(stored, now)),
       nextCursor: rows.length > query.limit && last ? Buffer.from(`${last.createdAt}.${last.attestationId}`).toString('base64url') : null,
-    };
+    } satisfies AttestationPage;
   };
 }
+
+export const listAttestationsOperation = defineOperation({
+  method: 'get',
+  path: '/v1/attestations',
+  operationId: 'listAttestations',
+  summary: "The account's attestations",
+  description:
+    "The calling account's attestations, newest first, as `GET /v1/attestations/{attestationId}` shows each: how a client finds an attestation stored while its connection broke (it counts against the account's limits until it expires). Filter by `state`, `symbol` and creation time; page with `limit` and the previous page's `nextCursor`. A key without an account (read-only) is refused.",
+  access: 'read',
+  query: listQuery,
+  answers: { 200: { description: 'One page of attestations.', schema: attestationPageSchema } },
+  errors: ['INVALID_SYMBOL', 'READ_ONLY_API_KEY'],
+  handler: listAttestationsRoute,
+});

@@ -1,18 +1,12 @@
 /** The attestations resource: signed attestations, soft quotes, and reading one's own attestations. */
-import Router from '@koa/router';
-import { requireScope } from '../../framework/auth';
-import type { ApiState } from '../../framework/state';
-import type { ApiServices } from '../../services';
-import { createAttestationRoute } from './create-attestation';
-import { getAttestationRoute } from './get-attestation';
-import { listAttestationsRoute } from './list-attestations';
-import { softQuoteRoute } from './soft-quote';
+import type { Resource } from '../../contract/operation';
+import { createAttestationOperation } from './create-attestation';
+import { getAttestationOperation } from './get-attestation';
+import { listAttestationsOperation } from './list-attestations';
+import { softQuoteOperation } from './soft-quote';
 
-export function attestationsRouter(services: ApiServices): Router<ApiState> {
-  const write = requireScope('write');
-  return new Router<ApiState>({ prefix: '/attestations' })
-    .post('/', write, createAttestationRoute(services))
-    .post('/soft', write, softQuoteRoute(services))
-    .get('/', listAttestationsRoute(services))
-    .get('/:attestationId', getAttestationRoute(services));
-}
+export const attestationsResource: Resource = {
+  tag: 'Attestations',
+  description: "Signed mint and redeem attestations, non-binding soft quotes, and the calling account's attestations with their state.",
+  operations: [createAttestationOperation, softQuoteOperation, listAttestationsOperation, getAttestationOperation],
+};

@@ -1,18 +1,11 @@
 /** GET /v1/limits/session — static per-user maximums per asset and session. */
 import type { Middleware } from 'koa';
-import { listSessionLimits, type LimitSession, type SessionLimitRecord } from '../../../db/queries/session-limits';
+import { z } from 'zod';
+import { listSessionLimits, type SessionLimitRecord } from '../../../db/queries/session-limits';
+import { defineOperation } from '../../contract/operation';
 import type { ApiServices } from '../../services';
 import { respondCached } from '../respond';
-
-export const LIMIT_SESSIONS: readonly LimitSession[] = ['premarket', 'regular', 'postmarket', 'overnight', 'offhours'];
-
-export interface SessionLimitBlock {
-  tradable: boolean;
-  maxAttestationCount: string;
-  maxActiveNotionalValue: string;
-}
-
-export type SessionLimitsEntry = { symbol: string } & Record<LimitSession, SessionLimitBlock>;
+import { LIMIT_SESSIONS, sessionLimitsSchema, type SessionLimitBlock, type SessionLimits, type SessionLimitsEntry } from './schemas';
 
 const CLOSED: SessionLimitBlock = { tradable: false, maxAttestationCount: '0', maxActiveNotionalValue: '0' };
 
@@ -24,9 +17,9 @@ export function sessionLimitBlock(record: SessionLimitRecord): SessionLimitBlock
   };
 }
 
-export function sessionLimitsRoute(services: ApiServices): Middleware {
+function sessionLimitsRoute(services: ApiServices): Middleware {
   return async (ctx) => {
-    await respondCached(ctx, services, { tag: 'session-limits', key: 'all', ttlMs: 60_000 }, async () => {
+    await respondCached(ctx, services, { tag: 'session-limits', key: 'all', ttlMs: 60_000 }, async (): Promise<SessionLimits[]> => {
       const [assets, records] = await Promise.all([services.assets.all(), listSessionLimits(services.db)]);
       const entries = new Map<string, SessionLimitsEntry>(
         assets.map((asset) => [
@@ -42,3 +35,16 @@ export function sessionLimitsRoute(services: ApiServices): Middleware {
     });
   };
 }
+
+export const sessionLimitsOperation = defineOperation({
+  method: 'get',
+  path: '/v1/limits/session',
+  operationId: 'listSessionLimits',
+  summary: 'Session limits of every asset',
+  description:
+    "The static per-user maximums of each asset in each session (`premarket`, `regular`, `postmarket`, `overnight`, `offhours`): whether it trades, how many outstanding attestations a user may hold, and their largest total notional. An asset without limits for a session is closed in it. `GET /v1/limits/trading` gives a user's real-time headroom.",
+  access: 'read',
+  answers: { 200: { description: 'An array holding one object: the limits of every asset and when they were read.', schema: z.array(sessionLimitsSchema) } },
+  errors: [],
+  handler: sessionLimitsRoute,
+});

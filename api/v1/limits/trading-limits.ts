@@ -12,21 +12,22 @@ import { loadTradingStatus } from '../../../attestations/trading-status';
 import { sessionExposure, userUsage, type UserUsage } from '../../../db/queries/attestations';
 import { Decimal, formatDecimal, Rounding } from '../../../domain/money';
 import { quotePrice, tokenAmountForNotional } from '../../../domain/pricing';
-import type { ErrorCode } from '../../../domain/error-codes';
+import { defineOperation } from '../../contract/operation';
 import { documentationUrl } from '../../framework/errors';
 import type { ApiState } from '../../framework/state';
 import { parseQuery } from '../../framework/validation';
 import type { ApiServices } from '../../services';
 import { requireAttestations } from '../attestations/context';
+import { tradingLimitsSchema, type TradingLimitReason, type TradingLimits } from './schemas';
 
 const tradingQuery = z.object({
-  symbol: z.string({ error: 'symbol is required' }),
-  side: z.enum(['buy', 'sell'], { error: 'side is required and must be buy or sell' }),
+  symbol: z.string({ error: 'symbol is required' }).describe('The token.'),
+  side: z.enum(['buy', 'sell'], { error: 'side is required and must be buy or sell' }).describe('`buy` (mint) or `sell` (redeem).'),
 });
 
 const NOTHING_USED: UserUsage = { outstandingCount: 0, outstandingNotional: '0', sessionNotional: '0' };
 
-export function tradingLimitsRoute(services: ApiServices): Middleware<ApiState> {
+function tradingLimitsRoute(services: ApiServices): Middleware<ApiState> {
   return async (ctx) => {
     const { settings } = requireAttestations(services);
     const query = parseQuery(tradingQuery, ctx.query, { symbol: 'INVALID_SYMBOL', side: 'INVALID_SIDE' });
@@ -43,7 +44,7 @@ export function tradingLimitsRoute(services: ApiServices): Middleware<ApiState> 
     const fresh = context.tokenPrice !== null && context.priceObservedAt !== null && policy && now - context.priceObservedAt <= settings.maxPriceAgeMs;
     const price = fresh ? quotePrice(new Decimal(context.tokenPrice!), query.side, 'short', policy) : undefined;
 
-    let reason: { code: ErrorCode; message: string } | undefined;
+    let reason: { code: TradingLimitReason; message: string } | undefined;
     if (status.restriction) reason = status.restriction;
     else if (!price) reason = { code: 'PRICE_UNAVAILABLE', message: `No current price for ${asset.symbol}` };
     else if (room.exhausted) reason = { code: room.exhausted, message: limitMessage(room.exhausted) };
@@ -60,6 +61,20 @@ export function tradingLimitsRoute(services: ApiServices): Middleware<ApiState> 
       remainingAttestations: String(status.restriction ? 0 : room.remainingAttestations),
       isAssetTradingOpen: open,
       ...(reason && { reason: { message: reason.message, documentation: documentationUrl(services.config.PUBLIC_BASE_URL, reason.code), code: reason.code } }),
-    };
+    } satisfies TradingLimits;
   };
 }
+
+export const tradingLimitsOperation = defineOperation({
+  method: 'get',
+  path: '/v1/limits/trading',
+  operationId: 'getTradingLimits',
+  summary: "The user's real-time trading limits for an asset",
+  description:
+    "What the calling account's user may still attest for the asset now: tokens and notional (the tightest of its outstanding and session notional limits, the limited order size, and the issuer's off-hours exposure caps) and attestations left. When the market or asset is paused or closed, no price is current, or a limit is exhausted, `isAssetTradingOpen` is false and `reason` names the code an attestation would be refused with. A key without an account (read-only) sees the headroom of a user with nothing outstanding. Never cached.",
+  access: 'read',
+  query: tradingQuery,
+  answers: { 200: { description: 'The headroom, and why trading is restricted if it is.', schema: tradingLimitsSchema } },
+  errors: ['ATTESTATIONS_UNAVAILABLE', 'INVALID_SYMBOL', 'INVALID_SIDE', 'ASSET_NOT_FOUND'],
+  handler: tradingLimitsRoute,
+});

@@ -7,19 +7,28 @@ import { readJsonBody } from '../../framework/body';
 import { SYMBOL_PARAM_CODES, symbolSchema } from '../../framework/path-params';
 import { parseBody, parseParams } from '../../framework/validation';
 import type { ApiServices } from '../../services';
-import { LIMIT_SESSIONS, sessionLimitBlock } from './session-limits';
+import { defineOperation } from '../../contract/operation';
+import { LIMIT_SESSIONS, sessionLimitSchema, type SessionLimit } from './schemas';
+import { sessionLimitBlock } from './session-limits';
 
-const limitParams = z.object({ symbol: symbolSchema, session: z.enum(LIMIT_SESSIONS) });
+const limitParams = z.object({ symbol: symbolSchema, session: z.enum(LIMIT_SESSIONS).describe('The market session.') });
 
 const limitBody = z.strictObject({
-  tradable: z.boolean(),
-  maxAttestationCount: z.string().regex(/^\d{1,9}$/, 'must be a non-negative integer string'),
-  maxActiveNotionalValue: z.string().regex(/^\d{1,15}(\.\d{1,18})?$/, 'must be a non-negative decimal string'),
+  tradable: z.boolean().describe('Whether the asset trades in the session.'),
+  maxAttestationCount: z.string().regex(/^\d{1,9}$/, 'must be a non-negative integer string').describe('Most outstanding attestations per user.'),
+  maxActiveNotionalValue: z
+    .string()
+    .regex(/^\d{1,15}(\.\d{1,18})?$/, 'must be a non-negative decimal string')
+    .describe("Most USD notional of a user's outstanding attestations."),
   /** Optional: the per-session notional cap; defaults to four times the active one. */
-  maxSessionNotionalValue: z.string().regex(/^\d{1,15}(\.\d{1,18})?$/, 'must be a non-negative decimal string').optional(),
+  maxSessionNotionalValue: z
+    .string()
+    .regex(/^\d{1,15}(\.\d{1,18})?$/, 'must be a non-negative decimal string')
+    .optional()
+    .describe('Most USD notional a user may attest in one session; default four times `maxActiveNotionalValue`.'),
 });
 
-export function updateSessionLimitRoute(services: ApiServices): Middleware {
+function updateSessionLimitRoute(services: ApiServices): Middleware {
   return async (ctx) => {
     const params = parseParams(limitParams, ctx.params, SYMBOL_PARAM_CODES);
     const asset = await services.assets.resolve(params.symbol);
@@ -34,6 +43,20 @@ export function updateSessionLimitRoute(services: ApiServices): Middleware {
       maxSessionNotionalValue: body.maxSessionNotionalValue ?? new Decimal(body.maxActiveNotionalValue).times(4).toFixed(),
     });
     await services.changed('session-limits');
-    ctx.body = { symbol: asset.symbol, session, ...sessionLimitBlock(record) };
+    ctx.body = { symbol: asset.symbol, session, ...sessionLimitBlock(record) } satisfies SessionLimit;
   };
 }
+
+export const updateSessionLimitOperation = defineOperation({
+  method: 'put',
+  path: '/v1/limits/session/{symbol}/{session}',
+  operationId: 'updateSessionLimit',
+  summary: "Set one asset's limits for one session",
+  description: 'Replaces the limits; attestations already outstanding keep counting against the new ones.',
+  access: 'admin',
+  params: limitParams,
+  body: limitBody,
+  answers: { 200: { description: 'The limits as stored.', schema: sessionLimitSchema } },
+  errors: ['INVALID_SYMBOL', 'ASSET_NOT_FOUND'],
+  handler: updateSessionLimitRoute,
+});

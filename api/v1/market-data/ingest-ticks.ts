@@ -7,12 +7,14 @@ import { INGEST_BODY_LIMIT_BYTES, ingestRequest } from '../../../price-feed/inge
 import { readJsonBody } from '../../framework/body';
 import { ApiError } from '../../framework/errors';
 import { parseBody } from '../../framework/validation';
+import { defineOperation } from '../../contract/operation';
 import type { ApiServices } from '../../services';
+import { ingestResultSchema, type IngestResult } from './schemas';
 
 /** Clock skew tolerated between a data provider and this service. */
 const MAX_FUTURE_MS = 5_000;
 
-export function ingestTicksRoute(services: ApiServices): Middleware {
+function ingestTicksRoute(services: ApiServices): Middleware {
   return async (ctx) => {
     const ingest = services.ingestTicks;
     if (!ingest) throw new ApiError('NOT_FOUND', 'Market-data ingestion is not enabled in this process');
@@ -27,10 +29,24 @@ export function ingestTicksRoute(services: ApiServices): Middleware {
         throw new ApiError('INVALID_REQUEST_BODY', `Invalid request body: ticks.${index}.timestamp: is in the future`);
       }
     }
-    const result = await ingest(ticks);
+    const result: IngestResult = await ingest(ticks);
     await services.changed('prices');
     await services.changed('candles');
     ctx.status = 202;
     ctx.body = result;
   };
 }
+
+export const ingestTicksOperation = defineOperation({
+  method: 'post',
+  path: '/v1/market-data/ticks',
+  operationId: 'ingestTicks',
+  summary: 'Ingest price ticks',
+  description:
+    "Real prices in, from a data provider: up to 5,000 ticks of known symbols, each with a token or underlying price (or both) and optional volumes, timestamped no more than 5 seconds in the future. They are stored as latest prices and candles exactly like the simulated feed's. A process that does not ingest prices answers `NOT_FOUND`.",
+  access: 'admin',
+  body: ingestRequest,
+  answers: { 202: { description: 'The ticks were accepted.', schema: ingestResultSchema } },
+  errors: ['NOT_FOUND', 'ASSET_NOT_FOUND'],
+  handler: ingestTicksRoute,
+});

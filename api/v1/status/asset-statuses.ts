@@ -5,22 +5,13 @@
 import type { Middleware } from 'koa';
 import { z } from 'zod';
 import { listCurrentAssetEvents, type AssetStatusEventRecord } from '../../../db/queries/operator-controls';
+import { defineOperation } from '../../contract/operation';
 import { parseQuery } from '../../framework/validation';
 import type { ApiServices } from '../../services';
 import { respondCached } from '../respond';
+import { assetStatusSchema, type AssetStatus } from './schemas';
 
-export interface AssetStatusView {
-  symbol: string;
-  status: 'active' | 'upcoming';
-  type: 'scheduled' | 'unscheduled';
-  reason: { code: AssetStatusEventRecord['code']; message: string };
-  start: number;
-  end: number | null;
-  eventId: string;
-  updateSharesMultiplier: boolean;
-}
-
-export function assetStatusView(event: AssetStatusEventRecord, now: number): AssetStatusView {
+export function assetStatusView(event: AssetStatusEventRecord, now: number): AssetStatus {
   return {
     symbol: event.symbol,
     status: event.startsAt <= now ? 'active' : 'upcoming',
@@ -33,16 +24,30 @@ export function assetStatusView(event: AssetStatusEventRecord, now: number): Ass
   };
 }
 
-const statusQuery = z.object({ symbol: z.string().optional() });
+const statusQuery = z.object({ symbol: z.string().optional().describe('Only this asset; default every asset.') });
 
-export function assetStatusesRoute(services: ApiServices): Middleware {
+function assetStatusesRoute(services: ApiServices): Middleware {
   return async (ctx) => {
     const { symbol } = parseQuery(statusQuery, ctx.query, { symbol: 'INVALID_SYMBOL' });
     const asset = symbol === undefined ? undefined : await services.assets.resolve(symbol);
-    await respondCached(ctx, services, { tag: 'status', key: `assets:${asset?.symbol ?? '*'}`, ttlMs: 1_000 }, async () => {
+    await respondCached(ctx, services, { tag: 'status', key: `assets:${asset?.symbol ?? '*'}`, ttlMs: 1_000 }, async (): Promise<AssetStatus[]> => {
       const now = services.clock();
       const events = await listCurrentAssetEvents(services.db, now, asset?.symbol);
       return events.map((event) => assetStatusView(event, now));
     });
   };
 }
+
+export const assetStatusesOperation = defineOperation({
+  method: 'get',
+  path: '/v1/status/assets',
+  operationId: 'listAssetStatuses',
+  summary: 'Active and upcoming asset statuses',
+  description:
+    'Pauses and limits of assets: unscheduled ones an operator set, and scheduled windows such as a cash dividend or a stock split. Events that ended are not listed.',
+  access: 'read',
+  query: statusQuery,
+  answers: { 200: { description: 'The events, earliest start first.', schema: z.array(assetStatusSchema) } },
+  errors: ['INVALID_SYMBOL', 'ASSET_NOT_FOUND'],
+  handler: assetStatusesRoute,
+});

@@ -5,26 +5,28 @@
 import type { Middleware } from 'koa';
 import { z } from 'zod';
 import { insertAssetEvent } from '../../../db/queries/operator-controls';
+import { defineOperation } from '../../contract/operation';
 import { readJsonBody } from '../../framework/body';
 import { ApiError } from '../../framework/errors';
 import { parseBody } from '../../framework/validation';
 import type { ApiServices } from '../../services';
 import { assetStatusView } from './asset-statuses';
+import { assetStatusSchema } from './schemas';
 
 export const EVENT_REASONS = ['cash_dividend', 'stock_split', 'reverse_split', 'merger', 'spin_off', 'earnings', 'maintenance', 'other'] as const;
 
 const eventBody = z
   .strictObject({
-    symbol: z.string(),
-    code: z.enum(['ASSET_PAUSED', 'ASSET_LIMITED']),
+    symbol: z.string().describe('The token.'),
+    code: z.enum(['ASSET_PAUSED', 'ASSET_LIMITED']).describe('Paused (no orders) or limited (smaller orders) during the window.'),
     reason: z.enum(EVENT_REASONS),
-    start: z.number().int().positive(),
-    end: z.number().int().positive(),
-    updateSharesMultiplier: z.boolean().default(false),
+    start: z.number().int().positive().describe('Epoch ms.'),
+    end: z.number().int().positive().describe('Epoch ms; after `start` and in the future.'),
+    updateSharesMultiplier: z.boolean().default(false).describe('Whether the event changes the shares multiplier; default false.'),
   })
   .refine((event) => event.end > event.start, { path: ['end'], message: 'must be after start' });
 
-export function createScheduledEventRoute(services: ApiServices): Middleware {
+function createScheduledEventRoute(services: ApiServices): Middleware {
   return async (ctx) => {
     const body = parseBody(eventBody, await readJsonBody(ctx, services.config.BODY_LIMIT_BYTES));
     const asset = await services.assets.resolve(body.symbol);
@@ -44,3 +46,16 @@ export function createScheduledEventRoute(services: ApiServices): Middleware {
     ctx.body = assetStatusView(event, now);
   };
 }
+
+export const createScheduledEventOperation = defineOperation({
+  method: 'post',
+  path: '/v1/status/assets/events',
+  operationId: 'scheduleAssetStatusEvent',
+  summary: 'Schedule an asset status window',
+  description: 'A pause or limit of one asset between `start` and `end`, for a cash dividend, a stock split, maintenance and the like.',
+  access: 'admin',
+  body: eventBody,
+  answers: { 201: { description: 'The scheduled event (`upcoming` until `start`).', schema: assetStatusSchema } },
+  errors: ['INVALID_SYMBOL', 'ASSET_NOT_FOUND'],
+  handler: createScheduledEventRoute,
+});

@@ -1,12 +1,13 @@
 /** DELETE /v1/status/assets/events/{eventId} (admin) — removes a scheduled asset status window. */
 import type { Middleware } from 'koa';
 import { deleteAssetEvent } from '../../../db/queries/operator-controls';
+import { defineOperation } from '../../contract/operation';
 import { ApiError } from '../../framework/errors';
 import { eventIdParams } from '../../framework/path-params';
 import { parseParams } from '../../framework/validation';
 import type { ApiServices } from '../../services';
 
-export function deleteScheduledEventRoute(services: ApiServices): Middleware {
+function deleteScheduledEventRoute(services: ApiServices): Middleware {
   return async (ctx) => {
     const { eventId } = parseParams(eventIdParams, ctx.params);
     if (!(await deleteAssetEvent(services.db, eventId))) {
@@ -16,3 +17,16 @@ export function deleteScheduledEventRoute(services: ApiServices): Middleware {
     ctx.status = 204;
   };
 }
+
+export const deleteScheduledEventOperation = defineOperation({
+  method: 'delete',
+  path: '/v1/status/assets/events/{eventId}',
+  operationId: 'deleteAssetStatusEvent',
+  summary: 'Delete an asset status event',
+  description: 'Any event by its id: scheduled or set by an operator, upcoming or active.',
+  access: 'admin',
+  params: eventIdParams,
+  answers: { 204: { description: 'The event is gone.' } },
+  errors: ['EVENT_NOT_FOUND'],
+  handler: deleteScheduledEventRoute,
+});

@@ -1,19 +1,47 @@
 /** POST /v1/status/assets/{symbol}/resume and /unlimit (admin) — ends an asset's operator pause or limit. */
 import type { Middleware } from 'koa';
 import { endUnscheduledEvents, listCurrentAssetEvents, type AssetStatusCode } from '../../../db/queries/operator-controls';
+import { defineOperation } from '../../contract/operation';
 import { SYMBOL_PARAM_CODES, symbolParams } from '../../framework/path-params';
 import { parseParams } from '../../framework/validation';
 import type { ApiServices } from '../../services';
 import { assetStatusView } from './asset-statuses';
+import { assetControlEndSchema, type AssetControlEnd } from './schemas';
 
 /** Ends the asset's active unscheduled events of `code`; answers the asset's remaining statuses. */
-export function endControlRoute(services: ApiServices, code: AssetStatusCode): Middleware {
+function endControlRoute(services: ApiServices, code: AssetStatusCode): Middleware {
   return async (ctx) => {
     const asset = await services.assets.resolve(parseParams(symbolParams, ctx.params, SYMBOL_PARAM_CODES).symbol);
     const now = services.clock();
     const ended = await endUnscheduledEvents(services.db, asset.symbol, code, now);
     await services.changed('status');
     const remaining = await listCurrentAssetEvents(services.db, now, asset.symbol);
-    ctx.body = { ended, statuses: remaining.map((event) => assetStatusView(event, now)) };
+    ctx.body = { ended, statuses: remaining.map((event) => assetStatusView(event, now)) } satisfies AssetControlEnd;
   };
 }
+
+export const resumeAssetOperation = defineOperation({
+  method: 'post',
+  path: '/v1/status/assets/{symbol}/resume',
+  operationId: 'resumeAsset',
+  summary: "Resume an asset's trading",
+  description: 'Ends the active operator pauses of the asset; scheduled windows are not touched. Resuming an asset that is not paused changes nothing.',
+  access: 'admin',
+  params: symbolParams,
+  answers: { 200: { description: 'How many pauses ended, and the statuses the asset still has.', schema: assetControlEndSchema } },
+  errors: ['INVALID_SYMBOL', 'ASSET_NOT_FOUND'],
+  handler: (services) => endControlRoute(services, 'ASSET_PAUSED'),
+});
+
+export const unlimitAssetOperation = defineOperation({
+  method: 'post',
+  path: '/v1/status/assets/{symbol}/unlimit',
+  operationId: 'unlimitAsset',
+  summary: "Lift an asset's limit",
+  description: 'Ends the active operator limits of the asset; scheduled windows are not touched. Lifting a limit that is not there changes nothing.',
+  access: 'admin',
+  params: symbolParams,
+  answers: { 200: { description: 'How many limits ended, and the statuses the asset still has.', schema: assetControlEndSchema } },
+  errors: ['INVALID_SYMBOL', 'ASSET_NOT_FOUND'],
+  handler: (services) => endControlRoute(services, 'ASSET_LIMITED'),
+});

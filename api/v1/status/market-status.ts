@@ -2,13 +2,27 @@
 import type { Middleware } from 'koa';
 import { getMarketState } from '../../../db/queries/operator-controls';
 import { marketStatus } from '../../../domain/market-status';
+import { defineOperation } from '../../contract/operation';
 import type { ApiServices } from '../../services';
 import { respondCached } from '../respond';
+import { marketStatusSchema, type MarketStatusAnswer } from './schemas';
 
-export function marketStatusRoute(services: ApiServices): Middleware {
+function marketStatusRoute(services: ApiServices): Middleware {
   return async (ctx) => {
-    await respondCached(ctx, services, { tag: 'status', key: 'market', ttlMs: 1_000 }, async () =>
+    await respondCached(ctx, services, { tag: 'status', key: 'market', ttlMs: 1_000 }, async (): Promise<MarketStatusAnswer> =>
       marketStatus(services.clock(), await getMarketState(services.db)),
     );
   };
 }
+
+export const marketStatusOperation = defineOperation({
+  method: 'get',
+  path: '/v1/status/market',
+  operationId: 'getMarketStatus',
+  summary: 'Market status',
+  description: 'The current session by the US equities calendar, or `paused` while an operator paused the whole market, with the next open and close.',
+  access: 'read',
+  answers: { 200: { description: 'The market status.', schema: marketStatusSchema } },
+  errors: [],
+  handler: marketStatusRoute,
+});

@@ -2,13 +2,27 @@
 import type { Middleware } from 'koa';
 import { getMarketState, setMarketPaused } from '../../../db/queries/operator-controls';
 import { marketStatus } from '../../../domain/market-status';
+import { defineOperation } from '../../contract/operation';
 import type { ApiServices } from '../../services';
+import { marketStatusSchema, type MarketStatusAnswer } from './schemas';
 
-export function resumeMarketRoute(services: ApiServices): Middleware {
+function resumeMarketRoute(services: ApiServices): Middleware {
   return async (ctx) => {
     const current = await getMarketState(services.db);
     const state = current.paused ? await setMarketPaused(services.db, false, null) : current;
     await services.changed('status');
-    ctx.body = marketStatus(services.clock(), state);
+    ctx.body = marketStatus(services.clock(), state) satisfies MarketStatusAnswer;
   };
 }
+
+export const resumeMarketOperation = defineOperation({
+  method: 'post',
+  path: '/v1/status/market/resume',
+  operationId: 'resumeMarket',
+  summary: 'Resume the market',
+  description: 'Ends the market-wide pause; resuming a running market changes nothing.',
+  access: 'admin',
+  answers: { 200: { description: 'The market status: the current session again.', schema: marketStatusSchema } },
+  errors: [],
+  handler: resumeMarketRoute,
+});

@@ -5,21 +5,23 @@
 import type { Middleware } from 'koa';
 import { z } from 'zod';
 import { insertAssetEvent, listCurrentAssetEvents, type AssetStatusCode } from '../../../db/queries/operator-controls';
+import { defineOperation } from '../../contract/operation';
 import { readJsonBody } from '../../framework/body';
 import { ApiError } from '../../framework/errors';
+import { SYMBOL_PARAM_CODES, symbolParams } from '../../framework/path-params';
 import { parseBody, parseParams } from '../../framework/validation';
 import type { ApiServices } from '../../services';
 import { assetStatusView } from './asset-statuses';
-import { SYMBOL_PARAM_CODES, symbolParams } from '../../framework/path-params';
+import { assetStatusSchema } from './schemas';
 
 const controlBody = z.strictObject({
-  reason: z.string().trim().min(1).max(500),
+  reason: z.string().trim().min(1).max(500).describe('Why, as clients will read it in the status.'),
   /** Optional end, epoch ms; open-ended when absent. */
-  end: z.number().int().positive().optional(),
+  end: z.number().int().positive().optional().describe('Epoch ms, in the future; open-ended when absent.'),
 });
 
 /** Starts an unscheduled ASSET_PAUSED or ASSET_LIMITED event now; an identical active one is reused. */
-export function startControlRoute(services: ApiServices, code: AssetStatusCode): Middleware {
+function startControlRoute(services: ApiServices, code: AssetStatusCode): Middleware {
   return async (ctx) => {
     const asset = await services.assets.resolve(parseParams(symbolParams, ctx.params, SYMBOL_PARAM_CODES).symbol);
     const body = parseBody(controlBody, await readJsonBody(ctx, services.config.BODY_LIMIT_BYTES));
@@ -46,3 +48,39 @@ export function startControlRoute(services: ApiServices, code: AssetStatusCode):
     ctx.body = assetStatusView(event, now);
   };
 }
+
+/** The answers of a pause or a limit: 200 when the operator's control was already active, 201 when it starts now. */
+function startAnswers(control: 'pause' | 'limit') {
+  return {
+    200: { description: `The asset already had an active operator ${control}: that event, unchanged (its reason and end are kept).`, schema: assetStatusSchema },
+    201: { description: `The new ${control}, active from now.`, schema: assetStatusSchema },
+  };
+}
+
+export const pauseAssetOperation = defineOperation({
+  method: 'post',
+  path: '/v1/status/assets/{symbol}/pause',
+  operationId: 'pauseAsset',
+  summary: "Pause an asset's trading",
+  description: 'An operator pause starting now: attestation requests for the asset are refused with `ASSET_PAUSED` until it is resumed or `end` passes.',
+  access: 'admin',
+  params: symbolParams,
+  body: controlBody,
+  answers: startAnswers('pause'),
+  errors: ['INVALID_SYMBOL', 'ASSET_NOT_FOUND'],
+  handler: (services) => startControlRoute(services, 'ASSET_PAUSED'),
+});
+
+export const limitAssetOperation = defineOperation({
+  method: 'post',
+  path: '/v1/status/assets/{symbol}/limit',
+  operationId: 'limitAsset',
+  summary: 'Limit an asset to smaller orders',
+  description: 'An operator limit starting now: attestation requests over the reduced maximum order size are refused with `ASSET_LIMITED` until it is lifted or `end` passes.',
+  access: 'admin',
+  params: symbolParams,
+  body: controlBody,
+  answers: startAnswers('limit'),
+  errors: ['INVALID_SYMBOL', 'ASSET_NOT_FOUND'],
+  handler: (services) => startControlRoute(services, 'ASSET_LIMITED'),
+});

@@ -4,15 +4,23 @@
  */
 import type { Middleware } from 'koa';
 import { z } from 'zod';
+import { STREAM_INTERVALS } from '../../../streams/events';
 import { candleStreamRequest } from '../../../streams/requests';
+import { defineOperation } from '../../contract/operation';
 import { SYMBOL_PARAM_CODES, symbolParams } from '../../framework/path-params';
 import { parseParams, parseQuery } from '../../framework/validation';
 import type { ApiServices } from '../../services';
+import { LAST_EVENT_ID_HEADER, STREAM_ERRORS, streamDescription } from './describe-stream';
 import { marketStreams, openEventStream } from './open-stream';
 
-const candleStreamQuery = z.object({ interval: z.string().optional() });
+const candleStreamQuery = z.object({
+  interval: z
+    .string()
+    .optional()
+    .describe(`One of ${STREAM_INTERVALS.map((interval) => `\`${interval}\``).join(', ')}; default \`1min\`.`),
+});
 
-export function candleStreamRoute(services: ApiServices): Middleware {
+function candleStreamRoute(services: ApiServices): Middleware {
   return async (ctx) => {
     const streams = marketStreams(services);
     const { symbol } = parseParams(symbolParams, ctx.params, SYMBOL_PARAM_CODES);
@@ -20,3 +28,26 @@ export function candleStreamRoute(services: ApiServices): Middleware {
     await openEventStream(ctx, streams, await candleStreamRequest(streams.hub, symbol, interval));
   };
 }
+
+export const candleStreamOperation = defineOperation({
+  method: 'get',
+  path: '/v1/assets/{symbol}/prices/ohlc/stream',
+  operationId: 'streamCandles',
+  summary: 'Live candles of a token and its underlying (Server-Sent Events)',
+  description:
+    'A `candle` event with the current bucket at once, one on every update while it is open, one final update with `isClosed: true` when it closes (when the next bucket starts, or shortly after the bucket ends), then the next bucket.',
+  access: 'read',
+  params: symbolParams,
+  query: candleStreamQuery,
+  headers: { 'Last-Event-ID': LAST_EVENT_ID_HEADER },
+  answers: {
+    200: {
+      contentType: 'text/event-stream',
+      description: streamDescription(
+        '`event: candle`; `data`: `{interval, timestamp, isClosed, primaryMarket: {symbol, candle}, underlyingMarket: {ticker, candle}}` — `timestamp` the bucket start (epoch ms), `isClosed` true in exactly one event per bucket (its final values), each `candle` a [`Candle`](#/components/schemas/Candle) as in `GET /v1/assets/{symbol}/prices/ohlc`, or null while that market has none in the bucket.',
+      ),
+    },
+  },
+  errors: [...STREAM_ERRORS, 'INVALID_INTERVAL'],
+  handler: candleStreamRoute,
+});

@@ -1,15 +1,22 @@
 /** GET /v1/stream/prices?symbols=AAPLon,TSLAon — `price` events: the latest price of each symbol, then every change. */
 import type { Middleware } from 'koa';
 import { z } from 'zod';
-import { priceStreamRequest } from '../../../streams/requests';
+import { MAX_STREAM_SYMBOLS, priceStreamRequest } from '../../../streams/requests';
+import { defineOperation } from '../../contract/operation';
 import { parseQuery } from '../../framework/validation';
 import type { ApiServices } from '../../services';
+import { LAST_EVENT_ID_HEADER, STREAM_ERRORS, streamDescription } from './describe-stream';
 import { marketStreams, openEventStream } from './open-stream';
 
 /** `symbols` comma-separated, repeated, or absent (every asset). */
-const priceStreamQuery = z.object({ symbols: z.union([z.string(), z.array(z.string())]).optional() });
+const priceStreamQuery = z.object({
+  symbols: z
+    .union([z.string(), z.array(z.string())])
+    .optional()
+    .describe(`Token symbols, comma-separated or repeated, at most ${MAX_STREAM_SYMBOLS}; absent: every asset.`),
+});
 
-export function priceStreamRoute(services: ApiServices): Middleware {
+function priceStreamRoute(services: ApiServices): Middleware {
   return async (ctx) => {
     const streams = marketStreams(services);
     const { symbols } = parseQuery(priceStreamQuery, ctx.query, { symbols: 'INVALID_SYMBOL' });
@@ -17,3 +24,25 @@ export function priceStreamRoute(services: ApiServices): Middleware {
     await openEventStream(ctx, streams, await priceStreamRequest(streams.hub, listed));
   };
 }
+
+export const priceStreamOperation = defineOperation({
+  method: 'get',
+  path: '/v1/stream/prices',
+  operationId: 'streamPrices',
+  summary: 'Live prices (Server-Sent Events)',
+  description:
+    'A `price` event with the latest price of each symbol at once, then one on every change. Symbols are checked before the stream opens, so a malformed or unknown one is an ordinary error answer.',
+  access: 'read',
+  query: priceStreamQuery,
+  headers: { 'Last-Event-ID': LAST_EVENT_ID_HEADER },
+  answers: {
+    200: {
+      contentType: 'text/event-stream',
+      description: streamDescription(
+        '`event: price`; `data`: an [`AssetPrice`](#/components/schemas/AssetPrice), the shape of an item of `GET /v1/assets/all/prices/latest`.',
+      ),
+    },
+  },
+  errors: [...STREAM_ERRORS],
+  handler: priceStreamRoute,
+});

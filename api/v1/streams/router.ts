@@ -1,12 +1,11 @@
 /** Live streams over Server-Sent Events: prices of several symbols, candles of one symbol. */
-import Router from '@koa/router';
-import type { ApiState } from '../../framework/state';
-import type { ApiServices } from '../../services';
-import { candleStreamRoute } from './candle-stream';
-import { priceStreamRoute } from './price-stream';
+import type { Resource } from '../../contract/operation';
+import { candleStreamOperation } from './candle-stream';
+import { priceStreamOperation } from './price-stream';
 
-export function streamsRouter(services: ApiServices): Router<ApiState> {
-  return new Router<ApiState>()
-    .get('/stream/prices', priceStreamRoute(services))
-    .get('/assets/:symbol/prices/ohlc/stream', candleStreamRoute(services));
-}
+export const streamsResource: Resource = {
+  tag: 'Streams',
+  description:
+    'Live prices and candles over Server-Sent Events, in the shapes of the REST answers, resumable with `Last-Event-ID`. Each API key may hold a limited number of streams open (`RATE_LIMITED` past it).',
+  operations: [priceStreamOperation, candleStreamOperation],
+};

@@ -1,9 +1,9 @@
 /** The tickers resource. */
-import Router from '@koa/router';
-import type { ApiState } from '../../framework/state';
-import type { ApiServices } from '../../services';
-import { tickersRoute } from './tickers';
+import type { Resource } from '../../contract/operation';
+import { tickersOperation } from './tickers';
 
-export function tickersRouter(services: ApiServices): Router<ApiState> {
-  return new Router<ApiState>({ prefix: '/tickers' }).get('/', tickersRoute(services));
-}
+export const tickersResource: Resource = {
+  tag: 'Tickers',
+  description: 'Last price and 24-hour volumes of every token against the settlement token.',
+  operations: [tickersOperation],
+};

@@ -10,8 +10,10 @@ import { parseBody } from '../../framework/validation';
 import type { ApiServices } from '../../services';
 import { refusalsAsErrors, requireWorkflows } from './context';
 import { confirmBody } from './fields';
+import { defineOperation } from '../../contract/operation';
+import { issuanceConfirmationSchema, type IssuanceConfirmation } from './schemas';
 
-export function confirmIssuanceRoute(services: ApiServices): Middleware {
+function confirmIssuanceRoute(services: ApiServices): Middleware {
   return async (ctx) => {
     const body = parseBody(confirmBody, await readJsonBody(ctx, services.config.BODY_LIMIT_BYTES));
     const workflows = requireWorkflows(services);
@@ -21,6 +23,25 @@ export function confirmIssuanceRoute(services: ApiServices): Middleware {
         { tokenizationRequestId: body.tokenization_request_id, issuerRequestId: body.issuer_request_id, status: body.status, reason: body.reason },
       ),
     );
-    ctx.body = { tokenization_request_id: request.tokenizationRequestId, issuer_request_id: request.issuerRequestId, status: request.confirmStatus };
+    // Found by its tokenization id, and answered only once its confirm is stored.
+    ctx.body = {
+      tokenization_request_id: request.tokenizationRequestId!,
+      issuer_request_id: request.issuerRequestId,
+      status: request.confirmStatus!,
+    } satisfies IssuanceConfirmation;
   };
 }
+
+export const confirmIssuanceOperation = defineOperation({
+  method: 'post',
+  path: '/v1/tokenization/inkind/issuance/confirm',
+  operationId: 'confirmIssuance',
+  summary: 'Confirm (or reject) the journal of the shares',
+  description:
+    "The broker journalled the issuance's shares to the issuer's account (`completed`) or could not (`rejected`, with an optional `reason`). The confirm is stored, then signalled to the mint's workflow, which mints only after a `completed` one. Only a request still waiting for its confirm takes one; repeating the same confirm answers the same, a contradicting one, or one for a request that no longer waits (it timed out), is 409 `REQUEST_CONFLICT`.",
+  access: 'partner',
+  body: confirmBody,
+  answers: { 200: { description: 'The confirm stored for the request.', schema: issuanceConfirmationSchema } },
+  errors: ['REQUEST_NOT_FOUND', 'REQUEST_CONFLICT', 'TEMPORAL_UNAVAILABLE'],
+  handler: confirmIssuanceRoute,
+});

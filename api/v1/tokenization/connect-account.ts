@@ -11,8 +11,10 @@ import { ApiError } from '../../framework/errors';
 import { parseBody } from '../../framework/validation';
 import type { ApiServices } from '../../services';
 import { connectBody } from './fields';
+import { defineOperation } from '../../contract/operation';
+import { connectedAccountSchema, type PartnerConnection } from './schemas';
 
-export function connectAccountRoute(services: ApiServices): Middleware {
+function connectAccountRoute(services: ApiServices): Middleware {
   return async (ctx) => {
     const body = parseBody(connectBody, await readJsonBody(ctx, services.config.BODY_LIMIT_BYTES));
     const outcome = await connectPartnerAccount(services.db, body);
@@ -20,6 +22,20 @@ export function connectAccountRoute(services: ApiServices): Middleware {
     if (outcome.outcome === 'already_linked') {
       throw new ApiError('ACCOUNT_ALREADY_LINKED', `The client with email ${body.email}, or account ${body.account}, is already linked to another`);
     }
-    ctx.body = { client_id: outcome.client.clientId };
+    ctx.body = { client_id: outcome.client.clientId } satisfies PartnerConnection;
   };
 }
+
+export const connectAccountOperation = defineOperation({
+  method: 'post',
+  path: '/v1/tokenization/accounts/connect',
+  operationId: 'connectPartnerAccount',
+  summary: "Link the partner's account to an onboarded client",
+  description:
+    "Links the partner's account number (`account`) to the client the issuer onboarded with `email` and answers the client's id, which the partner then sends as `client_id`. Connecting the same pair again answers the same client id.",
+  access: 'partner',
+  body: connectBody,
+  answers: { 200: { description: 'Linked (or already linked to this account).', schema: connectedAccountSchema } },
+  errors: ['CLIENT_NOT_FOUND', 'ACCOUNT_ALREADY_LINKED'],
+  handler: connectAccountRoute,
+});

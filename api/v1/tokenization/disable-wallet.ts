@@ -11,8 +11,10 @@ import type { ApiServices } from '../../services';
 import { requireChain } from '../accounts/context';
 import { walletView } from '../accounts/wallet-params';
 import { CLIENT_WALLET_FIELD_CODES, clientWalletParams } from './fields';
+import { defineOperation } from '../../contract/operation';
+import { partnerWalletSchema, type PartnerWallet } from './schemas';
 
-export function disableWalletRoute(services: ApiServices): Middleware {
+function disableWalletRoute(services: ApiServices): Middleware {
   return async (ctx) => {
     const { clientId, chainId, address } = parseParams(clientWalletParams, ctx.params, CLIENT_WALLET_FIELD_CODES);
     const workflows = await requireChain(services, chainId);
@@ -22,6 +24,22 @@ export function disableWalletRoute(services: ApiServices): Middleware {
     const wallet = await unregisterWallet(services.db, workflows, { accountId: clientId, chain: chainId, address });
     if (!wallet) throw new ApiError('WALLET_NOT_FOUND', `Client ${clientId} has no wallet ${address} on ${chainId}`);
     ctx.status = wallet.state === 'unregistering' ? 202 : 200;
-    ctx.body = { ...walletView(wallet), partnerEnabled: false };
+    ctx.body = { ...walletView(wallet), partnerEnabled: false } satisfies PartnerWallet;
   };
 }
+
+export const disableWalletOperation = defineOperation({
+  method: 'delete',
+  path: '/v1/tokenization/clients/{clientId}/wallets/{chainId}/{address}',
+  operationId: 'disablePartnerWallet',
+  summary: "Disable a client's wallet for the partner flow",
+  description: "Marks the wallet disabled for the flow and removes it from the chain's identity registry.",
+  access: 'admin',
+  params: clientWalletParams,
+  answers: {
+    200: { description: 'Disabled, and out of the registry.', schema: partnerWalletSchema },
+    202: { description: 'Disabled; the removal from the registry is being written to the chain.', schema: partnerWalletSchema },
+  },
+  errors: ['INVALID_CHAIN_ID', 'INVALID_WALLET_ADDRESS', 'WALLET_NOT_FOUND', 'TEMPORAL_UNAVAILABLE', 'CHAIN_UNAVAILABLE'],
+  handler: disableWalletRoute,
+});

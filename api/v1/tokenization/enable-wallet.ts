@@ -15,8 +15,10 @@ import type { ApiServices } from '../../services';
 import { requireChain } from '../accounts/context';
 import { walletView } from '../accounts/wallet-params';
 import { CLIENT_WALLET_FIELD_CODES, clientParams, clientWalletBody } from './fields';
+import { defineOperation } from '../../contract/operation';
+import { partnerWalletSchema, type PartnerWallet } from './schemas';
 
-export function enableWalletRoute(services: ApiServices): Middleware {
+function enableWalletRoute(services: ApiServices): Middleware {
   return async (ctx) => {
     const { clientId } = parseParams(clientParams, ctx.params);
     const body = parseBody(clientWalletBody, await readJsonBody(ctx, services.config.BODY_LIMIT_BYTES), CLIENT_WALLET_FIELD_CODES);
@@ -29,6 +31,24 @@ export function enableWalletRoute(services: ApiServices): Middleware {
     await setWalletPartnerEnabled(services.db, { chain: body.chainId, address: body.address, clientId, enabled: true });
     const wallet = (await findWallet(services.db, body.chainId, body.address))!;
     ctx.status = wallet.state === 'registered' ? 200 : 202;
-    ctx.body = { ...walletView(wallet), partnerEnabled: true };
+    ctx.body = { ...walletView(wallet), partnerEnabled: true } satisfies PartnerWallet;
   };
 }
+
+export const enableWalletOperation = defineOperation({
+  method: 'post',
+  path: '/v1/tokenization/clients/{clientId}/wallets',
+  operationId: 'enablePartnerWallet',
+  summary: "Enable a client's wallet for the partner flow",
+  description:
+    "Registers the wallet in the chain's identity registry under the client's user id (the issuer contract mints only to registered wallets) and marks it enabled for the flow. Issuances to it are refused with `WALLET_NOT_ENABLED` until the registration is complete. Enabling it again answers it as it stands.",
+  access: 'admin',
+  params: clientParams,
+  body: clientWalletBody,
+  answers: {
+    200: { description: 'Enabled and registered.', schema: partnerWalletSchema },
+    202: { description: 'Enabled; the registration is being written to the chain.', schema: partnerWalletSchema },
+  },
+  errors: ['INVALID_CHAIN_ID', 'INVALID_WALLET_ADDRESS', 'CLIENT_NOT_FOUND', 'WALLET_ALREADY_REGISTERED', 'TEMPORAL_UNAVAILABLE', 'CHAIN_UNAVAILABLE'],
+  handler: enableWalletRoute,
+});

@@ -2,9 +2,11 @@
 import { z } from 'zod';
 import { EVM_CHAINS } from '../../../chains/networks';
 import type { PartnerClientRecord, PartnerRequestRecord, PartnerWalletRecord } from '../../../db/queries/partner';
+import type { WalletState } from '../../../db/queries/wallets';
 import type { ErrorCode } from '../../../domain/error-codes';
 import { networkOfChain, partnerStatus, PARTNER_NETWORKS, type PartnerNetwork } from '../../../domain/partner';
 import type { PartnerRequestWorkflowState } from '../../../temporal/messages';
+import type { PartnerClient, PartnerRequest } from './schemas';
 
 const UINT256_MAX = (1n << 256n) - 1n;
 
@@ -70,28 +72,24 @@ export const clientBody = z.strictObject({
 export const requestParams = z.object({ issuerRequestId: identifier });
 export const resumeBody = z.strictObject({ clientId: z.string({ error: 'must be a string' }).min(1).max(100).optional() });
 
-export interface ClientView {
-  clientId: string;
-  email: string;
-  eligible: boolean;
-  partnerAccount: string | null;
-  linkedAt: number | null;
-  wallets: { chainId: string; network: PartnerNetwork; address: string; registration: string }[];
-}
-
-export function clientView(client: PartnerClientRecord, wallets: PartnerWalletRecord[]): ClientView {
+export function clientView(client: PartnerClientRecord, wallets: PartnerWalletRecord[]): PartnerClient {
   return {
     clientId: client.clientId,
     email: client.email,
     eligible: client.eligible,
     partnerAccount: client.partnerAccount,
     linkedAt: client.linkedAt?.getTime() ?? null,
-    wallets: wallets.map((wallet) => ({ chainId: wallet.chain, network: networkOfChain(wallet.chain), address: wallet.address, registration: wallet.state })),
+    wallets: wallets.map((wallet) => ({
+      chainId: wallet.chain,
+      network: networkOfChain(wallet.chain),
+      address: wallet.address,
+      registration: wallet.state as WalletState,
+    })),
   };
 }
 
 /** A request as operators see it: what is stored, and (when asked) where its workflow stands. */
-export function requestView(request: PartnerRequestRecord, workflow?: PartnerRequestWorkflowState | null) {
+export function requestView(request: PartnerRequestRecord, workflow?: PartnerRequestWorkflowState | null): PartnerRequest {
   return {
     issuerRequestId: request.issuerRequestId,
     type: request.kind,

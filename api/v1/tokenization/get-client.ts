@@ -5,8 +5,10 @@ import { ApiError } from '../../framework/errors';
 import { parseParams } from '../../framework/validation';
 import type { ApiServices } from '../../services';
 import { clientParams, clientView } from './fields';
+import { defineOperation } from '../../contract/operation';
+import { partnerClientSchema } from './schemas';
 
-export function getClientRoute(services: ApiServices): Middleware {
+function getClientRoute(services: ApiServices): Middleware {
   return async (ctx) => {
     const { clientId } = parseParams(clientParams, ctx.params);
     const client = await findPartnerClient(services.db, clientId);
@@ -14,3 +16,15 @@ export function getClientRoute(services: ApiServices): Middleware {
     ctx.body = clientView(client, await listPartnerWallets(services.db, clientId));
   };
 }
+
+export const getClientOperation = defineOperation({
+  method: 'get',
+  path: '/v1/tokenization/clients/{clientId}',
+  operationId: 'getPartnerClient',
+  summary: 'A client of the partner flow',
+  access: 'admin',
+  params: clientParams,
+  answers: { 200: { description: "The client's onboarding, partner link and enabled wallets.", schema: partnerClientSchema } },
+  errors: ['CLIENT_NOT_FOUND'],
+  handler: getClientRoute,
+});

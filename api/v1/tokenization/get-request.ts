@@ -6,8 +6,10 @@ import { parseParams } from '../../framework/validation';
 import type { ApiServices } from '../../services';
 import { requestParams, requestView } from './fields';
 import { queryPartnerWorkflow } from './workflow-state';
+import { defineOperation } from '../../contract/operation';
+import { partnerRequestSchema } from './schemas';
 
-export function getRequestRoute(services: ApiServices): Middleware {
+function getRequestRoute(services: ApiServices): Middleware {
   return async (ctx) => {
     const { issuerRequestId } = parseParams(requestParams, ctx.params);
     const request = await findPartnerRequest(services.db, issuerRequestId);
@@ -15,3 +17,15 @@ export function getRequestRoute(services: ApiServices): Middleware {
     ctx.body = requestView(request, await queryPartnerWorkflow(services.temporal, request));
   };
 }
+
+export const getRequestOperation = defineOperation({
+  method: 'get',
+  path: '/v1/tokenization/requests/{issuerRequestId}',
+  operationId: 'getPartnerRequest',
+  summary: 'One partner request',
+  access: 'admin',
+  params: requestParams,
+  answers: { 200: { description: 'The request as stored, with where its workflow stands (`workflow`).', schema: partnerRequestSchema } },
+  errors: ['REQUEST_NOT_FOUND'],
+  handler: getRequestRoute,
+});

@@ -11,8 +11,10 @@ import { parseBody } from '../../framework/validation';
 import type { ApiServices } from '../../services';
 import { refusalsAsErrors, requireWorkflows } from './context';
 import { issuanceBody, ISSUANCE_FIELD_CODES } from './fields';
+import { defineOperation } from '../../contract/operation';
+import { issuanceAcceptedSchema, type IssuanceAccepted } from './schemas';
 
-export function issuanceRoute(services: ApiServices): Middleware {
+function issuanceRoute(services: ApiServices): Middleware {
   return async (ctx) => {
     const body = parseBody(issuanceBody, await readJsonBody(ctx, services.config.BODY_LIMIT_BYTES), ISSUANCE_FIELD_CODES);
     const workflows = requireWorkflows(services);
@@ -33,6 +35,46 @@ export function issuanceRoute(services: ApiServices): Middleware {
     );
     ctx.status = outcome.created ? 201 : 200;
     if (!outcome.created) ctx.set('Idempotent-Replayed', 'true');
-    ctx.body = { issuer_request_id: outcome.request.issuerRequestId, status: 'created' };
+    ctx.body = { issuer_request_id: outcome.request.issuerRequestId, status: 'created' } satisfies IssuanceAccepted;
   };
 }
+
+export const issuanceOperation = defineOperation({
+  method: 'post',
+  path: '/v1/tokenization/inkind/issuance',
+  operationId: 'submitIssuance',
+  summary: 'Ask the issuer to mint for delivered shares',
+  description: [
+    "The broker's in-kind issuance: the client must be onboarded, eligible and linked to a partner account; the wallet the client's, enabled for the flow and registered on the network; `token_symbol` the token of `underlying_symbol`, offered on the network; and the USD value of `qty` at the underlying's latest price must fit in what remains of the running session's mint limit for the underlying. The request is then stored `created` and its workflow started: it mints `qty` ÷ shares multiplier tokens to the wallet once the broker confirms the journal of the shares.",
+    '`tokenization_request_id` is the idempotency key: a resubmission of the same request answers the first result (200 with `Idempotent-Replayed: true`) and makes sure its workflow runs; the same id with any other field is 409 `REQUEST_CONFLICT`.',
+  ].join('\n\n'),
+  access: 'partner',
+  body: issuanceBody,
+  answers: {
+    201: { description: 'Stored and its workflow started.', schema: issuanceAcceptedSchema },
+    200: {
+      description: 'A resubmission of a stored request: the first result.',
+      schema: issuanceAcceptedSchema,
+      headers: { 'Idempotent-Replayed': '`true`: the answer is the one given to the first submission of this `tokenization_request_id`.' },
+    },
+  },
+  errors: [
+    'INVALID_QTY',
+    'INVALID_SYMBOL',
+    'INVALID_TOKEN_SYMBOL',
+    'INVALID_NETWORK',
+    'INVALID_WALLET_ADDRESS',
+    'INVALID_BROKER_SIGNATURE',
+    'TOKEN_NOT_ON_NETWORK',
+    'CLIENT_NOT_ELIGIBLE',
+    'ACCOUNT_NOT_LINKED',
+    'WALLET_NOT_ENABLED',
+    'PARTNER_LIMIT_REACHED',
+    'CLIENT_NOT_FOUND',
+    'REQUEST_CONFLICT',
+    'PRICE_UNAVAILABLE',
+    'TEMPORAL_UNAVAILABLE',
+    'CHAIN_UNAVAILABLE',
+  ],
+  handler: issuanceRoute,
+});

@@ -10,19 +10,22 @@ import { listPartnerRequests } from '../../../db/queries/partner';
 import { parseQuery } from '../../framework/validation';
 import type { ApiServices } from '../../services';
 import { requestView } from './fields';
-
-const STATES = ['pending', 'completed', 'rejected', 'created', 'confirmed', 'minted', 'needs_review', 'delivering'] as const;
+import { defineOperation } from '../../contract/operation';
+import { partnerRequestPageSchema, PARTNER_REQUEST_STATES, type PartnerRequestPage } from './schemas';
 
 const listQuery = z.strictObject({
-  status: z.enum(STATES).optional(),
+  status: z
+    .enum(PARTNER_REQUEST_STATES)
+    .optional()
+    .describe('`pending` (every state short of `completed` or `rejected`), `completed`, `rejected`, or one workflow state.'),
   type: z.enum(['mint', 'redeem']).optional(),
   clientId: z.string().min(1).max(100).optional(),
   chainId: z.enum(EVM_CHAINS).optional(),
-  limit: z.coerce.number().int().min(1).max(200).default(50),
-  cursor: z.string().min(1).max(200).optional(),
+  limit: z.coerce.number().int().min(1).max(200).default(50).describe('Requests per page.'),
+  cursor: z.string().min(1).max(200).optional().describe("The previous page's `nextCursor`."),
 });
 
-export function listRequestsRoute(services: ApiServices): Middleware {
+function listRequestsRoute(services: ApiServices): Middleware {
   return async (ctx) => {
     const query = parseQuery(listQuery, ctx.query, { chainId: 'INVALID_CHAIN_ID' });
     const rows = await listPartnerRequests(services.db, {
@@ -37,6 +40,19 @@ export function listRequestsRoute(services: ApiServices): Middleware {
     ctx.body = {
       requests: page.map((request) => requestView(request)),
       nextCursor: rows.length > query.limit ? Buffer.from(page.at(-1)!.issuerRequestId).toString('base64url') : null,
-    };
+    } satisfies PartnerRequestPage;
   };
 }
+
+export const listRequestsOperation = defineOperation({
+  method: 'get',
+  path: '/v1/tokenization/requests',
+  operationId: 'listPartnerRequests',
+  summary: 'Every partner mint and redemption',
+  description: 'Newest first, filtered by `status`, `type`, `clientId` and `chainId`; a page of `limit` requests and the `nextCursor` of the next.',
+  access: 'admin',
+  query: listQuery,
+  answers: { 200: { description: 'One page of requests.', schema: partnerRequestPageSchema } },
+  errors: ['INVALID_CHAIN_ID'],
+  handler: listRequestsRoute,
+});

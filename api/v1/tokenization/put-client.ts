@@ -12,8 +12,10 @@ import { parseBody, parseParams } from '../../framework/validation';
 import type { ApiServices } from '../../services';
 import { requireAccount } from '../accounts/context';
 import { clientBody, clientParams, clientView } from './fields';
+import { defineOperation } from '../../contract/operation';
+import { partnerClientSchema } from './schemas';
 
-export function putClientRoute(services: ApiServices): Middleware {
+function putClientRoute(services: ApiServices): Middleware {
   return async (ctx) => {
     const { clientId } = parseParams(clientParams, ctx.params);
     const body = parseBody(clientBody, await readJsonBody(ctx, services.config.BODY_LIMIT_BYTES));
@@ -31,3 +33,18 @@ export function putClientRoute(services: ApiServices): Middleware {
     }
   };
 }
+
+export const putClientOperation = defineOperation({
+  method: 'put',
+  path: '/v1/tokenization/clients/{clientId}',
+  operationId: 'onboardPartnerClient',
+  summary: 'Onboard an account for the partner flow',
+  description:
+    "Onboards the account `clientId` for the partner flow, or changes its email or eligibility (a link made earlier is kept). The partner then links its account with connect and that email, or the operator links it here with `partnerAccount`. `eligible` defaults to true.",
+  access: 'admin',
+  params: clientParams,
+  body: clientBody,
+  answers: { 200: { description: 'The client as stored, with its enabled wallets.', schema: partnerClientSchema } },
+  errors: ['ACCOUNT_NOT_FOUND', 'ACCOUNT_ALREADY_LINKED'],
+  handler: putClientRoute,
+});

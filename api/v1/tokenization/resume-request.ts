@@ -2,7 +2,8 @@
  * POST /v1/tokenization/requests/{issuerRequestId}/resume (admin) `{clientId?}` — after an operator fixed what held
  * a request for review: a redemption from a wallet no client was linked to is assigned `clientId` (a client linked
  * to a partner account), and the workflow is told to look again (a refused mint is tried again, a redemption over
- * every limit is measured again). 200 with the request; 409 when `clientId` is given for a request not awaiting one.
+ * every limit is measured again). 200 with the request; 409 when the request is finished, or when `clientId` is
+ * given for a request not awaiting one.
  */
 import type { Middleware } from 'koa';
 import { findPartnerClient, findPartnerRequest, updatePartnerRequest } from '../../../db/queries/partner';
@@ -14,14 +15,19 @@ import type { ApiServices } from '../../services';
 import { requireWorkflows } from './context';
 import { requestParams, requestView, resumeBody } from './fields';
 import { partnerWorkflowId, queryPartnerWorkflow } from './workflow-state';
+import { defineOperation } from '../../contract/operation';
+import { partnerRequestSchema } from './schemas';
 
-export function resumeRequestRoute(services: ApiServices): Middleware {
+function resumeRequestRoute(services: ApiServices): Middleware {
   return async (ctx) => {
     const { issuerRequestId } = parseParams(requestParams, ctx.params);
     const body = parseBody(resumeBody, (await readJsonBody(ctx, services.config.BODY_LIMIT_BYTES)) ?? {});
     const workflows = requireWorkflows(services);
     let request = await findPartnerRequest(services.db, issuerRequestId);
     if (!request) throw new ApiError('REQUEST_NOT_FOUND', `No partner request ${issuerRequestId}`);
+    if (request.state === 'completed' || request.state === 'rejected') {
+      throw new ApiError('REQUEST_CONFLICT', `Request ${issuerRequestId} is ${request.state}; there is nothing to resume`);
+    }
     if (body.clientId !== undefined) {
       if (request.state !== 'needs_review' || request.clientId !== null) {
         throw new ApiError('REQUEST_CONFLICT', `Request ${issuerRequestId} is ${request.state} and not waiting for a client`);
@@ -34,3 +40,18 @@ export function resumeRequestRoute(services: ApiServices): Middleware {
     ctx.body = requestView(request, await queryPartnerWorkflow(services.temporal, request));
   };
 }
+
+export const resumeRequestOperation = defineOperation({
+  method: 'post',
+  path: '/v1/tokenization/requests/{issuerRequestId}/resume',
+  operationId: 'resumePartnerRequest',
+  summary: 'Resume a request held for review',
+  description:
+    "After an operator fixed what held the request: with `clientId`, a redemption from a wallet no client was linked to (`needs_review` without a client) is assigned that client, which must be linked to a partner account; then the request's workflow is told to look again (a refused mint is tried again, a redemption over every limit is measured again). The body may be left out.",
+  access: 'admin',
+  params: requestParams,
+  body: resumeBody,
+  answers: { 200: { description: 'The request, with where its workflow stands.', schema: partnerRequestSchema } },
+  errors: ['REQUEST_NOT_FOUND', 'REQUEST_CONFLICT', 'ACCOUNT_NOT_LINKED', 'TEMPORAL_UNAVAILABLE'],
+  handler: resumeRequestRoute,
+});

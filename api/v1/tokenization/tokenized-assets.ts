@@ -7,8 +7,10 @@ import { chainTokenAddresses } from '../../../db/queries/chains';
 import { listPartnerUnderlyings } from '../../../db/queries/partner';
 import { PARTNER_NETWORKS, tokenSymbolOf, type PartnerNetwork } from '../../../domain/partner';
 import type { ApiServices } from '../../services';
+import { defineOperation } from '../../contract/operation';
+import { tokenizedAssetsSchema, type TokenizedAssets } from './schemas';
 
-export function tokenizedAssetsRoute(services: ApiServices): Middleware {
+function tokenizedAssetsRoute(services: ApiServices): Middleware {
   return async (ctx) => {
     const deployed = await Promise.all(
       Object.entries(PARTNER_NETWORKS).map(async ([network, chain]) => ({ network: network as PartnerNetwork, tokens: await chainTokenAddresses(services.db, chain) })),
@@ -19,6 +21,18 @@ export function tokenizedAssetsRoute(services: ApiServices): Middleware {
         return { underlying, token, networks: deployed.filter((chain) => chain.tokens[token]).map((chain) => chain.network) };
       })
       .filter((asset) => asset.networks.length > 0);
-    ctx.body = { tokens };
+    ctx.body = { tokens } satisfies TokenizedAssets;
   };
 }
+
+export const tokenizedAssetsOperation = defineOperation({
+  method: 'get',
+  path: '/v1/tokenization/tokenized-assets',
+  operationId: 'listTokenizedAssets',
+  summary: 'The underlyings the partner flow offers',
+  description: 'Each underlying with a session limit, its token, and the networks the token is deployed on; underlyings not deployed on any network are left out.',
+  access: 'partner',
+  answers: { 200: { description: 'The offered underlyings, in ticker order.', schema: tokenizedAssetsSchema } },
+  errors: [],
+  handler: tokenizedAssetsRoute,
+});

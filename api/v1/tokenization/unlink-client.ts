@@ -5,8 +5,10 @@ import { ApiError } from '../../framework/errors';
 import { parseParams } from '../../framework/validation';
 import type { ApiServices } from '../../services';
 import { clientParams, clientView } from './fields';
+import { defineOperation } from '../../contract/operation';
+import { partnerClientSchema } from './schemas';
 
-export function unlinkClientRoute(services: ApiServices): Middleware {
+function unlinkClientRoute(services: ApiServices): Middleware {
   return async (ctx) => {
     const { clientId } = parseParams(clientParams, ctx.params);
     const client = await unlinkPartnerAccount(services.db, clientId);
@@ -14,3 +16,16 @@ export function unlinkClientRoute(services: ApiServices): Middleware {
     ctx.body = clientView(client, await listPartnerWallets(services.db, clientId));
   };
 }
+
+export const unlinkClientOperation = defineOperation({
+  method: 'delete',
+  path: '/v1/tokenization/clients/{clientId}/link',
+  operationId: 'unlinkPartnerAccount',
+  summary: "Remove a client's link to its partner account",
+  description: 'The client stays onboarded; its issuances are refused with `ACCOUNT_NOT_LINKED` until the partner connects again.',
+  access: 'admin',
+  params: clientParams,
+  answers: { 200: { description: 'The client as it is afterwards.', schema: partnerClientSchema } },
+  errors: ['CLIENT_NOT_FOUND'],
+  handler: unlinkClientRoute,
+});

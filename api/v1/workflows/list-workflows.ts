@@ -2,23 +2,25 @@
 import type { Middleware } from 'koa';
 import { z } from 'zod';
 import { listWorkflows } from '../../../temporal/inspection';
+import { defineOperation } from '../../contract/operation';
 import { parseQuery } from '../../framework/validation';
 import type { ApiServices } from '../../services';
+import { workflowListSchema, type WorkflowList } from './schemas';
 import { requireTemporal, withTemporal } from './temporal-client';
 
 const instant = z.union([z.string().regex(/^\d+$/).transform(Number), z.iso.datetime({ offset: true }).transform((s) => Date.parse(s))]);
 
 const listQuery = z.object({
-  type: z.string().min(1).max(200).optional(),
-  status: z.enum(['RUNNING', 'COMPLETED', 'FAILED', 'CANCELLED', 'TERMINATED', 'CONTINUED_AS_NEW', 'TIMED_OUT']).optional(),
-  idPrefix: z.string().min(1).max(200).optional(),
+  type: z.string().min(1).max(200).optional().describe('Only this workflow type, e.g. `attestationWorkflow`.'),
+  status: z.enum(['RUNNING', 'COMPLETED', 'FAILED', 'CANCELLED', 'TERMINATED', 'CONTINUED_AS_NEW', 'TIMED_OUT']).optional().describe('Only this execution status.'),
+  idPrefix: z.string().min(1).max(200).optional().describe('Only workflow ids starting with this, e.g. `attestation-`.'),
   /** Epoch ms or ISO-8601. */
-  startedAfter: instant.optional(),
-  startedBefore: instant.optional(),
-  limit: z.coerce.number().int().min(1).max(1000).default(100),
+  startedAfter: instant.optional().describe('Only workflows started at or after this: epoch ms or ISO-8601.'),
+  startedBefore: instant.optional().describe('Only workflows started before this: epoch ms or ISO-8601.'),
+  limit: z.coerce.number().int().min(1).max(1000).default(100).describe('At most this many; default 100.'),
 });
 
-export function listWorkflowsRoute(services: ApiServices): Middleware {
+function listWorkflowsRoute(services: ApiServices): Middleware {
   return async (ctx) => {
     const query = parseQuery(listQuery, ctx.query);
     const client = requireTemporal(services);
@@ -32,6 +34,19 @@ export function listWorkflowsRoute(services: ApiServices): Middleware {
         pageSize: query.limit,
       }),
     );
-    ctx.body = { workflows };
+    ctx.body = { workflows } satisfies WorkflowList;
   };
 }
+
+export const listWorkflowsOperation = defineOperation({
+  method: 'get',
+  path: '/v1/workflows',
+  operationId: 'listWorkflows',
+  summary: 'List workflows',
+  description: "Workflow executions from Temporal's visibility store, filtered by type, status, id prefix and start time, newest first.",
+  access: 'admin',
+  query: listQuery,
+  answers: { 200: { description: 'The matching workflows.', schema: workflowListSchema } },
+  errors: ['TEMPORAL_UNAVAILABLE', 'WORKFLOW_NOT_FOUND'],
+  handler: listWorkflowsRoute,
+});

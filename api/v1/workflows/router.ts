@@ -1,16 +1,11 @@
 /** The workflows resource: operators inspecting workflow executions and their histories (admin). */
-import Router from '@koa/router';
-import { requireScope } from '../../framework/auth';
-import type { ApiState } from '../../framework/state';
-import type { ApiServices } from '../../services';
-import { describeWorkflowRoute } from './describe-workflow';
-import { listWorkflowsRoute } from './list-workflows';
-import { workflowHistoryRoute } from './workflow-history';
+import type { Resource } from '../../contract/operation';
+import { describeWorkflowOperation } from './describe-workflow';
+import { listWorkflowsOperation } from './list-workflows';
+import { workflowHistoryOperation } from './workflow-history';
 
-export function workflowsRouter(services: ApiServices): Router<ApiState> {
-  const admin = requireScope('admin');
-  return new Router<ApiState>({ prefix: '/workflows' })
-    .get('/', admin, listWorkflowsRoute(services))
-    .get('/:workflowId', admin, describeWorkflowRoute(services))
-    .get('/:workflowId/history', admin, workflowHistoryRoute(services));
-}
+export const workflowsResource: Resource = {
+  tag: 'Workflows',
+  description: 'Operators inspecting workflow executions, their pending work and their histories (admin).',
+  operations: [listWorkflowsOperation, describeWorkflowOperation, workflowHistoryOperation],
+};

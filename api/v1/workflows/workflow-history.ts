@@ -1,15 +1,30 @@
 /** GET /v1/workflows/{workflowId}/history (admin) — the history as a timeline: event id, time, type, decoded payloads. */
 import type { Middleware } from 'koa';
 import { workflowTimeline } from '../../../temporal/inspection';
-import type { ApiServices } from '../../services';
-import { requireTemporal, withTemporal } from './temporal-client';
+import { defineOperation } from '../../contract/operation';
 import { workflowIdParams } from '../../framework/path-params';
 import { parseParams } from '../../framework/validation';
+import type { ApiServices } from '../../services';
+import { workflowHistorySchema, type WorkflowHistory } from './schemas';
+import { requireTemporal, withTemporal } from './temporal-client';
 
-export function workflowHistoryRoute(services: ApiServices): Middleware {
+function workflowHistoryRoute(services: ApiServices): Middleware {
   return async (ctx) => {
     const { workflowId } = parseParams(workflowIdParams, ctx.params);
     const client = requireTemporal(services);
-    ctx.body = { workflowId, events: await withTemporal(workflowId, () => workflowTimeline(client, workflowId)) };
+    ctx.body = { workflowId, events: await withTemporal(workflowId, () => workflowTimeline(client, workflowId)) } satisfies WorkflowHistory;
   };
 }
+
+export const workflowHistoryOperation = defineOperation({
+  method: 'get',
+  path: '/v1/workflows/{workflowId}/history',
+  operationId: 'getWorkflowHistory',
+  summary: "A workflow's history",
+  description: "The current run's history as a timeline: each event's id, time, type and attributes, with payloads decoded to JSON.",
+  access: 'admin',
+  params: workflowIdParams,
+  answers: { 200: { description: 'The timeline, oldest event first.', schema: workflowHistorySchema } },
+  errors: ['WORKFLOW_NOT_FOUND', 'TEMPORAL_UNAVAILABLE'],
+  handler: workflowHistoryRoute,
+});

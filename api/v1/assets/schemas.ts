@@ -1,0 +1,121 @@
+/** The answers of the assets resource as zod schemas (named in the OpenAPI document); the routes' types come from them. */
+import { z } from 'zod';
+import { INTERVALS, RANGES } from '../../../domain/market/candles';
+import { component, decimalString, epochMs } from '../../contract/components';
+
+export const assetPriceSchema = component(
+  'AssetPrice',
+  z.object({
+    primaryMarket: z.object({ symbol: z.string().describe('The token.'), price: decimalString }),
+    underlyingMarket: z.object({ ticker: z.string().describe('The stock behind the token.'), price: decimalString }),
+    timestamp: epochMs.describe('When the price was observed.'),
+  }),
+);
+export type AssetPrice = z.infer<typeof assetPriceSchema>;
+
+export const enhancedPriceSchema = component(
+  'EnhancedPrice',
+  z.object({
+    symbol: z.string(),
+    price: decimalString,
+    priceChange24h: decimalString.describe('Change over the last 24 h of open market (a plain 24 h for assets that trade off-hours).'),
+    priceChangePct24h: decimalString.describe('The same change in percent.'),
+    timestamp: epochMs,
+  }),
+);
+export type EnhancedPrice = z.infer<typeof enhancedPriceSchema>;
+
+export const addressEntrySchema = component(
+  'ContractAddresses',
+  z.object({
+    symbol: z.string(),
+    addresses: z.array(
+      z.object({
+        networkChainId: z.string().describe('`<chain name>-<chain id>`, e.g. `ethereum-1`.'),
+        address: z.string().describe('The token contract.'),
+        decimals: z.int().nonnegative(),
+      }),
+    ),
+  }),
+);
+export type AddressEntry = z.infer<typeof addressEntrySchema>;
+
+export const candleSchema = component(
+  'Candle',
+  z.object({ timestamp: epochMs.describe('Start of the bucket.'), open: decimalString, high: decimalString, low: decimalString, close: decimalString }),
+);
+export type Candle = z.infer<typeof candleSchema>;
+
+export const ohlcSchema = component(
+  'Ohlc',
+  z.object({
+    interval: z.enum(INTERVALS),
+    range: z.enum(RANGES),
+    primaryMarket: z.object({ symbol: z.string(), data: z.array(candleSchema) }),
+    underlyingMarket: z.object({ ticker: z.string(), data: z.array(candleSchema) }),
+  }),
+);
+export type Ohlc = z.infer<typeof ohlcSchema>;
+
+const TRADABLE_SESSIONS = ['premarket', 'regular', 'postmarket', 'overnight'] as const;
+
+export const marketDataSchema = component(
+  'MarketData',
+  z.object({
+    primaryMarket: z.object({
+      symbol: z.string(),
+      price: decimalString,
+      priceChange24h: decimalString,
+      priceChangePct24h: decimalString,
+      priceHistory24h: z.array(z.object({ timestamp: epochMs, price: decimalString })),
+      totalHolders: z.int().nonnegative(),
+      sharesMultiplier: decimalString,
+      tradableSessions: z.array(z.enum(TRADABLE_SESSIONS)),
+    }),
+    underlyingMarket: z
+      .object({
+        ticker: z.string(),
+        name: z.string(),
+        price: decimalString,
+        priceHigh52w: decimalString,
+        priceLow52w: decimalString,
+        volume: decimalString,
+        averageVolume: decimalString,
+        sharesOutstanding: decimalString,
+        marketCap: decimalString,
+      })
+      .nullable()
+      .describe('Null for portfolio tokens, which list `constituentTokens` instead.'),
+    constituentTokens: z.array(z.string()),
+    timestamp: epochMs.describe('Last update.'),
+  }),
+);
+export type MarketData = z.infer<typeof marketDataSchema>;
+
+export const sharesMultiplierSchema = component(
+  'SharesMultiplierHistory',
+  z.object({
+    history: z.array(
+      z.object({
+        sharesMultiplier: decimalString.describe('The value after the change.'),
+        changeTimestamp: epochMs.describe('When the value changed.'),
+        reason: z.string().describe('The corporate action behind the change.'),
+      }),
+    ),
+    timestamp: epochMs,
+  }),
+);
+export type SharesMultiplierHistory = z.infer<typeof sharesMultiplierSchema>;
+
+export const dividendsSchema = component(
+  'DividendInfo',
+  z.object({
+    ticker: z.string(),
+    dividendYield: decimalString.describe('Trailing-year dividends over the current price; `0.05` is 5%.'),
+    payoutFrequency: z.enum(['monthly', 'quarterly', 'semi-annually', 'annually', 'irregular', 'none']),
+    lastCashAmount: decimalString.describe('The last dividend per share.'),
+    lastPaymentDate: z.iso.date().nullable().describe('`YYYY-MM-DD`; null when none was paid.'),
+    timestamp: epochMs,
+  }),
+);
+export type DividendInfo = z.infer<typeof dividendsSchema>;

@@ -1,0 +1,63 @@
+/** The answers of the attestations resource as zod schemas (named in the OpenAPI document); the routes' types come from them. */
+import { z } from 'zod';
+import { component, epochMs } from '../../contract/components';
+
+const bareChainId = z
+  .string()
+  .regex(/^\d+$/)
+  .describe('The bare chain id: `1` (ethereum-1), `56` (bsc-56) or `900` (solana-900).');
+const scaledInteger = z.string().regex(/^\d+$/);
+
+const quoteFields = {
+  chainId: bareChainId,
+  symbol: z.string().describe('The token.'),
+  ticker: z.string().describe('The stock behind the token.'),
+  assetAddress: z.string().describe('The token contract on the chain.'),
+  side: z.enum(['0', '1']).describe('`0` buy (mint), `1` sell (redeem).'),
+  tokenAmount: scaledInteger.describe('Tokens, as an integer scaled by 18 decimals.'),
+  price: scaledInteger.describe('Price per token in the settlement token, as an integer scaled by 18 decimals.'),
+};
+
+export const softQuoteSchema = component(
+  'SoftQuote',
+  z.object(quoteFields).describe('A non-binding price: no id, no signature, counts against no limit.'),
+);
+export type SoftQuote = z.infer<typeof softQuoteSchema>;
+
+const attestationFields = {
+  attestationId: z.string().regex(/^\d{1,39}$/).describe('A 128-bit id as a decimal string.'),
+  userId: z.string().describe("The account's on-chain user id (hex) the signature binds."),
+  ...quoteFields,
+  expiration: z.int().nonnegative().describe('Unix epoch **seconds** after which the contract refuses it.'),
+  signature: z.string().describe('Base64 signature over the quote (EIP-712 on EVM chains, ed25519 on Solana).'),
+  additionalData: z.string().describe("Base64 extra signed bytes: the user's Solana wallet on solana-900, 32 zero bytes on EVM chains."),
+};
+
+export const attestationSchema = component('Attestation', z.object(attestationFields).describe('A signed attestation to submit on-chain.'));
+export type Attestation = z.infer<typeof attestationSchema>;
+
+export const attestationRecordSchema = component(
+  'AttestationRecord',
+  z
+    .object({
+      ...attestationFields,
+      state: z
+        .enum(['outstanding', 'executed', 'expired'])
+        .describe('`outstanding` until executed on-chain or past its expiration (then `expired`, even before that is recorded).'),
+      executionTxHash: z.string().nullable().describe('The transaction that executed it, once executed.'),
+      stateChangedAt: epochMs
+        .nullable()
+        .describe('When the change was recorded (the block time of execution, or the expiry); null until it is.'),
+    })
+    .describe('An attestation as issued, with its state.'),
+);
+export type AttestationRecord = z.infer<typeof attestationRecordSchema>;
+
+export const attestationPageSchema = component(
+  'AttestationPage',
+  z.object({
+    attestations: z.array(attestationRecordSchema).describe('Newest first.'),
+    nextCursor: z.string().nullable().describe('Pass as `cursor` for the next page; null on the last page.'),
+  }),
+);
+export type AttestationPage = z.infer<typeof attestationPageSchema>;
