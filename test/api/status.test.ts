@@ -80,7 +80,10 @@ describe('asset statuses', () => {
   });
 
   test('limiting an asset is ASSET_LIMITED and can be filtered by symbol', async () => {
-    await admin('/v1/status/assets/NVDAon/limit', { reason: 'volatility' });
+    const limited = await admin('/v1/status/assets/NVDAon/limit', { reason: 'volatility' });
+    expect(limited.status).toBe(201);
+    const again = await admin('/v1/status/assets/NVDAon/limit', { reason: 'volatility' });
+    expect([again.status, again.body.eventId]).toEqual([200, limited.body.eventId]);
     await admin('/v1/status/assets/AAPLon/pause', { reason: 'maintenance' });
     const nvda = (await get('/v1/status/assets?symbol=NVDAon')).body;
     expect(nvda).toHaveLength(1);

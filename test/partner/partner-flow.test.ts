@@ -339,6 +339,9 @@ describe('a redemption', () => {
     expect(Number((await positions()).AAPL)).toBeCloseTo(Number(before.AAPL) + Number(done.qty), 9);
     const again = await stack.api.http.post(`/v1/tokenization/requests/${issuerRequestId}/resume`).set('x-api-key', admin()).send({ clientId: stack.clientId });
     expect([again.status, again.body.code]).toEqual([409, 'REQUEST_CONFLICT']);
+    // A finished request has no workflow left to tell: 409, not a failed signal.
+    const finished = await stack.api.http.post(`/v1/tokenization/requests/${issuerRequestId}/resume`).set('x-api-key', admin());
+    expect([finished.status, finished.body.code, finished.body.message]).toEqual([409, 'REQUEST_CONFLICT', `Request ${issuerRequestId} is completed; there is nothing to resume`]);
   }, 180_000);
 
   test('burns the tokens and ends with the shares back in the participant account and a completed redeem record', async () => {
@@ -360,4 +363,27 @@ describe('a redemption', () => {
     expect(records.filter((record) => record.issuer_request_id === issuerRequestId)).toEqual([expect.objectContaining({ status: 'completed', qty: shares })]);
     expect(Number((await positions()).AAPL)).toBeCloseTo(Number(before.AAPL) + Number(shares), 9);
   }, 120_000);
+});
+
+describe('operator wallet controls', () => {
+  test('enabling registers the wallet on chain (202, then 200 once registered); disabling takes it out of the flow (202)', async () => {
+    const address = stack.chain.walletOf(7).account.address.toLowerCase();
+    const wallets = `/v1/tokenization/clients/${stack.clientId}/wallets`;
+    const clientWallets = async () => (await stack.api.http.get(`/v1/tokenization/clients/${stack.clientId}`).set('x-api-key', admin())).body.wallets;
+
+    const enabled = await stack.api.http.post(wallets).set('x-api-key', admin()).send({ chainId: 'ethereum-1', address });
+    expect([enabled.status, enabled.body.state, enabled.body.partnerEnabled]).toEqual([202, 'registering', true]);
+    await eventually(async () => expect(await clientWallets()).toContainEqual(expect.objectContaining({ address, registration: 'registered' })), 30_000);
+    const again = await stack.api.http.post(wallets).set('x-api-key', admin()).send({ chainId: 'ethereum-1', address });
+    expect([again.status, again.body.state]).toEqual([200, 'registered']);
+
+    const disabled = await stack.api.http.delete(`${wallets}/ethereum-1/${address}`).set('x-api-key', admin());
+    expect([disabled.status, disabled.body.state, disabled.body.partnerEnabled]).toEqual([202, 'unregistering', false]);
+    expect((await clientWallets()).map((wallet: { address: string }) => wallet.address)).not.toContain(address);
+    // Asking again is harmless: 202 while the registry is written, then 404 once the wallet is gone from it.
+    await eventually(async () => {
+      const gone = await stack.api.http.delete(`${wallets}/ethereum-1/${address}`).set('x-api-key', admin());
+      expect([gone.status, gone.body.code]).toEqual([404, 'WALLET_NOT_FOUND']);
+    }, 30_000);
+  }, 90_000);
 });
