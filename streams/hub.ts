@@ -4,7 +4,8 @@
  * candle of every symbol, a replay window of recent events for `Last-Event-ID`, and hands each event to the
  * subscribers of its topic: the cost of a tick beyond one event per topic is the write to each subscriber.
  * A candle closes (one final event with `isClosed`) when the next bucket of its symbol starts or, at the latest,
- * `closeGraceMs` after its bucket ended by the clock.
+ * `closeGraceMs` after its bucket ended by the clock; a tick arriving later for a closed bucket sends its closed
+ * candle again, revised.
  */
 import { randomUUID } from 'node:crypto';
 import type { Logger } from '../config/logger';
@@ -300,8 +301,10 @@ export class MarketStreamHub {
     const topic = candleTopic(asset.symbol, interval);
     const current = this.candles.get(topic);
     if (current) {
-      // A late write to a bucket that is over (closed, or superseded by a newer one) is not streamed again.
-      if (bucket < current.data.timestamp || (bucket === current.data.timestamp && current.data.isClosed)) return;
+      if (bucket < current.data.timestamp || (bucket === current.data.timestamp && current.data.isClosed)) {
+        this.revise(asset, interval, bucket, candles, current);
+        return;
+      }
       if (bucket > current.data.timestamp && !current.data.isClosed) this.close(current);
     }
     const data = candleEventData(asset, interval, bucket, candles, false);
@@ -313,6 +316,17 @@ export class MarketStreamHub {
     this.publish(this.make(event.topic, 'candle', { ...event.data, isClosed: true }));
   }
 
+  /**
+   * A late tick changed a bucket that is over (closed, or superseded by a newer one): its closed candle is sent
+   * again, revised, so that the last closed event of every bucket equals what `/prices/ohlc` answers. A revision of
+   * an older bucket leaves the current candle (what new subscribers get first) as it is.
+   */
+  private revise(asset: AssetRecord, interval: StreamInterval, bucket: number, candles: { primary?: CandleRecord; underlying?: CandleRecord }, current: CandleEvent): void {
+    const data = candleEventData(asset, interval, bucket, candles, true);
+    if (bucket === current.data.timestamp && sameCandles(current.data, data)) return;
+    this.publish(this.make(current.topic, 'candle', data), { current: bucket === current.data.timestamp });
+  }
+
   private make(topic: string, name: 'price', data: PriceEventData): PriceEvent;
   private make(topic: string, name: 'candle', data: CandleEventData): CandleEvent;
   private make(topic: string, name: 'price' | 'candle', data: PriceEventData | CandleEventData): StreamEvent {
@@ -321,9 +335,10 @@ export class MarketStreamHub {
     return { seq: this.seq, id, topic, name, data, sse: sseFrame(id, name, data), publishedAt: Date.now() } as StreamEvent;
   }
 
-  private publish(event: StreamEvent): void {
+  /** Hands `event` to its subscribers and the replay window; unless `current` is false, it is also its topic's latest state. */
+  private publish(event: StreamEvent, { current = true } = {}): void {
     if (event.name === 'price') this.prices.set(event.topic, event);
-    else this.candles.set(event.topic, event);
+    else if (current) this.candles.set(event.topic, event);
     this.retained.push(event);
     this.evict();
     const set = this.subscribers.get(event.topic);

@@ -1,7 +1,8 @@
 /**
  * Live streams over Server-Sent Events against the real app, pipeline and PostgreSQL: refusals in the documented
- * shape, latest prices first then every change, candles that close once and equal what `/prices/ohlc` answers,
- * `Last-Event-ID` resume without a gap, heartbeats, the per-key allowance and slow consumers dropped.
+ * shape, latest prices first then every change, candles that close once (again, revised, after a late tick) and
+ * equal what `/prices/ohlc` answers, `Last-Event-ID` resume without a gap, heartbeats, the per-key allowance and
+ * slow consumers dropped.
  */
 import { MINUTE_MS, SseClient, regularSessionMinute, startStreamStack, type SseMessage, type StreamStack } from './support';
 
@@ -221,6 +222,31 @@ describe('GET /v1/assets/{symbol}/prices/ohlc/stream', () => {
     const next = candle(await client.next());
     expect(closed).toMatchObject({ timestamp: bucket, isClosed: true, primaryMarket: { candle: { close: '170' } } });
     expect(next).toMatchObject({ timestamp: bucket + MINUTE_MS, isClosed: false, primaryMarket: { candle: { open: '171' } } });
+    stack.setNow(tickTime);
+  });
+
+  test('a late tick into a closed bucket sends its closed candle again, revised, equal to /prices/ohlc; the current candle stays', async () => {
+    const bucket = Math.ceil((tickTime + 1) / MINUTE_MS) * MINUTE_MS;
+    tickTime = bucket + 30_000;
+    stack.setNow(tickTime);
+    await stack.ingest([{ symbol: 'AMZNon', timestamp: tickTime, tokenPrice: '190', underlyingPrice: '190' }]);
+    const client = await open('/v1/assets/AMZNon/prices/ohlc/stream');
+    expect(candle(await client.next())).toMatchObject({ timestamp: bucket, isClosed: false });
+    tickTime = bucket + MINUTE_MS + 100;
+    await stack.ingest([{ symbol: 'AMZNon', timestamp: tickTime, tokenPrice: '191', underlyingPrice: '191' }]);
+    expect(candle(await client.next())).toMatchObject({ timestamp: bucket, isClosed: true, primaryMarket: { candle: { low: '190' } } });
+    expect(candle(await client.next())).toMatchObject({ timestamp: bucket + MINUTE_MS, isClosed: false });
+
+    // A tick stamped inside the closed bucket arrives after it closed.
+    await stack.ingest([{ symbol: 'AMZNon', timestamp: bucket + 40_000, tokenPrice: '185', underlyingPrice: '186' }]);
+    const revised = candle(await client.next());
+    expect(revised).toMatchObject({ timestamp: bucket, isClosed: true, primaryMarket: { candle: { low: '185' } }, underlyingMarket: { candle: { low: '186' } } });
+    const rest = (await stack.get('/v1/assets/AMZNon/prices/ohlc?interval=1min&range=1day')).body as { primaryMarket: { data: Candle[] }; underlyingMarket: { data: Candle[] } };
+    expect(revised.primaryMarket.candle).toEqual(rest.primaryMarket.data.find((item) => item.timestamp === bucket));
+    expect(revised.underlyingMarket.candle).toEqual(rest.underlyingMarket.data.find((item) => item.timestamp === bucket));
+
+    const joining = await open('/v1/assets/AMZNon/prices/ohlc/stream');
+    expect(candle(await joining.next())).toMatchObject({ timestamp: bucket + MINUTE_MS, isClosed: false, primaryMarket: { candle: { close: '191' } } });
     stack.setNow(tickTime);
   });
 

@@ -1,6 +1,7 @@
 /**
  * GET /v1/assets/{symbol}/prices/ohlc/stream?interval=1min — `candle` events: the current bucket, its updates while
- * open, one final update with `isClosed: true`, then the next bucket. Intervals `1min` (default), `5min`, `15min`.
+ * open, one final update with `isClosed: true` (again, revised, if a late tick changes it), then the next bucket.
+ * Intervals `1min` (default), `5min`, `15min`.
  */
 import type { Middleware } from 'koa';
 import { z } from 'zod';
@@ -35,7 +36,7 @@ export const candleStreamOperation = defineOperation({
   operationId: 'streamCandles',
   summary: 'Live candles of a token and its underlying (Server-Sent Events)',
   description:
-    'A `candle` event with the current bucket at once, one on every update while it is open, one final update with `isClosed: true` when it closes (when the next bucket starts, or shortly after the bucket ends), then the next bucket.',
+    'A `candle` event with the current bucket at once, one on every update while it is open, one final update with `isClosed: true` when it closes (when the next bucket starts, or shortly after the bucket ends), then the next bucket. A tick that arrives for a bucket already closed sends its closed candle again, revised.',
   access: 'read',
   params: symbolParams,
   query: candleStreamQuery,
@@ -44,7 +45,7 @@ export const candleStreamOperation = defineOperation({
     200: {
       contentType: 'text/event-stream',
       description: streamDescription(
-        '`event: candle`; `data`: `{interval, timestamp, isClosed, primaryMarket: {symbol, candle}, underlyingMarket: {ticker, candle}}` — `timestamp` the bucket start (epoch ms), `isClosed` true in exactly one event per bucket (its final values), each `candle` a [`Candle`](#/components/schemas/Candle) as in `GET /v1/assets/{symbol}/prices/ohlc`, or null while that market has none in the bucket.',
+        '`event: candle`; `data`: `{interval, timestamp, isClosed, primaryMarket: {symbol, candle}, underlyingMarket: {ticker, candle}}` — `timestamp` the bucket start (epoch ms), `isClosed` true for the final values of a bucket (the last such event of a bucket is what `/prices/ohlc` answers for it), each `candle` a [`Candle`](#/components/schemas/Candle) as in `GET /v1/assets/{symbol}/prices/ohlc`, or null while that market has none in the bucket.',
       ),
     },
   },
