@@ -8,6 +8,7 @@ import { startTestDatabase } from '../harness/database';
 import { benchApi, prepareBenchDatabase } from './api';
 import { benchAttestations } from './attestations';
 import { benchChains, formatChains } from './chains';
+import { benchContract } from './contract';
 import { benchDomain } from './domain';
 import { formatResults, loadGenerator, type LoadResult } from './load';
 import { benchPartner, formatPartner } from './partner';
@@ -34,6 +35,10 @@ async function main(): Promise<void> {
     write('Domain');
     write(`  price model: ${domain.priceEvaluationUs.toFixed(2)} µs per evaluation (portfolio ${domain.portfolioEvaluationUs.toFixed(2)} µs)`);
     write(`  session lookup: ${domain.sessionLookupNs.toFixed(0)} ns`);
+    const contract = benchContract();
+    write('OpenAPI document');
+    write(`  generated from the operations in ${contract.documentMs.toFixed(1)} ms`);
+    write(`  checking an answer (CHECK_ANSWERS): ${contract.smallAnswerUs.toFixed(2)} µs for one price, ${contract.largeAnswerUs.toFixed(0)} µs for a day of minute candles`);
 
     await prepareBenchDatabase(databaseUrl);
     write(`API, 50 connections each, load from ${loadGenerator}`);
