@@ -14,7 +14,9 @@ function isErrorBody(body: unknown): body is { code: string } {
 export function answerExampleRecorder(directory = process.env.API_EXAMPLES_DIR): ((answer: CheckedAnswer) => void) | undefined {
   if (!directory) return undefined;
   return ({ operationId, status, body }) => {
-    if (!operationId || body === undefined || typeof body !== 'object') return;
+    if (body === undefined || typeof body !== 'object') return;
+    // Errors by code, also the router's own (no operation); answers by operation and status.
+    if (!isErrorBody(body) && !operationId) return;
     const name = isErrorBody(body) ? `error.${body.code}` : `answer.${operationId}.${status}`;
     try {
       writeFileSync(path.join(directory, `${name}.json`), JSON.stringify(body), { flag: 'wx' });

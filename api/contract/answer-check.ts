@@ -33,7 +33,8 @@ export interface CheckedAnswer {
 /** Compiles the document's paths into matchers, in document order (the order routes are mounted and matched). */
 function routesOf(document: OpenApiDocument): Route[] {
   return Object.entries(document.paths).flatMap(([path, methods]) => {
-    const pattern = new RegExp(`^${path.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\{\w+\}/g, '[^/]+')}$`);
+    // As the router matches: one segment per parameter, and a trailing slash or none.
+    const pattern = new RegExp(`^${path.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\{\w+\}/g, '[^/]+')}/?$`);
     return Object.entries(methods).map(([method, operation]) => ({ method: method.toUpperCase(), pattern, path, operationId: String(operation.operationId) }));
   });
 }

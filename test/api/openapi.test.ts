@@ -119,6 +119,12 @@ describe('the answer check refuses what the document does not say', () => {
     else expect(problem).toMatch(expected);
   });
 
+  test('a path with a trailing slash is the same operation, as the router has it', async () => {
+    const response = await api.http.get('/v1/tickers/').set('x-api-key', api.keys.read);
+    expect(response.status).toBe(200);
+    expect(checker.operationOf('GET', '/v1/tickers/')).toBe('listTickers');
+  });
+
   test('in a running app, an answer off the document becomes 500 INTERNAL_ERROR naming the mismatch', async () => {
     // A stored price the document cannot describe (PostgreSQL's numeric NaN) gives an answer that breaks it.
     await api.db.query(`UPDATE latest_prices SET token_price = 'NaN' WHERE symbol = 'MSFTon'`);
