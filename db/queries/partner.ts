@@ -4,6 +4,7 @@
  * Addresses are stored lowercase; quantities travel as decimal strings.
  */
 import type { Queryable } from '../pool';
+import type { WalletState } from './wallets';
 
 // ---------------------------------------------------------------------------------------------------------------
 // Clients
@@ -99,8 +100,8 @@ export interface PartnerWalletRecord {
   chain: string;
   address: `0x${string}`;
   clientId: string;
-  /** The identity registry's state of the wallet (see db/queries/wallets). */
-  state: string;
+  /** The identity registry's state of the wallet. */
+  state: WalletState;
   partnerEnabled: boolean;
 }
 

@@ -2,7 +2,6 @@
 import { z } from 'zod';
 import { EVM_CHAINS } from '../../../chains/networks';
 import type { PartnerClientRecord, PartnerRequestRecord, PartnerWalletRecord } from '../../../db/queries/partner';
-import type { WalletState } from '../../../db/queries/wallets';
 import type { ErrorCode } from '../../../domain/error-codes';
 import { networkOfChain, partnerStatus, PARTNER_NETWORKS, type PartnerNetwork } from '../../../domain/partner';
 import type { PartnerRequestWorkflowState } from '../../../temporal/messages';
@@ -83,7 +82,7 @@ export function clientView(client: PartnerClientRecord, wallets: PartnerWalletRe
       chainId: wallet.chain,
       network: networkOfChain(wallet.chain),
       address: wallet.address,
-      registration: wallet.state as WalletState,
+      registration: wallet.state,
     })),
   };
 }
