@@ -20,9 +20,10 @@ export function namedComponents(): ReadonlyMap<string, z.ZodType> {
   return named;
 }
 
-export const ERROR_CODE_LIST = Object.keys(ERROR_CODES) as [ErrorCode, ...ErrorCode[]];
+const ERROR_CODE_LIST = Object.keys(ERROR_CODES) as [ErrorCode, ...ErrorCode[]];
 
-export const errorResponseSchema = component(
+/** Every error answer's schema; the document refers to it by name. */
+component(
   'ErrorResponse',
   z
     .object({

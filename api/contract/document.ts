@@ -15,7 +15,7 @@ type JsonSchema = Record<string, unknown>;
 export type OpenApiDocument = Record<string, unknown> & { paths: Record<string, Record<string, OperationObject>> };
 type OperationObject = Record<string, unknown> & { responses: Record<string, Record<string, unknown>> };
 
-export const API_VERSION = '1.0.0';
+const API_VERSION = '1.0.0';
 const COMPONENT_REF = '#/components/schemas/';
 
 /** Drops what zod writes on a root schema but OpenAPI does not want inside a document. */

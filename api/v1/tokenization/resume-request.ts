@@ -7,6 +7,7 @@
  */
 import type { Middleware } from 'koa';
 import { findPartnerClient, findPartnerRequest, updatePartnerRequest } from '../../../db/queries/partner';
+import { partnerStatus } from '../../../domain/partner';
 import { partnerResumeSignal } from '../../../temporal/messages';
 import { readJsonBody } from '../../framework/body';
 import { ApiError } from '../../framework/errors';
@@ -25,7 +26,7 @@ function resumeRequestRoute(services: ApiServices): Middleware {
     const workflows = requireWorkflows(services);
     let request = await findPartnerRequest(services.db, issuerRequestId);
     if (!request) throw new ApiError('REQUEST_NOT_FOUND', `No partner request ${issuerRequestId}`);
-    if (request.state === 'completed' || request.state === 'rejected') {
+    if (partnerStatus(request.state) !== 'pending') {
       throw new ApiError('REQUEST_CONFLICT', `Request ${issuerRequestId} is ${request.state}; there is nothing to resume`);
     }
     if (body.clientId !== undefined) {
