@@ -17,7 +17,7 @@ export {
   type SeededSandbox,
 } from './seed';
 export { brokerStackEntry, type BrokerStackEntry } from './stack-entry';
-export { migrateBroker } from './migrate';
+export { BROKER_MIGRATIONS } from './migrate';
 export { storeCredential, type Credential, type CredentialRole } from './queries/credentials';
 export { linkClient, accountPositions, type LinkOutcome } from './queries/accounts';
 export { newBrokerCredential } from './credentials';

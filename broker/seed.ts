@@ -7,7 +7,8 @@ import { createHash } from 'node:crypto';
 import type { Pool } from 'pg';
 import { inTransaction } from '../db/pool';
 import { Decimal } from '../domain/money';
-import { migrateBroker } from './migrate';
+import { applyMigrations } from '../db/migrate';
+import { BROKER_MIGRATIONS } from './migrate';
 import { accountPositions, ensureAccount } from './queries/accounts';
 import { storeCredential, type Credential } from './queries/credentials';
 import { moveShares } from './queries/journal';
@@ -61,7 +62,7 @@ export function sandboxAccountId(accountNumber: string): string {
 export const ISSUER_ACCOUNT_ID = sandboxAccountId(ISSUER_ACCOUNT_NUMBER);
 
 export async function seedBrokerSandbox(db: Pool, options: SeedBrokerSandboxOptions): Promise<SeededSandbox> {
-  await migrateBroker(db);
+  await applyMigrations(db, BROKER_MIGRATIONS);
   await storeCredential(db, options.brokerCredential, 'participant');
   const issuer = await ensureAccount(db, {
     accountId: ISSUER_ACCOUNT_ID,

@@ -9,7 +9,8 @@ import type { LocalAccount } from 'viem';
 import type { Logger } from '../config/logger';
 import { createBrokerApp } from './app';
 import { createIssuerClient } from './issuer-client';
-import { migrateBroker } from './migrate';
+import { applyMigrations } from '../db/migrate';
+import { BROKER_MIGRATIONS } from './migrate';
 import { RequestProcessor } from './processing/processor';
 import { storeCredential, type Credential } from './queries/credentials';
 import type { IssuerContracts } from './services';
@@ -63,7 +64,7 @@ export async function startBroker(options: StartBrokerOptions): Promise<RunningB
   let server: Server | undefined;
   let processor: RequestProcessor | undefined;
   try {
-    await migrateBroker(db);
+    await applyMigrations(db, BROKER_MIGRATIONS);
     await storeCredential(db, options.brokerCredential, 'participant');
     await storeCredential(db, options.issuerCredential, 'issuer');
 

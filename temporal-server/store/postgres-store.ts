@@ -16,7 +16,8 @@ import { Pool } from 'pg';
 import { type LoadedRun, type RunStore } from '../engine';
 import { ServiceError } from '../errors';
 import { type WorkflowRun } from '../workflow-state';
-import { migrateTemporalSchema } from './migrate';
+import { applyMigrations } from '../../db/migrate';
+import { TEMPORAL_MIGRATIONS } from './migrate';
 import { decodeEvent, decodeRecord, encodeEvent, encodeMemo, encodeRecord, encodeSearchAttributes } from './run-codec';
 
 /** How far each run is stored. */
@@ -82,7 +83,7 @@ export class PostgresRunStore implements RunStore {
     // An idle connection dropped by a PostgreSQL restart must not crash the process; the next query reconnects.
     pool.on('error', () => undefined);
     try {
-      await migrateTemporalSchema(pool);
+      await applyMigrations(pool, TEMPORAL_MIGRATIONS);
     } catch (error) {
       await pool.end();
       throw error;

@@ -4,7 +4,8 @@
  * negative position; migrations and seeding are idempotent, even started concurrently.
  */
 import { Decimal } from '../../domain/money';
-import { migrateBroker, newBrokerCredential, sandboxAccountId, seedBrokerSandbox } from '../../broker';
+import { applyMigrations } from '../../db/migrate';
+import { BROKER_MIGRATIONS, newBrokerCredential, sandboxAccountId, seedBrokerSandbox } from '../../broker';
 import { moveShares, type Movement, type MovementOutcome } from '../../broker/queries/journal';
 import { createBrokerTestDb, position, type BrokerTestDb } from './support';
 
@@ -96,6 +97,7 @@ it('has the database refuse a negative position and a non-positive movement', as
 });
 
 it('migrates once, even when started concurrently', async () => {
+  const migrateBroker = (db: typeof database.db) => applyMigrations(db, BROKER_MIGRATIONS);
   const results = await Promise.all([migrateBroker(database.db), migrateBroker(database.db), migrateBroker(database.db)]);
   expect(results).toEqual([[], [], []]);
   const fresh = await createBrokerTestDb();
