@@ -1,10 +1,30 @@
-/** Jest: TypeScript through SWC, one real PostgreSQL for the whole run (see test/setup). */
-module.exports = {
+/**
+ * Jest: TypeScript through SWC, in two projects. `standalone` suites need nothing but themselves (pure logic, or
+ * services they start on their own: anvil, their own PostgreSQL, the in-memory Temporal service); `database` suites
+ * share one real PostgreSQL that the global setup starts, migrates, seeds and backfills once (see test/setup), and
+ * each test file clones its template database. A run of standalone suites alone never starts that PostgreSQL.
+ */
+const STANDALONE = '/test/(unit|contracts|db)/.*\\.test\\.ts$|/test/(temporal/(conformance|faults|replay)|workflows/replay)\\.test\\.ts$';
+
+const shared = {
+  rootDir: __dirname,
   testEnvironment: 'node',
-  roots: ['<rootDir>/test'],
-  testMatch: ['**/*.test.ts'],
   transform: { '^.+\\.ts$': ['@swc/jest', { jsc: { target: 'es2022' } }] },
-  globalSetup: '<rootDir>/test/setup/global-setup.ts',
-  globalTeardown: '<rootDir>/test/setup/global-teardown.ts',
+};
+
+module.exports = {
   testTimeout: 60_000,
+  // Both cores: the suites wait on PostgreSQL, anvil and Temporal more than they compute.
+  maxWorkers: 2,
+  projects: [
+    { ...shared, displayName: 'standalone', testRegex: STANDALONE },
+    {
+      ...shared,
+      displayName: 'database',
+      testMatch: ['<rootDir>/test/**/*.test.ts'],
+      testPathIgnorePatterns: ['/node_modules/', STANDALONE],
+      globalSetup: '<rootDir>/test/setup/global-setup.ts',
+      globalTeardown: '<rootDir>/test/setup/global-teardown.ts',
+    },
+  ],
 };
