@@ -3,7 +3,7 @@
  * addressed by task token or by workflow id + activity id. Finds the started attempt the report is for
  * (NOT_FOUND when it is no longer current) and hands the report to the run's activities.
  */
-import { type RunRegistry } from './cross-run';
+import { type RunRegistry } from './run-registry';
 import { notFound } from './errors';
 import { type Failure, type temporal } from './proto';
 import { type PendingActivity } from './run-activities';

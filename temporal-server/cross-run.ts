@@ -7,20 +7,17 @@
 import { randomUUID } from 'node:crypto';
 import { status as GrpcStatus } from '@grpc/grpc-js';
 import { type CommandHost } from './commands';
-import { type NamespaceEngine } from './engine';
 import { ServiceError } from './errors';
 import { durationToMs, EventType, int64, msToDuration, temporal } from './proto';
 import { type PendingEvent } from './history-events';
+import { type RunRegistry } from './run-registry';
 import { type RunOutcome, type WorkflowRun } from './workflow-state';
 
 type WorkflowExecution = temporal.api.common.v1.IWorkflowExecution;
 const Enums = temporal.api.enums.v1;
 
-/** What the cross-run commands need from the namespace engine: finding, admitting and creating runs. */
-export type RunRegistry = Pick<NamespaceEngine, 'namespace' | 'findRun' | 'currentRun' | 'runById' | 'checkStartAllowed' | 'startRun' | 'createRun'>;
-
 export class CrossRunCommands implements CommandHost {
-  constructor(private readonly engine: RunRegistry) {}
+  constructor(private readonly runs: RunRegistry) {}
 
   /** A run closed: reports it to its parent (unless it continued as new) and applies its children's parent close policy. */
   runClosed(run: WorkflowRun): void {
@@ -61,7 +58,7 @@ export class CrossRunCommands implements CommandHost {
       },
     });
     run.close();
-    const next = this.engine.createRun({
+    const next = this.runs.createRun({
       ...init,
       runId: newRunId,
       workflowType,
@@ -91,13 +88,13 @@ export class CrossRunCommands implements CommandHost {
     if (!child || !initiated || !parent.isRunning) return;
     let run: WorkflowRun;
     try {
-      this.engine.checkStartAllowed(
+      this.runs.checkStartAllowed(
         child.workflowId,
         '',
         initiated.workflowIdReusePolicy ?? 0,
         Enums.WorkflowIdConflictPolicy.WORKFLOW_ID_CONFLICT_POLICY_FAIL,
       );
-      run = this.engine.startRun({ ...initiated, identity: parent.init.identity, requestId: randomUUID() }, { parent: { run: parent, initiatedEventId } });
+      run = this.runs.startRun({ ...initiated, identity: parent.init.identity, requestId: randomUUID() }, { parent: { run: parent, initiatedEventId } });
     } catch (error) {
       if (!(error instanceof ServiceError) || error.code !== GrpcStatus.ALREADY_EXISTS) throw error;
       parent.children.delete(initiatedEventId);
@@ -107,7 +104,7 @@ export class CrossRunCommands implements CommandHost {
             eventType: EventType.EVENT_TYPE_START_CHILD_WORKFLOW_EXECUTION_FAILED,
             attributes: {
               startChildWorkflowExecutionFailedEventAttributes: {
-                namespace: this.engine.namespace,
+                namespace: this.runs.namespace,
                 workflowId: child.workflowId,
                 workflowType: { name: child.workflowType },
                 cause: Enums.StartChildWorkflowExecutionFailedCause.START_CHILD_WORKFLOW_EXECUTION_FAILED_CAUSE_WORKFLOW_ALREADY_EXISTS,
@@ -128,7 +125,7 @@ export class CrossRunCommands implements CommandHost {
           eventType: EventType.EVENT_TYPE_CHILD_WORKFLOW_EXECUTION_STARTED,
           attributes: {
             childWorkflowExecutionStartedEventAttributes: {
-              namespace: this.engine.namespace,
+              namespace: this.runs.namespace,
               initiatedEventId: int64(initiatedEventId),
               workflowExecution: run.execution,
               workflowType: { name: child.workflowType },
@@ -149,7 +146,7 @@ export class CrossRunCommands implements CommandHost {
     if (!child || !parent.isRunning || !outcome) return;
     parent.children.delete(initiatedEventId);
     const common = () => ({
-      namespace: this.engine.namespace,
+      namespace: this.runs.namespace,
       workflowExecution: { workflowId: child.workflowId, runId: childRun.runId },
       workflowType: { name: child.workflowType },
       initiatedEventId: int64(initiatedEventId),
@@ -161,8 +158,8 @@ export class CrossRunCommands implements CommandHost {
 
   private applyParentClosePolicy(child: { workflowId: string; runId?: string; parentClosePolicy: number }): void {
     if (!child.runId) return;
-    const current = this.engine.currentRun(child.workflowId);
-    if (!current?.isRunning || current.init.firstExecutionRunId !== this.engine.runById(child.runId)?.init.firstExecutionRunId) return;
+    const current = this.runs.currentRun(child.workflowId);
+    if (!current?.isRunning || current.init.firstExecutionRunId !== this.runs.runById(child.runId)?.init.firstExecutionRunId) return;
     if (child.parentClosePolicy === Enums.ParentClosePolicy.PARENT_CLOSE_POLICY_ABANDON) return;
     if (child.parentClosePolicy === Enums.ParentClosePolicy.PARENT_CLOSE_POLICY_REQUEST_CANCEL) {
       current.requestCancel({ identity: 'in-memory-temporal', reason: 'by parent close policy' });
@@ -186,7 +183,7 @@ export class CrossRunCommands implements CommandHost {
             attributes: {
               signalExternalWorkflowExecutionFailedEventAttributes: {
                 cause: Enums.SignalExternalWorkflowExecutionFailedCause.SIGNAL_EXTERNAL_WORKFLOW_EXECUTION_FAILED_CAUSE_EXTERNAL_WORKFLOW_EXECUTION_NOT_FOUND,
-                namespace: this.engine.namespace,
+                namespace: this.runs.namespace,
                 workflowExecution: execution,
                 initiatedEventId: int64(initiatedEventId),
                 control: attributes.control,
@@ -206,7 +203,7 @@ export class CrossRunCommands implements CommandHost {
           attributes: {
             externalWorkflowExecutionSignaledEventAttributes: {
               initiatedEventId: int64(initiatedEventId),
-              namespace: this.engine.namespace,
+              namespace: this.runs.namespace,
               workflowExecution: { workflowId: target.workflowId, runId: target.runId },
               control: attributes.control,
             },
@@ -231,7 +228,7 @@ export class CrossRunCommands implements CommandHost {
             attributes: {
               requestCancelExternalWorkflowExecutionFailedEventAttributes: {
                 cause: Enums.CancelExternalWorkflowExecutionFailedCause.CANCEL_EXTERNAL_WORKFLOW_EXECUTION_FAILED_CAUSE_EXTERNAL_WORKFLOW_EXECUTION_NOT_FOUND,
-                namespace: this.engine.namespace,
+                namespace: this.runs.namespace,
                 workflowExecution: { workflowId: attributes.workflowId, runId: attributes.runId },
                 initiatedEventId: int64(initiatedEventId),
                 control: attributes.control,
@@ -251,7 +248,7 @@ export class CrossRunCommands implements CommandHost {
           attributes: {
             externalWorkflowExecutionCancelRequestedEventAttributes: {
               initiatedEventId: int64(initiatedEventId),
-              namespace: this.engine.namespace,
+              namespace: this.runs.namespace,
               workflowExecution: { workflowId: target.workflowId, runId: target.runId },
             },
           },
@@ -263,7 +260,7 @@ export class CrossRunCommands implements CommandHost {
 
   private lookupRunning(execution: WorkflowExecution | null | undefined): WorkflowRun | undefined {
     try {
-      const run = this.engine.findRun(execution);
+      const run = this.runs.findRun(execution);
       return run.isRunning ? run : undefined;
     } catch {
       return undefined;

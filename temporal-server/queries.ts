@@ -4,7 +4,7 @@
  * worker's answer (RespondQueryTaskCompleted) or DEADLINE_EXCEEDED when nobody answers in time.
  */
 import { status as GrpcStatus } from '@grpc/grpc-js';
-import { type RunRegistry } from './cross-run';
+import { type RunRegistry } from './run-registry';
 import { notFound, ServiceError } from './errors';
 import { int64, temporal, WorkflowExecutionStatus } from './proto';
 import { type TaskQueues } from './task-queues';
