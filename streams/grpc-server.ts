@@ -14,7 +14,8 @@ import type { Logger } from '../config/logger';
 import { isDatabaseUnreachable } from '../db/pool';
 import type { StreamEvent } from './events';
 import { eventMessage, marketDataService, type StreamOHLCRequest, type StreamPriceUpdatesRequest } from './grpc-proto';
-import type { StreamRequest, Subscriber } from './hub';
+import type { StreamRequest } from './hub';
+import type { Subscriber } from './subscriptions';
 import type { MarketStreams } from './market-streams';
 import { candleStreamRequest, priceStreamRequest } from './requests';
 

@@ -1,8 +1,9 @@
 /**
  * The fan-out of live market data in this process. The market-data pipeline hands it every stored batch
  * (`publishStored`); it turns the batch into price and candle events once, keeps the latest price and the current
- * candle of every symbol, a replay window of recent events for `Last-Event-ID`, and hands each event to the
- * subscribers of its topic: the cost of a tick beyond one event per topic is the write to each subscriber.
+ * candle of every symbol, and hands each event to the replay window (replay-window.ts, for `Last-Event-ID`) and to
+ * the subscribers of its topic (subscriptions.ts): the cost of a tick beyond one event per topic is the write to
+ * each subscriber.
  * A candle closes (one final event with `isClosed`) when the next bucket of its symbol starts or, at the latest,
  * `closeGraceMs` after its bucket ended by the clock; a tick arriving later for a closed bucket sends its closed
  * candle again, revised.
@@ -26,14 +27,8 @@ import {
   type StreamEvent,
   type StreamInterval,
 } from './events';
-
-/** Whoever receives a stream's events (an SSE response, a gRPC call). */
-export interface Subscriber {
-  /** Sends one event; never throws. A subscriber that cannot keep up drops itself. */
-  deliver(event: StreamEvent): void;
-  /** Ends the stream, telling the client why (the server is shutting down). */
-  end(reason: string): void;
-}
+import { ReplayWindow } from './replay-window';
+import { Subscriptions, type Subscriber } from './subscriptions';
 
 /** What a stored batch changed: the pipeline's `StoredMarketData`, or another process's announcement of it. */
 export interface HubBatch {
@@ -65,7 +60,6 @@ type CandleEvent = Extract<StreamEvent, { name: 'candle' }>;
 
 const STREAMED = new Set<string>(STREAM_INTERVALS);
 const ASSET_RELOAD_MS = 10_000;
-const COMPACT_AFTER = 4_096;
 
 export class MarketStreamHub {
   /** Distinguishes this process's event ids from another's (or a previous run's). */
@@ -77,12 +71,8 @@ export class MarketStreamHub {
   private assetsLoadedAt = 0;
   private readonly prices = new Map<string, PriceEvent>();
   private readonly candles = new Map<string, CandleEvent>();
-  private readonly subscribers = new Map<string, Set<Subscriber>>();
-  /** Published events, oldest first, from index `head`. */
-  private retained: StreamEvent[] = [];
-  private head = 0;
-  /** Every event with a seq above this is still in `retained` (if it was published). */
-  private evictedThrough = 0;
+  private readonly subscribers: Subscriptions;
+  private readonly replayWindow: ReplayWindow;
   private queue: Promise<void> = Promise.resolve();
   /** Batches whose prices wait in `queue` (later prices must not overtake them). */
   private queuedPrices = 0;
@@ -90,15 +80,13 @@ export class MarketStreamHub {
   private loaded: Promise<void> | undefined;
   private sweeper: NodeJS.Timeout | undefined;
   private readonly clock: () => number;
-  private readonly retainMs: number;
-  private readonly maxRetained: number;
   private readonly closeGraceMs: number;
 
   constructor(private readonly options: MarketStreamHubOptions) {
     this.clock = options.clock ?? Date.now;
-    this.retainMs = options.retainMs ?? 120_000;
-    this.maxRetained = options.maxRetainedEvents ?? 200_000;
     this.closeGraceMs = options.closeGraceMs ?? 2_000;
+    this.subscribers = new Subscriptions(options.logger);
+    this.replayWindow = new ReplayWindow(this.epoch, options.retainMs ?? 120_000, options.maxRetainedEvents ?? 200_000);
   }
 
   /** Loads the catalogue and latest prices, and starts closing candles by the clock. */
@@ -193,23 +181,14 @@ export class MarketStreamHub {
    */
   subscribe(request: StreamRequest, subscriber: Subscriber, lastEventId?: string): () => void {
     const topics = topicsOf(request);
-    for (const topic of topics) {
-      let set = this.subscribers.get(topic);
-      if (!set) this.subscribers.set(topic, (set = new Set()));
-      set.add(subscriber);
-    }
     let subscribed = true;
+    const remove = this.subscribers.add(topics, subscriber);
     const unsubscribe = (): void => {
-      if (!subscribed) return;
       subscribed = false;
-      for (const topic of topics) {
-        const set = this.subscribers.get(topic);
-        set?.delete(subscriber);
-        if (set?.size === 0) this.subscribers.delete(topic);
-      }
+      remove();
     };
-    const after = this.resumePoint(lastEventId);
-    const initial = after === undefined ? this.snapshot(topics) : this.replay(after, new Set(topics));
+    const after = this.replayWindow.resumePoint(lastEventId);
+    const initial = after === undefined ? this.snapshot(topics) : this.replayWindow.after(after, new Set(topics));
     for (const event of initial) {
       if (!subscribed) break;
       subscriber.deliver(event);
@@ -219,15 +198,12 @@ export class MarketStreamHub {
 
   /** Ends every stream (before the servers close: open streams would keep them waiting). */
   endSubscriptions(reason: string): void {
-    const all = new Set([...this.subscribers.values()].flatMap((set) => [...set]));
-    for (const subscriber of all) subscriber.end(reason);
+    this.subscribers.endAll(reason);
   }
 
   /** Subscribers of every topic together (one stream of several symbols counts once per symbol). */
   subscriptionCount(): number {
-    let count = 0;
-    for (const set of this.subscribers.values()) count += set.size;
-    return count;
+    return this.subscribers.count();
   }
 
   /** Closes every open candle whose bucket ended `closeGraceMs` ago, and forgets events past the replay window. */
@@ -237,7 +213,7 @@ export class MarketStreamHub {
       const { data } = event;
       if (!data.isClosed && bucketEnd(data.timestamp, data.interval) + this.closeGraceMs <= now) this.close(event);
     }
-    this.evict();
+    this.replayWindow.evict();
   }
 
   private ready(): Promise<void> {
@@ -339,52 +315,11 @@ export class MarketStreamHub {
   private publish(event: StreamEvent, { current = true } = {}): void {
     if (event.name === 'price') this.prices.set(event.topic, event);
     else if (current) this.candles.set(event.topic, event);
-    this.retained.push(event);
-    this.evict();
-    const set = this.subscribers.get(event.topic);
-    if (!set) return;
-    for (const subscriber of set) {
-      try {
-        subscriber.deliver(event);
-      } catch (error) {
-        this.options.logger?.warn({ err: error }, 'live market data: a subscriber failed');
-      }
-    }
+    this.replayWindow.push(event);
+    this.subscribers.deliver(event);
   }
 
-  private evict(): void {
-    const oldest = Date.now() - this.retainMs;
-    while (this.head < this.retained.length) {
-      const event = this.retained[this.head]!;
-      if (event.publishedAt >= oldest && this.retained.length - this.head <= this.maxRetained) break;
-      this.evictedThrough = event.seq;
-      this.head += 1;
-    }
-    if (this.head > COMPACT_AFTER && this.head * 2 > this.retained.length) {
-      this.retained = this.retained.slice(this.head);
-      this.head = 0;
-    }
-  }
-
-  /** The seq a `Last-Event-ID` of this process names, if every event after it is still replayable. */
-  private resumePoint(lastEventId: string | undefined): number | undefined {
-    const match = /^([0-9a-z]+)-(\d{1,15})$/.exec(lastEventId ?? '');
-    if (!match || match[1] !== this.epoch) return undefined;
-    const seq = Number(match[2]);
-    return seq <= this.seq && seq >= this.evictedThrough ? seq : undefined;
-  }
-
-  private replay(after: number, topics: Set<string>): StreamEvent[] {
-    let low = this.head;
-    let high = this.retained.length;
-    while (low < high) {
-      const middle = (low + high) >>> 1;
-      if (this.retained[middle]!.seq <= after) low = middle + 1;
-      else high = middle;
-    }
-    return this.retained.slice(low).filter((event) => topics.has(event.topic));
-  }
-
+  /** The latest state of each topic: what a new subscriber starts with. */
   private snapshot(topics: string[]): StreamEvent[] {
     const events = topics.flatMap((topic) => this.prices.get(topic) ?? this.candles.get(topic) ?? []);
     return events.sort((a, b) => a.seq - b.seq);

@@ -5,7 +5,7 @@
  */
 import type { ServerResponse } from 'node:http';
 import type { StreamEvent } from './events';
-import type { Subscriber } from './hub';
+import type { Subscriber } from './subscriptions';
 
 export interface SseOptions {
   heartbeatMs: number;
