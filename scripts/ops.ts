@@ -10,8 +10,8 @@
 import { loadConfig } from '../config';
 import { readStackFile } from '../start/stack-file';
 import { closeTemporalClient, createTemporalClient } from '../temporal/client';
-import { describeWorkflow, listWorkflows, queryWorkflowState, workflowTimeline } from '../temporal/inspection';
-import { formatTimeline } from '../temporal/timeline-format';
+import { describeWorkflow, listWorkflows, queryWorkflowState, workflowTimeline } from '../inspection/workflows';
+import { formatTimeline } from '../inspection/timeline-format';
 
 const usage =
   'usage: npm run ops -- list [--type T] [--status S] [--prefix P] [--limit N] | show <workflowId> [--json] | history <workflowId> [--json]';

@@ -1,6 +1,6 @@
 /** Operators inspecting workflows through the admin API: list with filters, describe, history, errors. */
 import { WorkflowIdConflictPolicy } from '@temporalio/client';
-import { queryWorkflowState } from '../../temporal/inspection';
+import { queryWorkflowState } from '../../inspection/workflows';
 import { attestationWorkflowId, MARKET_DATA_RETENTION_WORKFLOW_ID } from '../../temporal/workflow-ids';
 import type { marketDataRetentionWorkflow } from '../../workflows';
 import { createTestApi, type TestApi } from '../support/api';

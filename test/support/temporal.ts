@@ -11,7 +11,7 @@ import { Client, Connection, type WorkflowHandle } from '@temporalio/client';
 import { temporal } from '@temporalio/proto';
 import { DefaultLogger, NativeConnection, Runtime, Worker } from '@temporalio/worker';
 import { startTemporalServer } from '../../temporal-server';
-import { TimeSkipping } from '../../temporal/testing';
+import { TimeSkipping } from '../../temporal-server/time-skipping-client';
 
 const ROOT = path.join(__dirname, '..', '..');
 

@@ -21,7 +21,7 @@ import {
 import { ActivityFailure, ApplicationFailure, CancelledFailure, TerminatedFailure, TimeoutFailure, TimeoutType } from '@temporalio/common';
 import { google, temporal } from '@temporalio/proto';
 import Long from 'long';
-import { describeWorkflow, listWorkflows, workflowTimeline } from '../../temporal/inspection';
+import { describeWorkflow, listWorkflows, workflowTimeline } from '../../inspection/workflows';
 import { createTemporalTestDatabase, type TemporalTestDatabase } from './database';
 import { eventually, historyToJsonText, startTestEnvironment, type TestEnvironment } from './environment';
 import {

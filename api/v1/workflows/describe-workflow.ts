@@ -1,6 +1,6 @@
 /** GET /v1/workflows/{workflowId} (admin) — status, pending activities (attempts, last failure) and timers. */
 import type { Middleware } from 'koa';
-import { describeWorkflow } from '../../../temporal/inspection';
+import { describeWorkflow } from '../../../inspection/workflows';
 import { defineOperation } from '../../contract/operation';
 import { workflowIdParams } from '../../framework/path-params';
 import { parseParams } from '../../framework/validation';

@@ -1,7 +1,7 @@
 /** GET /v1/workflows (admin) — workflows filtered by type, status, id prefix and start time, newest first. */
 import type { Middleware } from 'koa';
 import { z } from 'zod';
-import { listWorkflows } from '../../../temporal/inspection';
+import { listWorkflows } from '../../../inspection/workflows';
 import { defineOperation } from '../../contract/operation';
 import { parseQuery } from '../../framework/validation';
 import type { ApiServices } from '../../services';

@@ -1,6 +1,6 @@
 /**
  * The answers of the workflows resource as zod schemas (named in the OpenAPI document). They describe what
- * temporal/inspection.ts makes of Temporal's data: names and times are typed, payloads the workflows carry
+ * inspection/workflows.ts makes of Temporal's data: names and times are typed, payloads the workflows carry
  * (heartbeat details, history event attributes) are opaque JSON.
  */
 import { z } from 'zod';

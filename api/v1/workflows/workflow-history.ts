@@ -1,6 +1,6 @@
 /** GET /v1/workflows/{workflowId}/history (admin) — the history as a timeline: event id, time, type, decoded payloads. */
 import type { Middleware } from 'koa';
-import { workflowTimeline } from '../../../temporal/inspection';
+import { workflowTimeline } from '../../../inspection/workflows';
 import { defineOperation } from '../../contract/operation';
 import { workflowIdParams } from '../../framework/path-params';
 import { parseParams } from '../../framework/validation';

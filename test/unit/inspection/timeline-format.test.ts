@@ -5,8 +5,8 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { historyFromJsonText } from '../../support/temporal';
-import { timelineEntry } from '../../../temporal/inspection';
-import { formatTimeline, humanDuration } from '../../../temporal/timeline-format';
+import { timelineEntry } from '../../../inspection/workflows';
+import { formatTimeline, humanDuration } from '../../../inspection/timeline-format';
 
 const recorded = (name: string) =>
   (historyFromJsonText(readFileSync(path.join(__dirname, '..', '..', 'histories', 'product', name), 'utf8')).events ?? []).map(timelineEntry);

@@ -4,7 +4,7 @@
  * to the next timer whenever nothing is in flight.
  */
 import * as grpc from '@grpc/grpc-js';
-import { msToDuration, serviceDefinitions, timestampToMs, type temporal } from '../temporal-server/proto';
+import { msToDuration, serviceDefinitions, timestampToMs, type temporal } from './proto';
 
 type Unary<Request, Response> = (request: Request, callback: (error: grpc.ServiceError | null, response?: Response) => void) => void;
 

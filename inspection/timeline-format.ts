@@ -3,7 +3,7 @@
  * human durations, signals, results and failures), times relative to the start, and none of the SDK's bookkeeping
  * (binary checksums, sdk metadata, identities). `npm run ops -- history` prints it; `--json` prints the raw form.
  */
-import type { TimelineEntry } from './inspection';
+import type { TimelineEntry } from './workflows';
 
 /** `892553` → `14 min 52.553 s`; `86_400_000` → `1 d`; `1500` → `1.5 s`. */
 export function humanDuration(ms: number): string {
