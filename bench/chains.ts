@@ -155,7 +155,7 @@ export async function benchChains(serverUrl: string, options: { events?: number;
       connection,
       taskQueue: 'bench-chains',
       workflowsPath: require.resolve('../workflows'),
-      activities: createActivities({ db, chains: { chains, issuer, temporal: client, taskQueue: 'bench-chains', confirmations: 0, blockRange: 2_000 } }),
+      activities: createActivities({ db, chains: { chains, issuer, temporal: client, taskQueue: 'bench-chains', blockRange: 2_000, settlementGraceMs: 60_000 } }),
     });
     running = worker.run();
     const watcher = await client.workflow.start<typeof chainWatcherWorkflow>('chainWatcherWorkflow', {
@@ -219,7 +219,7 @@ export async function benchChains(serverUrl: string, options: { events?: number;
     while (Number((await testClient.getTxpoolStatus()).pending) > 0) await testClient.mine({ blocks: 1 });
     await testClient.setAutomine(true);
     await resetChainCursor(db, 'ethereum-1', startBlock);
-    const scanner = createChainWatcherActivities({ db, chains, temporal: client, taskQueue: 'bench-chains', confirmations: 0, blockRange: 2_000 });
+    const scanner = createChainWatcherActivities({ db, chains, temporal: client, taskQueue: 'bench-chains', blockRange: 2_000, settlementGraceMs: 60_000 });
     const environment = new MockActivityEnvironment();
     const scanStarted = performance.now();
     let logs = 0;

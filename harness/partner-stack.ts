@@ -39,6 +39,8 @@ import { answerExampleRecorder } from './answer-examples';
 export const ISSUER_ID = 'issuer-e2e';
 export const CLIENT_EMAIL = 'ap@sandbox.test';
 export const WALLET_INDEX = 3;
+/** The attestations' settlement grace in the stack (API and chain watcher alike). */
+const SETTLEMENT_GRACE_MS = 60_000;
 
 const ROOT = path.join(__dirname, '..');
 
@@ -196,7 +198,7 @@ export async function startPartnerStack(parameters: StartPartnerStackParameters)
         signers,
         settings: { maxPriceAgeMs: 15_000, limitedMaxOrderNotional: new Decimal('10000'), offhoursGlobalExposure: new Decimal('1000000'), offhoursAssetExposure: new Decimal('250000') },
         taskQueue,
-        settlementGraceMs: 60_000,
+        settlementGraceMs: SETTLEMENT_GRACE_MS,
       },
       ingestTicks: async (ticks) => ({ accepted: ticks.length }),
     });
@@ -247,7 +249,7 @@ export async function startPartnerStack(parameters: StartPartnerStackParameters)
         workflowBundle: { code },
         activities: createActivities({
           db,
-          chains: { chains: { [chainName]: context }, issuer, temporal: client, taskQueue, confirmations: 0, blockRange: 50 },
+          chains: { chains: { [chainName]: context }, issuer, temporal: client, taskQueue, blockRange: 50, settlementGraceMs: SETTLEMENT_GRACE_MS },
           broker: new BrokerClient({ url: stack.broker.url, accountId: seeded.issuerAccount.accountId, key: issuerCredential.key, secret: issuerCredential.secret, timeoutMs: 2_000 }),
         }),
       });

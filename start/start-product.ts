@@ -134,7 +134,6 @@ export async function startProduct(config: Config): Promise<RunningProduct> {
       settlementGraceMs: config.ATTESTATION_SETTLEMENT_GRACE_MS,
       chains: {
         ...chains,
-        confirmations: config.CHAIN_CONFIRMATIONS,
         blockRange: config.CHAIN_SCAN_BLOCK_RANGE,
         pollIntervalMs: config.CHAIN_POLL_INTERVAL_MS,
       },
