@@ -414,15 +414,16 @@ export function createChainWatcherActivities(deps: ChainWatcherActivityDependenc
 
     /**
      * An operator's resume of a halted watcher. `reanchor` (after a reorganisation deeper than the window): forget the
-     * stored hashes and undo whatever is not final above the last final block, so the next scan takes the chain as it
-     * is from there; final records in replaced blocks are left for the operator to reconcile.
+     * stored hashes and undo whatever is not final, so the next scan takes the chain as it is from `fromBlock` (default:
+     * the block after the last final one); final records in replaced blocks are left for the operator to reconcile.
      */
     async resumeChainWatcher(input: { chain: string } & ChainWatcherResume): Promise<void> {
       const { deployment } = await watched(input.chain);
       await inTransaction(db, async (tx) => {
         const cursor = await lockWatcherCursor(tx, input.chain);
         if (input.reanchor && cursor) {
-          const ancestor = cursor.finalBlock !== null && cursor.finalBlock >= 0 ? cursor.finalBlock : deployment.deployedBlock - 1;
+          const afterFinal = cursor.finalBlock !== null && cursor.finalBlock >= 0 ? cursor.finalBlock + 1 : deployment.deployedBlock;
+          const ancestor = Math.max(deployment.deployedBlock, Math.min(input.fromBlock ?? afterFinal, afterFinal)) - 1;
           await rewindChain(tx, { chain: input.chain, ancestor, settlementGraceMs: deps.settlementGraceMs, now: Date.now(), dropWindow: true });
         }
         await resumeChainWatcher(tx, input.chain);

@@ -22,6 +22,7 @@ import { getAddress } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { createActivities } from '../activities';
 import { createApp, type App } from '../api/app';
+import { chainWatcherProbes } from '../api/health/readiness';
 import { newBrokerCredential, seedBrokerSandbox, startBroker, type Credential, type RunningBroker, type SeededSandbox } from '../broker';
 import { createApiKey, findActiveApiKey, type KeyScope } from '../db/queries/api-keys';
 import { chainTokenAddresses } from '../db/queries/chains';
@@ -201,6 +202,7 @@ export async function startPartnerStack(parameters: StartPartnerStackParameters)
         settlementGraceMs: SETTLEMENT_GRACE_MS,
       },
       ingestTicks: async (ticks) => ({ accepted: ticks.length }),
+      readinessChecks: chainWatcherProbes(db, [chainName]),
     });
     const keys = {} as Record<KeyScope, string>;
     for (const scope of ['read', 'write', 'admin'] as const) keys[scope] = (await createApiKey(db, { name: `partner stack ${scope}`, scope })).secret;

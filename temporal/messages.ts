@@ -115,11 +115,13 @@ export const chainWatcherStateQuery = defineQuery<ChainWatcherState>('chainWatch
 
 export interface ChainWatcherResume {
   /**
-   * After a reorganisation deeper than the window: accept the chain as it is from the last final block on (drop the
-   * stored hashes, undo what is not final above it, scan again). Final records in the replaced blocks are for the
-   * operator to reconcile; the halt named them.
+   * After a reorganisation deeper than the window: accept the chain as it is now — drop the stored hashes, undo what
+   * is not final, and scan again from `fromBlock` (default: the block after the last final one). Final records in
+   * the replaced blocks are the operator's to reconcile: a final log the chain now shows elsewhere halts the watcher
+   * again, naming it.
    */
   reanchor?: boolean;
+  fromBlock?: number;
 }
 
 /** An operator looked into a halt: the watcher clears it and scans again (halting again if the cause remains). */

@@ -64,8 +64,8 @@ export async function chainWatcherWorkflow(input: ChainWatcherInput): Promise<vo
       resumes.length = 0;
       await condition(() => resumes.length > 0);
       const resume = resumes.shift()!;
-      log.warn('chain watcher resumed by an operator', { chain: input.chain, reanchor: resume.reanchor ?? false });
-      await resumeChainWatcher({ chain: input.chain, reanchor: resume.reanchor });
+      log.warn('chain watcher resumed by an operator', { chain: input.chain, reanchor: resume.reanchor ?? false, fromBlock: resume.fromBlock });
+      await resumeChainWatcher({ chain: input.chain, reanchor: resume.reanchor, fromBlock: resume.fromBlock });
       view.status = 'watching';
       view.halt = null;
       continue;
