@@ -90,11 +90,12 @@ export interface ScanChainResult {
   caughtUp: boolean;
 }
 
-/** `ApplicationFailure` types of the chain activities; all non-retryable. */
+/** `ApplicationFailure` types of the chain activities; all non-retryable but `watcherHalted` (retried until an operator resumes the watcher). */
 export const chainFailureTypes = {
   notDeployed: 'CHAIN_NOT_DEPLOYED',
   unknownChain: 'UNKNOWN_CHAIN',
   notConfigured: 'CHAINS_NOT_CONFIGURED',
+  watcherHalted: 'CHAIN_WATCHER_HALTED',
 } as const;
 
 /** Signals and workflow starts in flight at once while delivering the outbox. */

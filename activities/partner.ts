@@ -10,6 +10,7 @@ import type { IssuerChains } from '../chains/context';
 import { sendTransactionOnce, TransactionWouldRevertError } from '../chains/transactions';
 import { issuerAbi } from '../contracts/abi';
 import { inTransaction, type Database } from '../db/pool';
+import { readWatcherCursor } from '../db/queries/chain-watcher';
 import { findChainDeployment } from '../db/queries/chains';
 import { multipliersAt } from '../db/queries/corporate-actions';
 import { getMarketState, listCurrentAssetEvents } from '../db/queries/operator-controls';
@@ -93,7 +94,14 @@ export function createPartnerActivities(deps: PartnerActivityDependencies) {
     return request;
   }
 
-  function requireBroker(): BrokerClient {
+  /** A halted chain watcher (a reorganisation past finality): nothing irreversible on that chain until an operator resumes it; retried meanwhile. */
+  async function refuseWhileWatcherHalted(chain: string): Promise<void> {
+    if ((await readWatcherCursor(db, chain))?.status === 'halted') {
+      throw ApplicationFailure.create({ type: chainFailureTypes.watcherHalted, message: `the ${chain} watcher is halted: the mint waits until an operator resumes it` });
+    }
+  }
+
+    function requireBroker(): BrokerClient {
     if (!deps.broker) throw ApplicationFailure.create({ type: partnerFailureTypes.brokerNotConfigured, message: 'this worker has no broker configured (BROKER_URL)' });
     return deps.broker;
   }
@@ -166,6 +174,7 @@ export function createPartnerActivities(deps: PartnerActivityDependencies) {
       }
       const request = await requireRequest(input.issuerRequestId);
       const signed = request.mintRequest!;
+      await refuseWhileWatcherHalted(request.chain);
       try {
         const sent = await sendTransactionOnce(db, {
           key: `${partnerMintWorkflowId(request.issuerRequestId)}:processMint:${input.attempt}`,
@@ -196,6 +205,7 @@ export function createPartnerActivities(deps: PartnerActivityDependencies) {
           onIncluded: (txHash) => updatePartnerRequest(db, request.issuerRequestId, { txHash }, ['confirmed']),
         });
         if (sent.status !== 'success') return { outcome: 'refused', reason: `transaction ${sent.txHash} reverted` };
+        await refuseWhileWatcherHalted(request.chain);
         await updatePartnerRequest(db, request.issuerRequestId, { state: 'minted', txHash: sent.txHash, reason: null }, ['confirmed']);
         return { outcome: 'minted', txHash: sent.txHash };
       } catch (error) {

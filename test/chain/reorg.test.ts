@@ -7,8 +7,8 @@
  *   new chain includes again is delivered once at finality;
  * - the old wedge: a re-execution reusing the orphaned execution counter is recorded, and later logs are still seen;
  * - a worker that dies between a rewind's commit and its signals: the next one delivers them;
- * - a reorganisation deeper than the window, after finality: the watcher halts loudly (state query, SQL, /ready) and
- *   does nothing on that chain until an operator resumes it.
+ * - a reorganisation deeper than the window, after finality, and a log recorded live in another block: the watcher
+ *   halts loudly (state query, SQL, /ready) and does nothing on that chain until an operator resumes it.
  * After every case the invariant: the final executions recorded equal the chain's TradeExecuted logs up to its
  * finalized block, and the shares delivered equal the final burns × the multiplier, rounded down to nine decimals.
  */
@@ -17,6 +17,7 @@ import { DefaultLogger } from '@temporalio/worker';
 import type { Client } from '@temporalio/client';
 import { encodeFunctionData, maxUint256, parseEventLogs, parseUnits, type Hex } from 'viem';
 import { createChainWatcherActivities } from '../../activities/chain-watcher';
+import { resetChainCursor } from '../../db/queries/chains';
 import { issuerAbi, stablecoinAbi, stockTokenAbi, tokenManagerAbi } from '../../contracts/abi';
 import { Decimal } from '../../domain/money';
 import { sharesForTokens } from '../../domain/partner';
@@ -335,3 +336,29 @@ test('a reorganisation after finality, deeper than the window, halts the watcher
   expect((await stack.api.http.get('/ready')).status).toBe(200);
   await expectInvariant();
 }, 180_000);
+
+test('a log recorded live in another block (a reorganisation the watcher missed) halts it, naming the block and the log', async () => {
+  const [recorded] = await query<{ txHash: Hex; logIndex: number; blockNumber: number; blockHash: Hex }>(
+    `SELECT tx_hash AS "txHash", log_index AS "logIndex", block_number AS "blockNumber", block_hash AS "blockHash"
+       FROM trade_executions WHERE chain = 'ethereum-1' AND status = 'final' ORDER BY block_number DESC LIMIT 1`,
+  );
+  const elsewhere = `0x${'ee'.repeat(32)}`;
+  await db().query(`UPDATE trade_executions SET block_hash = $2 WHERE tx_hash = $1 AND log_index = $3`, [recorded!.txHash, elsewhere, recorded!.logIndex]);
+  await resetChainCursor(db(), 'ethereum-1', recorded!.blockNumber);
+
+  const halt = await eventually(async () => {
+    const state = await watcherState();
+    expect(state).toMatchObject({ status: 'halted', halt: { type: 'CHAIN_LOG_UNPROCESSABLE', txHash: recorded!.txHash, logIndex: recorded!.logIndex, blockNumber: recorded!.blockNumber, blockHash: recorded!.blockHash } });
+    return state.halt!;
+  }, 30_000);
+  expect(halt.message).toContain(elsewhere);
+  const ready = await stack.api.http.get('/ready');
+  expect([ready.status, ready.body.checks['watcher ethereum-1'].error]).toEqual([503, expect.stringContaining(`${recorded!.txHash}#${recorded!.logIndex}`)]);
+
+  // The operator puts the record right and resumes: the watcher scans on, the record unchanged but for its block.
+  await db().query(`UPDATE trade_executions SET block_hash = $2 WHERE tx_hash = $1 AND log_index = $3`, [recorded!.txHash, recorded!.blockHash, recorded!.logIndex]);
+  await watcher().signal(chainWatcherResumeSignal, {});
+  const head = Number(await stack.chain.client.getBlockNumber());
+  await eventually(async () => expect(await watcherState()).toMatchObject({ status: 'watching', lastScan: { head } }), 30_000);
+  await expectInvariant();
+}, 120_000);
