@@ -101,7 +101,7 @@ export function createPartnerActivities(deps: PartnerActivityDependencies) {
     }
   }
 
-    function requireBroker(): BrokerClient {
+  function requireBroker(): BrokerClient {
     if (!deps.broker) throw ApplicationFailure.create({ type: partnerFailureTypes.brokerNotConfigured, message: 'this worker has no broker configured (BROKER_URL)' });
     return deps.broker;
   }
@@ -149,8 +149,9 @@ export function createPartnerActivities(deps: PartnerActivityDependencies) {
      * Mints the confirmed request's tokens with `processMint`, once: the amount is fixed at the first attempt (qty ÷
      * the multiplier then in force) and the transaction is signed and stored before it is sent, so a retry re-sends
      * the same bytes; it answers once the transaction's block is final (sending the same bytes again if a
-     * reorganisation drops it), the tx hash stored on the request as soon as it is included. `attempt` names the try (a new one after an operator resumed a refused mint). The contract's
-     * refusal is answered as `refused` with its error name, nothing sent.
+     * reorganisation drops it), the tx hash stored on the request as soon as it is included, and not while the
+     * chain's watcher is halted. `attempt` names the try (a new one after an operator resumed a refused mint). The
+     * contract's refusal is answered as `refused` with its error name, nothing sent.
      */
     async mintPartnerTokens(input: { issuerRequestId: string; attempt: number }): Promise<MintOutcome> {
       const found = await requireRequest(input.issuerRequestId);

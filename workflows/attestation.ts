@@ -4,7 +4,8 @@
  * then records `executed` (with the tx hash) or `expired` in PostgreSQL and returns the final state.
  *
  * The grace only lets a late watcher report an execution that happened before expiry; limits do not wait for
- * it, since SQL counts an attestation as outstanding only while it is `outstanding` and not yet expired.
+ * it, since SQL counts an attestation as outstanding only while it is `outstanding` and not yet expired (or
+ * `executing`).
  *
  * An execution seen on chain but not final makes the attestation `executing` (the watcher writes it; the
  * `attestationExecutionSeen` / `attestationExecutionOrphaned` signals keep the query view in step and wake the

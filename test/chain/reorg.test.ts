@@ -264,6 +264,48 @@ describe('a reorganisation before finality', () => {
     expect(await query(`SELECT count(*)::int AS n FROM broker.tokenization_requests WHERE issuer_request_id = $1`, [burnt.redemptionId])).toEqual([{ n: 1 }]);
     await expectInvariant();
   }, 120_000);
+  test("a partner mint's transaction dropped by a reorganisation is sent again (same bytes, same hash); the broker is called back once, at finality", async () => {
+    const minted = await brokerPost(stack, `/v1/accounts/${stack.accountId}/tokenization/mint`, {
+      underlying_symbol: 'AAPL',
+      qty: '1',
+      issuer: ISSUER_ID,
+      network: 'ethereum',
+      wallet_address: stack.wallet,
+    });
+    expect(minted.status).toBe(201);
+    const brokerRecord = async () => (await brokerGet(stack, `/v1/accounts/${stack.accountId}/tokenization/requests/${minted.body.tokenization_request_id}`)).body;
+    const issuerRequestId = await eventually(async () => {
+      const record = await brokerRecord();
+      expect(record.issuer_request_id).toEqual(expect.any(String));
+      return record.issuer_request_id as string;
+    }, 30_000);
+    // Included, not final (nothing mines): the request shows the transaction awaiting finality, the broker waits.
+    const included = await eventually(async () => {
+      const request = await issuerRequest(issuerRequestId);
+      expect(request).toMatchObject({ state: 'confirmed', txHash: expect.stringMatching(/^0x/), workflow: { step: 'awaiting_finality' } });
+      return request.txHash as Hex;
+    }, 30_000);
+    expect((await brokerRecord()).status).toBe('pending');
+
+    const first = await stack.chain.client.getTransactionReceipt({ hash: included });
+    await reorg(1);
+    const again = await eventually(async () => {
+      const receipt = await stack.chain.client.getTransactionReceipt({ hash: included });
+      expect(receipt.blockHash).not.toBe(first.blockHash);
+      return receipt;
+    }, 30_000);
+    expect(again.status).toBe('success');
+    expect((await brokerRecord()).status).toBe('pending');
+
+    await finalize();
+    await eventually(async () => expect(await brokerRecord()).toMatchObject({ status: 'completed', tx_hash: included }), 60_000);
+    const mints = await stack.chain.client.getContractEvents({ address: stack.chain.deployment.issuer, abi: issuerAbi, eventName: 'IssuerMint', fromBlock: 0n });
+    expect(mints.filter((log) => log.args.tokenizationRequestId === minted.body.tokenization_request_id).map((log) => log.transactionHash)).toEqual([included]);
+    expect(await query(`SELECT tx_hash AS "txHash", state, block_hash AS "blockHash" FROM chain_transactions WHERE key LIKE $1`, [`partner-mint-${issuerRequestId}:%`])).toEqual([
+      { txHash: included, state: 'confirmed', blockHash: again.blockHash },
+    ]);
+    await expectInvariant();
+  }, 120_000);
 });
 
 test('a worker that dies between a rewind and its signals: the rewind is committed, the next worker tells the workflows', async () => {
