@@ -1,21 +1,63 @@
 /**
- * The chain watcher's one activity: scan the token manager and the issuer contract of one chain from the cursor
- * up to the head less the confirmation depth, in one bounded block range, and hand every log on — TradeExecuted
- * to SQL and to `attestation-<id>`, IssuerRedeem to its own `redemption-<chainId>-<txHash>-<logIndex>` workflow —
- * then move the cursor past the range. Everything it does is idempotent, so a retry, a restart or an operator
- * resetting the cursor re-handles a range without a second execution or redemption.
+ * The chain watcher's activities. One `scanChain` is one poll of one chain:
+ * 1. the head and the final block under the chain's finality rule;
+ * 2. the stored tip checked against the chain; on a mismatch, the stored window walked back to the common ancestor
+ *    and everything seen above it undone in one transaction (nothing final may lie there: a reorganisation that
+ *    reaches the last final block halts the watcher);
+ * 3. the next bounded range scanned: TradeExecuted and IssuerRedeem logs, the headers of its blocks that are not
+ *    final, each log checked against its block's hash and each block against its parent (the chain moving under the
+ *    scan abandons the poll);
+ * 4. logs recorded `seen` (or `final` at once), blocks, promotions to `final`, the cursor: one transaction;
+ * 5. the outbox delivered: attestation workflows told of executions seen, orphaned and final, redemption workflows
+ *    started once a burn is final.
+ * Everything is idempotent and keyed by what the chain says a log is (block hash, tx hash, log index), so a retry, a
+ * restart or an operator resetting the cursor re-handles a range without a second execution or redemption.
  */
 import { Context } from '@temporalio/activity';
 import { type Client, WorkflowExecutionAlreadyStartedError, WorkflowIdReusePolicy, WorkflowNotFoundError } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
-import { getAddress, type Log } from 'viem';
-import { tokenManagerAbi, issuerAbi } from '../contracts/abi';
-import type { ChainContexts } from '../chains/context';
-import type { Database } from '../db/pool';
+import { getAddress, type Log, type PublicClient } from 'viem';
+import { issuerAbi, tokenManagerAbi } from '../contracts/abi';
+import type { ChainContext, ChainContexts } from '../chains/context';
+import { describeFinality, finalBlockNumber, headerOf, type BlockHeader } from '../chains/finality';
+import { publicClientFor } from '../chains/networks';
+import { inTransaction, type Database } from '../db/pool';
+import { chainTokenAddresses, findChainDeployment, type ChainDeploymentRecord } from '../db/queries/chains';
+import {
+  conflictingLogs,
+  deleteChainMessages,
+  firstFinalLogAbove,
+  haltChainWatcher,
+  loadChainWindow,
+  lockWatcherCursor,
+  pendingChainMessages,
+  promoteFinal,
+  readWatcherCursor,
+  recordObservedExecutions,
+  recordObservedRedemptions,
+  recordWatcherError,
+  recordWatcherProgress,
+  resumeChainWatcher,
+  rewindChain,
+  storeChainBlocks,
+  type ChainMessage,
+  type ObservedExecution,
+  type ObservedRedemption,
+  type WatcherCursor,
+} from '../db/queries/chain-watcher';
 import { forEachConcurrently } from '../domain/concurrency';
-import { advanceChainCursor, findChainDeployment, readChainCursor, recordTradeExecutions, type TradeExecutionRecord } from '../db/queries/chains';
 import type { EvmChain } from '../signing';
-import { attestationExecutedSignal, type RedemptionInput } from '../temporal/messages';
+import {
+  attestationExecutedSignal,
+  attestationExecutionOrphanedSignal,
+  attestationExecutionSeenSignal,
+  chainWatcherHaltTypes,
+  type AttestationExecutionSeen,
+  type ChainWatcherHalt,
+  type ChainWatcherResume,
+  type ChainWatcherState,
+  type RedemptionInput,
+} from '../temporal/messages';
 import { attestationWorkflowId, redemptionWorkflowId } from '../temporal/workflow-ids';
 import type { redemptionWorkflow } from '../workflows';
 
@@ -24,114 +66,262 @@ export interface ChainWatcherActivityDependencies {
   chains: ChainContexts;
   temporal: Client;
   taskQueue: string;
-  /** Blocks a log must be buried under before it is handled. */
-  confirmations: number;
   /** Largest block range per scan. */
   blockRange: number;
+  /** ATTESTATION_SETTLEMENT_GRACE_MS: an attestation whose execution leaves the chain after expiry + grace is expired. */
+  settlementGraceMs: number;
 }
 
 export interface ScanChainResult {
   chain: string;
   fromBlock: number;
-  /** Inclusive; fromBlock - 1 when nothing was due. */
+  /** Inclusive; fromBlock - 1 when nothing was scanned. */
   toBlock: number;
   head: number;
+  /** The last final block acted on (-1 while the chain has none). */
+  finalBlock: number;
   executions: number;
   redemptions: number;
-  /** Nothing left to scan below the confirmed head. */
+  /** A reorganisation this poll undid (the next poll scans the new blocks). */
+  rewound: Omit<NonNullable<ChainWatcherState['lastReorg']>, 'at'> | null;
+  /** Outbox messages delivered. */
+  delivered: number;
+  /** Nothing left to scan up to the head: the next poll can wait. */
   caughtUp: boolean;
 }
 
-/** `ApplicationFailure` types of the chain activities; all non-retryable. */
+/** `ApplicationFailure` types of the chain activities; all non-retryable but `watcherHalted` (retried until an operator resumes the watcher). */
 export const chainFailureTypes = {
   notDeployed: 'CHAIN_NOT_DEPLOYED',
   unknownChain: 'UNKNOWN_CHAIN',
   notConfigured: 'CHAINS_NOT_CONFIGURED',
+  watcherHalted: 'CHAIN_WATCHER_HALTED',
 } as const;
 
-/** Signals and workflow starts in flight at once while handing a range's logs on. */
+/** Signals and workflow starts in flight at once while delivering the outbox. */
 const DELIVERY_CONCURRENCY = 32;
+const DELIVERY_BATCH = 500;
 
-type Located<T> = T & { txHash: `0x${string}`; logIndex: number; blockNumber: number; blockTime: number };
+/** The chain said something the watcher must not act on: it halts, loudly, until an operator resumes it. */
+class ChainHaltError extends Error {
+  constructor(readonly halt: ChainWatcherHalt) {
+    super(halt.message);
+  }
+}
 
-function located(log: Log, blockTimes: Map<bigint, number>) {
-  return {
-    txHash: log.transactionHash!,
-    logIndex: log.logIndex!,
-    blockNumber: Number(log.blockNumber!),
-    blockTime: blockTimes.get(log.blockNumber!)!,
-  };
+/** The chain moved while the poll read it (a block or a log from another fork): the poll is abandoned and run again. */
+class ChainMovedError extends Error {}
+
+function haltFailure(halt: ChainWatcherHalt): ApplicationFailure {
+  return ApplicationFailure.create({ type: halt.type, message: halt.message, nonRetryable: true, details: [halt] });
+}
+
+function range(from: number, to: number): number[] {
+  return Array.from({ length: Math.max(0, to - from + 1) }, (_, index) => from + index);
 }
 
 export function createChainWatcherActivities(deps: ChainWatcherActivityDependencies) {
   const { db, temporal, taskQueue } = deps;
+  // Block headers are asked for many at a time: one JSON-RPC batch per poll.
+  const batchClients = new Map<string, PublicClient>();
+  const readerOf = (context: ChainContext): PublicClient => {
+    let client = batchClients.get(context.network.chain);
+    if (!client) batchClients.set(context.network.chain, (client = publicClientFor(context.network, { batch: true })));
+    return client;
+  };
 
-  async function signalExecution(execution: TradeExecutionRecord): Promise<void> {
-    try {
-      await temporal.workflow.getHandle(attestationWorkflowId(execution.attestationId)).signal(attestationExecutedSignal, {
-        txHash: execution.txHash,
-        executedAt: execution.executedAt,
-        blockNumber: execution.blockNumber,
-        logIndex: execution.logIndex,
+  function contextOf(chain: string): ChainContext {
+    const context = deps.chains[chain as EvmChain];
+    if (!context) throw ApplicationFailure.create({ type: chainFailureTypes.unknownChain, message: `no RPC configured for ${chain}`, nonRetryable: true });
+    return context;
+  }
+
+  async function watched(chain: string): Promise<{ deployment: ChainDeploymentRecord; cursor: WatcherCursor }> {
+    const [deployment, cursor] = await Promise.all([findChainDeployment(db, chain), readWatcherCursor(db, chain)]);
+    if (!deployment || !cursor) {
+      throw ApplicationFailure.create({ type: chainFailureTypes.notDeployed, message: `no contracts recorded for ${chain}`, nonRetryable: true });
+    }
+    return { deployment, cursor };
+  }
+
+  async function headers(client: PublicClient, numbers: number[]): Promise<Map<number, BlockHeader>> {
+    const blocks = await Promise.all(numbers.map((number) => client.getBlock({ blockNumber: BigInt(number) })));
+    return new Map(blocks.map((block) => [Number(block.number), headerOf(block)]));
+  }
+
+  /**
+   * Compares the stored window with the chain. `behind`: the node's head is below the stored tip and agrees with
+   * what it has (a lagging node; wait). A mismatch is walked back to the highest stored block the chain still has.
+   */
+  async function checkWindow(client: PublicClient, chain: string, window: BlockHeader[], head: BlockHeader): Promise<{ kind: 'ok' | 'behind' } | { kind: 'reorg'; ancestor: BlockHeader; tip: BlockHeader }> {
+    const tip = window.at(-1);
+    if (!tip) return { kind: 'ok' };
+    const compareAt = Math.min(tip.number, head.number);
+    const stored = window.find((block) => block.number === compareAt);
+    // The node's head is below the last final block: it is far behind (or the chain lost final blocks: the next poll with a higher head tells).
+    if (!stored) return { kind: 'behind' };
+    const canonical = compareAt === head.number ? head : (await headers(client, [compareAt])).get(compareAt)!;
+    if (canonical.hash === stored.hash) return { kind: head.number < tip.number ? 'behind' : 'ok' };
+    const candidates = window.filter((block) => block.number <= head.number);
+    const onChain = await headers(client, candidates.map((block) => block.number));
+    const ancestor = candidates.reverse().find((block) => onChain.get(block.number)?.hash === block.hash);
+    if (!ancestor) {
+      const anchor = window[0]!;
+      throw new ChainHaltError({
+        type: chainWatcherHaltTypes.reorgTooDeep,
+        chain,
+        message:
+          `${chain}: a reorganisation replaced block ${anchor.number} (${anchor.hash}, now ${onChain.get(anchor.number)?.hash ?? 'absent'}), ` +
+          `the last final block the watcher acted on: deeper than its window of ${window.length} blocks (${anchor.number}–${tip.number})`,
+        blockNumber: anchor.number,
+        blockHash: anchor.hash,
+        txHash: null,
+        logIndex: null,
+        at: Date.now(),
       });
+    }
+    return { kind: 'reorg', ancestor, tip };
+  }
+
+  /** A log the watcher cannot record: it halts naming it rather than skip it or retry forever. */
+  function unprocessable(chain: string, log: { blockNumber: number; blockHash: string; txHash: string; logIndex: number }, why: string): ChainHaltError {
+    return new ChainHaltError({
+      type: chainWatcherHaltTypes.logUnprocessable,
+      chain,
+      message: `${chain}: cannot process the log ${log.txHash}#${log.logIndex} in block ${log.blockNumber} (${log.blockHash}): ${why}`,
+      blockNumber: log.blockNumber,
+      blockHash: log.blockHash,
+      txHash: log.txHash,
+      logIndex: log.logIndex,
+      at: Date.now(),
+    });
+  }
+
+  async function send(message: ChainMessage): Promise<void> {
+    if (message.kind === 'redemption_final') {
+      try {
+        await temporal.workflow.start<typeof redemptionWorkflow>('redemptionWorkflow', {
+          workflowId: message.subject,
+          taskQueue,
+          args: [message.payload as unknown as RedemptionInput],
+          workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
+        });
+      } catch (error) {
+        // A second start of the same redemption is a known outcome: one workflow per log.
+        if (!(error instanceof WorkflowExecutionAlreadyStartedError)) throw error;
+      }
+      return;
+    }
+    const execution = message.payload as unknown as AttestationExecutionSeen;
+    const handle = temporal.workflow.getHandle(attestationWorkflowId(message.subject));
+    try {
+      if (message.kind === 'execution_seen') await handle.signal(attestationExecutionSeenSignal, execution);
+      else if (message.kind === 'execution_orphaned') await handle.signal(attestationExecutionOrphanedSignal, execution);
+      else {
+        await handle.signal(attestationExecutedSignal, {
+          txHash: execution.txHash,
+          executedAt: execution.executedAt,
+          blockNumber: execution.blockNumber,
+          logIndex: execution.logIndex,
+        });
+      }
     } catch (error) {
-      // Settled (or never started): SQL already holds the execution, reconciled from `expired` if need be.
+      // Settled (or never started): SQL already holds the attestation's state.
       if (!(error instanceof WorkflowNotFoundError)) throw error;
     }
   }
 
-  async function startRedemption(chainId: number, redemption: RedemptionInput): Promise<void> {
-    try {
-      await temporal.workflow.start<typeof redemptionWorkflow>('redemptionWorkflow', {
-        workflowId: redemptionWorkflowId(chainId, redemption.txHash, redemption.logIndex),
-        taskQueue,
-        args: [redemption],
-        workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
+  /** Delivers the chain's outbox, oldest first and in order per workflow; a message is deleted once delivered. */
+  async function deliver(chain: string): Promise<number> {
+    let delivered = 0;
+    for (;;) {
+      const messages = await pendingChainMessages(db, chain, DELIVERY_BATCH);
+      const bySubject = new Map<string, ChainMessage[]>();
+      for (const message of messages) {
+        const key = `${message.kind === 'redemption_final' ? 'redemption' : 'attestation'}:${message.subject}`;
+        bySubject.set(key, [...(bySubject.get(key) ?? []), message]);
+      }
+      await forEachConcurrently([...bySubject.values()], DELIVERY_CONCURRENCY, async (group) => {
+        for (const message of group) await send(message);
       });
-    } catch (error) {
-      // A second start of the same redemption is a known outcome: one workflow per log.
-      if (!(error instanceof WorkflowExecutionAlreadyStartedError)) throw error;
+      await deleteChainMessages(db, messages.map((message) => message.id));
+      delivered += messages.length;
+      if (messages.length < DELIVERY_BATCH) return delivered;
     }
   }
 
-  return {
-    /** Scans one bounded range of one chain and hands its logs on; see the module header. */
-    async scanChain(input: { chain: string }): Promise<ScanChainResult> {
-      const context = deps.chains[input.chain as EvmChain];
-      if (!context) {
-        throw ApplicationFailure.create({ type: chainFailureTypes.unknownChain, message: `no RPC configured for ${input.chain}`, nonRetryable: true });
-      }
-      const deployment = await findChainDeployment(db, input.chain);
-      const fromBlock = await readChainCursor(db, input.chain);
-      if (!deployment || fromBlock === undefined) {
-        throw ApplicationFailure.create({ type: chainFailureTypes.notDeployed, message: `no contracts recorded for ${input.chain}`, nonRetryable: true });
-      }
-      const attempt = Context.current().info.attempt;
-      if (attempt > 3) Context.current().log.warn('chain scan keeps failing', { chain: input.chain, attempt, rpcUrl: context.network.rpcUrl });
+  async function poll(chain: string, context: ChainContext, deployment: ChainDeploymentRecord, cursor: WatcherCursor): Promise<ScanChainResult> {
+    const client = readerOf(context);
+    const head = headerOf(await client.getBlock({ blockTag: 'latest' }));
+    const finalBlock = await finalBlockNumber(client, context.finality, head.number);
+    const fromBlock = cursor.nextBlock;
+    const idle = { chain, fromBlock, toBlock: fromBlock - 1, head: head.number, finalBlock: cursor.finalBlock ?? -1, executions: 0, redemptions: 0, rewound: null };
 
-      const { client, network } = context;
-      const head = Number(await client.getBlockNumber({ cacheTime: 0 }));
-      const confirmedHead = head - deps.confirmations;
-      if (fromBlock > confirmedHead) {
-        return { chain: input.chain, fromBlock, toBlock: fromBlock - 1, head, executions: 0, redemptions: 0, caughtUp: true };
-      }
-      const toBlock = Math.min(confirmedHead, fromBlock + deps.blockRange - 1);
-      const range = { fromBlock: BigInt(fromBlock), toBlock: BigInt(toBlock), strict: true } as const;
-      const [trades, redeems] = await Promise.all([
-        client.getContractEvents({ address: deployment.tokenManager, abi: tokenManagerAbi, eventName: 'TradeExecuted', ...range }),
-        client.getContractEvents({ address: deployment.issuer, abi: issuerAbi, eventName: 'IssuerRedeem', ...range }),
+    const window = await loadChainWindow(db, chain);
+    const checked = await checkWindow(client, chain, window, head);
+    if (checked.kind === 'behind') return { ...idle, delivered: await deliver(chain), caughtUp: true };
+    if (checked.kind === 'reorg') {
+      const { ancestor, tip } = checked;
+      const undone = await inTransaction(db, async (tx) => {
+        const locked = await lockWatcherCursor(tx, chain);
+        if (!locked || locked.status !== 'ok' || locked.nextBlock !== fromBlock) return undefined;
+        const final = await firstFinalLogAbove(tx, chain, ancestor.number);
+        if (final) {
+          throw new ChainHaltError({
+            type: chainWatcherHaltTypes.reorgTooDeep,
+            chain,
+            message: `${chain}: a reorganisation back to block ${ancestor.number} would undo the final ${final.kind} ${final.txHash}#${final.logIndex} in block ${final.blockNumber} (${final.blockHash})`,
+            blockNumber: final.blockNumber,
+            blockHash: final.blockHash,
+            txHash: final.txHash,
+            logIndex: final.logIndex,
+            at: Date.now(),
+          });
+        }
+        return await rewindChain(tx, { chain, ancestor: ancestor.number, settlementGraceMs: deps.settlementGraceMs, now: Date.now() });
+      });
+      const rewound = undone && {
+        ancestor: ancestor.number,
+        replacedBlocks: tip.number - ancestor.number,
+        executionsOrphaned: undone.executionsOrphaned,
+        redemptionsCancelled: undone.redemptionsCancelled,
+      };
+      if (rewound) Context.current().log.warn('chain reorganisation undone', { ...rewound, chain, ancestorHash: ancestor.hash, replacedTip: tip.hash });
+      return { ...idle, rewound: rewound ?? null, delivered: await deliver(chain), caughtUp: false };
+    }
+
+    const toBlock = Math.min(head.number, fromBlock + deps.blockRange - 1);
+    let executions: ObservedExecution[] = [];
+    let redemptions: ObservedRedemption[] = [];
+    let scanned: BlockHeader[] = [];
+    if (fromBlock <= toBlock) {
+      // Headers of the blocks that are not final (and of the last final one, the anchor), plus the first and last of the range.
+      const storedFrom = Math.max(fromBlock, Math.min(finalBlock, toBlock));
+      const logRange = { fromBlock: BigInt(fromBlock), toBlock: BigInt(toBlock), strict: true } as const;
+      const [known, trades, redeems] = await Promise.all([
+        headers(client, [...new Set([fromBlock, ...range(storedFrom, toBlock)])]),
+        client.getContractEvents({ address: deployment.tokenManager, abi: tokenManagerAbi, eventName: 'TradeExecuted', ...logRange }),
+        client.getContractEvents({ address: deployment.issuer, abi: issuerAbi, eventName: 'IssuerRedeem', ...logRange }),
       ]);
-      const blockNumbers = [...new Set([...trades, ...redeems].map((log) => log.blockNumber!))];
-      const blocks = await Promise.all(blockNumbers.map((blockNumber) => client.getBlock({ blockNumber })));
-      const blockTimes = new Map(blocks.map((block) => [block.number!, Number(block.timestamp) * 1000]));
+      const logs: Log[] = [...trades, ...redeems];
+      const missing = [...new Set(logs.map((log) => Number(log.blockNumber)))].filter((number) => !known.has(number));
+      for (const [number, header] of await headers(client, missing)) known.set(number, header);
 
-      const executions: TradeExecutionRecord[] = trades.map((log) => {
-        const { txHash, logIndex, blockNumber, blockTime } = located(log, blockTimes);
+      const previous = window.find((block) => block.number === fromBlock - 1);
+      if (previous && known.get(fromBlock)!.parentHash !== previous.hash) throw new ChainMovedError(`block ${fromBlock} does not follow the stored ${fromBlock - 1}`);
+      for (const number of range(storedFrom + 1, toBlock)) {
+        if (known.get(number)!.parentHash !== known.get(number - 1)!.hash) throw new ChainMovedError(`block ${number} does not follow ${number - 1}`);
+      }
+      for (const log of logs) {
+        if (log.removed || log.blockHash !== known.get(Number(log.blockNumber))!.hash) throw new ChainMovedError(`a log of block ${log.blockNumber} is from another fork`);
+      }
+
+      const where = (log: Log) => ({ txHash: log.transactionHash!, logIndex: log.logIndex!, blockNumber: Number(log.blockNumber), blockHash: log.blockHash! });
+      executions = trades.map((log) => {
+        const location = where(log);
+        if (log.args.side !== 0 && log.args.side !== 1) throw unprocessable(chain, location, `side ${log.args.side} is neither buy (0) nor sell (1)`);
         return {
-          chain: input.chain,
-          txHash,
-          logIndex,
-          blockNumber,
+          ...location,
           executionId: log.args.executionId!.toString(),
           attestationId: log.args.attestationId!.toString(),
           userId: log.args.userId!,
@@ -139,33 +329,107 @@ export function createChainWatcherActivities(deps: ChainWatcherActivityDependenc
           asset: getAddress(log.args.asset!),
           price: log.args.price!.toString(),
           quantity: log.args.quantity!.toString(),
-          executedAt: blockTime,
+          executedAt: known.get(location.blockNumber)!.timestamp,
+          final: location.blockNumber <= finalBlock,
         };
       });
-      await recordTradeExecutions(db, executions);
-      await forEachConcurrently(executions, DELIVERY_CONCURRENCY, signalExecution);
+      const symbols = redeems.length > 0 ? new Map(Object.entries(await chainTokenAddresses(db, chain)).map(([symbol, address]) => [address.toLowerCase(), symbol])) : new Map<string, string>();
+      redemptions = redeems.map((log) => {
+        const location = where(log);
+        if (log.args.amount! <= 0n) throw unprocessable(chain, location, 'a burn of no tokens');
+        const symbol = symbols.get(log.args.token!.toLowerCase()) ?? null;
+        const tokenSymbol = symbol ?? 'UNKNOWN';
+        return {
+          ...location,
+          redemptionId: redemptionWorkflowId(context.network.chainId, location.txHash, location.logIndex),
+          blockTime: known.get(location.blockNumber)!.timestamp,
+          wallet: log.args.wallet!.toLowerCase() as `0x${string}`,
+          userId: log.args.userId!,
+          token: getAddress(log.args.token!),
+          symbol,
+          underlyingSymbol: tokenSymbol.replace(/on$/, ''),
+          tokenSymbol,
+          amount: log.args.amount!.toString(),
+          usdNotional: log.args.usdNotional!.toString(),
+          final: location.blockNumber <= finalBlock,
+        };
+      });
+      scanned = range(storedFrom, toBlock).map((number) => known.get(number)!);
+    }
 
-      const redemptions: Located<RedemptionInput>[] = redeems.map((log) => ({
-        chain: input.chain,
-        ...located(log, blockTimes),
-        wallet: log.args.wallet!.toLowerCase(),
-        userId: log.args.userId!,
-        token: getAddress(log.args.token!),
-        amount: log.args.amount!.toString(),
-        usdNotional: log.args.usdNotional!.toString(),
-      }));
-      await forEachConcurrently(redemptions, DELIVERY_CONCURRENCY, (redemption) => startRedemption(network.chainId, redemption));
+    const promoteTo = Math.min(finalBlock, Math.max(toBlock, fromBlock - 1));
+    const recorded = await inTransaction(db, async (tx) => {
+      const locked = await lockWatcherCursor(tx, chain);
+      // Another poll of this chain got there first (a timed-out attempt still running): leave it to that one.
+      if (!locked || locked.status !== 'ok' || locked.nextBlock !== fromBlock) return undefined;
+      const moved = await storeChainBlocks(tx, chain, scanned);
+      if (moved.length > 0) throw new ChainMovedError(`blocks ${moved.join(', ')} are stored with other hashes`);
+      const [conflict] = await conflictingLogs(tx, chain, { executions, redemptions });
+      if (conflict) throw unprocessable(chain, conflict, `it is recorded live in another block (${conflict.recordedBlockHash}): a reorganisation was missed`);
+      const newExecutions = await recordObservedExecutions(tx, chain, executions);
+      const newRedemptions = await recordObservedRedemptions(tx, chain, redemptions);
+      if (promoteTo >= 0) await promoteFinal(tx, chain, promoteTo);
+      await recordWatcherProgress(tx, chain, { nextBlock: Math.max(fromBlock, toBlock + 1), seenHead: head.number, finalBlock: promoteTo });
+      return { executions: newExecutions, redemptions: newRedemptions };
+    });
+    return {
+      ...idle,
+      toBlock: recorded ? Math.max(fromBlock - 1, toBlock) : fromBlock - 1,
+      finalBlock: Math.max(promoteTo, cursor.finalBlock ?? -1),
+      executions: recorded?.executions ?? 0,
+      redemptions: recorded?.redemptions ?? 0,
+      delivered: await deliver(chain),
+      caughtUp: recorded !== undefined && toBlock >= head.number,
+    };
+  }
 
-      await advanceChainCursor(db, input.chain, toBlock + 1);
-      return {
-        chain: input.chain,
-        fromBlock,
-        toBlock,
-        head,
-        executions: executions.length,
-        redemptions: redemptions.length,
-        caughtUp: toBlock >= confirmedHead,
-      };
+  return {
+    /** One poll of one chain; see the module header. */
+    async scanChain(input: { chain: string }): Promise<ScanChainResult> {
+      const context = contextOf(input.chain);
+      const { deployment, cursor } = await watched(input.chain);
+      const { log, info } = Context.current();
+      if (cursor.status === 'halted') {
+        // Halted before (this run or an earlier one): nothing happens on this chain until an operator resumes it.
+        const halt = cursor.lastError as ChainWatcherHalt;
+        log.error('chain watcher halted', { ...halt });
+        throw haltFailure(halt);
+      }
+      if (info.attempt > 3) log.warn('chain scan keeps failing', { chain: input.chain, attempt: info.attempt, rpcUrl: context.network.rpcUrl });
+      try {
+        return await poll(input.chain, context, deployment, cursor);
+      } catch (error) {
+        if (error instanceof ChainMovedError) {
+          log.info('the chain moved during the scan; scanning again', { chain: input.chain, reason: error.message });
+          return { chain: input.chain, fromBlock: cursor.nextBlock, toBlock: cursor.nextBlock - 1, head: -1, finalBlock: cursor.finalBlock ?? -1, executions: 0, redemptions: 0, rewound: null, delivered: 0, caughtUp: false };
+        }
+        if (error instanceof ChainHaltError) {
+          await haltChainWatcher(db, input.chain, error.halt);
+          log.error('chain watcher halted', { ...error.halt, finality: describeFinality(context.finality) });
+          throw haltFailure(error.halt);
+        }
+        await recordWatcherError(db, input.chain, error instanceof Error ? error.message : String(error)).catch(() => undefined);
+        throw error;
+      }
+    },
+
+    /**
+     * An operator's resume of a halted watcher. `reanchor` (after a reorganisation deeper than the window): forget the
+     * stored hashes and undo whatever is not final, so the next scan takes the chain as it is from `fromBlock` (default:
+     * the block after the last final one); final records in replaced blocks are left for the operator to reconcile.
+     */
+    async resumeChainWatcher(input: { chain: string } & ChainWatcherResume): Promise<void> {
+      const { deployment } = await watched(input.chain);
+      await inTransaction(db, async (tx) => {
+        const cursor = await lockWatcherCursor(tx, input.chain);
+        if (input.reanchor && cursor) {
+          const afterFinal = cursor.finalBlock !== null && cursor.finalBlock >= 0 ? cursor.finalBlock + 1 : deployment.deployedBlock;
+          const ancestor = Math.max(deployment.deployedBlock, Math.min(input.fromBlock ?? afterFinal, afterFinal)) - 1;
+          await rewindChain(tx, { chain: input.chain, ancestor, settlementGraceMs: deps.settlementGraceMs, now: Date.now(), dropWindow: true });
+        }
+        await resumeChainWatcher(tx, input.chain);
+      });
+      await deliver(input.chain);
     },
   };
 }

@@ -19,10 +19,10 @@ export interface ChainDependencies extends IssuerChains {
   /** A client of the Temporal service the worker polls: the watchers signal and start workflows with it. */
   temporal: Client;
   taskQueue: string;
-  /** Blocks a log must be buried under before it is handled. */
-  confirmations: number;
   /** Largest block range per scan. */
   blockRange: number;
+  /** ATTESTATION_SETTLEMENT_GRACE_MS: how long after expiry an attestation whose execution left the chain is outstanding again. */
+  settlementGraceMs: number;
 }
 
 /** Everything activities need from the outside world. */
@@ -43,7 +43,7 @@ export function createActivities(deps: ActivityDependencies) {
   const { db, chains, broker } = deps;
   const chainWatcher: ChainWatcherActivities = chains
     ? createChainWatcherActivities({ db, ...chains })
-    : { scanChain: async () => notConfigured() };
+    : { scanChain: async () => notConfigured(), resumeChainWatcher: async () => notConfigured() };
   const wallets: WalletActivities = chains ? createWalletActivities({ db, ...chains }) : { applyWalletRegistration: async () => notConfigured() };
   return {
     ...createMarketDataActivities({ db }),

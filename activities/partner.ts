@@ -4,12 +4,13 @@
  * broker back, read the broker's record). Each step reads the stored request and writes where it ends before it
  * answers, so a retry — after a timeout, a worker killed mid-step — finds its own work done and does nothing twice.
  */
-import { ApplicationFailure } from '@temporalio/activity';
+import { ApplicationFailure, Context } from '@temporalio/activity';
 import { getAddress, type Hex } from 'viem';
 import type { IssuerChains } from '../chains/context';
 import { sendTransactionOnce, TransactionWouldRevertError } from '../chains/transactions';
 import { issuerAbi } from '../contracts/abi';
 import { inTransaction, type Database } from '../db/pool';
+import { readWatcherCursor } from '../db/queries/chain-watcher';
 import { findChainDeployment } from '../db/queries/chains';
 import { multipliersAt } from '../db/queries/corporate-actions';
 import { getMarketState, listCurrentAssetEvents } from '../db/queries/operator-controls';
@@ -35,7 +36,7 @@ import { chainFailureTypes } from './chain-watcher';
 export interface PartnerActivityDependencies {
   db: Database;
   /** The chains and the issuer's submitter key; absent: minting refuses with CHAINS_NOT_CONFIGURED. */
-  chains?: IssuerChains & { confirmations: number };
+  chains?: IssuerChains;
   /** The broker's API; absent: callbacks fail (and are retried) until a worker that has it runs them. */
   broker?: BrokerClient;
 }
@@ -93,6 +94,13 @@ export function createPartnerActivities(deps: PartnerActivityDependencies) {
     return request;
   }
 
+  /** A halted chain watcher (a reorganisation past finality): nothing irreversible on that chain until an operator resumes it; retried meanwhile. */
+  async function refuseWhileWatcherHalted(chain: string): Promise<void> {
+    if ((await readWatcherCursor(db, chain))?.status === 'halted') {
+      throw ApplicationFailure.create({ type: chainFailureTypes.watcherHalted, message: `the ${chain} watcher is halted: the mint waits until an operator resumes it` });
+    }
+  }
+
   function requireBroker(): BrokerClient {
     if (!deps.broker) throw ApplicationFailure.create({ type: partnerFailureTypes.brokerNotConfigured, message: 'this worker has no broker configured (BROKER_URL)' });
     return deps.broker;
@@ -140,8 +148,10 @@ export function createPartnerActivities(deps: PartnerActivityDependencies) {
     /**
      * Mints the confirmed request's tokens with `processMint`, once: the amount is fixed at the first attempt (qty ÷
      * the multiplier then in force) and the transaction is signed and stored before it is sent, so a retry re-sends
-     * the same bytes. `attempt` names the try (a new one after an operator resumed a refused mint). The contract's
-     * refusal is answered as `refused` with its error name, nothing sent.
+     * the same bytes; it answers once the transaction's block is final (sending the same bytes again if a
+     * reorganisation drops it), the tx hash stored on the request as soon as it is included, and not while the
+     * chain's watcher is halted. `attempt` names the try (a new one after an operator resumed a refused mint). The
+     * contract's refusal is answered as `refused` with its error name, nothing sent.
      */
     async mintPartnerTokens(input: { issuerRequestId: string; attempt: number }): Promise<MintOutcome> {
       const found = await requireRequest(input.issuerRequestId);
@@ -165,6 +175,7 @@ export function createPartnerActivities(deps: PartnerActivityDependencies) {
       }
       const request = await requireRequest(input.issuerRequestId);
       const signed = request.mintRequest!;
+      await refuseWhileWatcherHalted(request.chain);
       try {
         const sent = await sendTransactionOnce(db, {
           key: `${partnerMintWorkflowId(request.issuerRequestId)}:processMint:${input.attempt}`,
@@ -189,9 +200,13 @@ export function createPartnerActivities(deps: PartnerActivityDependencies) {
             signed.brokerSignature as Hex,
             BigInt(request.tokenAmount!),
           ],
-          confirmations: deps.chains.confirmations,
+          // The broker is called back once the mint is final: until then the request shows the transaction awaiting finality.
+          finality: context.finality,
+          onWait: () => Context.current().heartbeat(),
+          onIncluded: (txHash) => updatePartnerRequest(db, request.issuerRequestId, { txHash }, ['confirmed']),
         });
         if (sent.status !== 'success') return { outcome: 'refused', reason: `transaction ${sent.txHash} reverted` };
+        await refuseWhileWatcherHalted(request.chain);
         await updatePartnerRequest(db, request.issuerRequestId, { state: 'minted', txHash: sent.txHash, reason: null }, ['confirmed']);
         return { outcome: 'minted', txHash: sent.txHash };
       } catch (error) {

@@ -2,7 +2,8 @@
  * `npm run bench`: every benchmark of the product in one run, printed with the ratios the goals are
  * stated in. Uses DATABASE_URL if set (it is migrated, seeded and written to), otherwise a throw-away
  * embedded PostgreSQL. BENCH_SECONDS sets each load phase (default 10). `npm run bench -- streams` runs only the
- * live streams mode, `npm run bench -- partner` only the partner in-kind flow.
+ * live streams mode, `npm run bench -- partner` only the partner in-kind flow, `npm run bench -- chains` only chain
+ * watching (seen and final latencies, scan throughput).
  */
 import { startTestDatabase } from '../harness/database';
 import { benchApi, prepareBenchDatabase } from './api';
@@ -25,6 +26,10 @@ async function main(): Promise<void> {
     if (process.argv.slice(2).includes('streams')) {
       await prepareBenchDatabase(databaseUrl);
       for (const line of formatStreams(await benchStreams(databaseUrl, { seconds }))) write(line);
+      return;
+    }
+    if (process.argv.slice(2).includes('chains')) {
+      for (const line of formatChains(await benchChains(databaseUrl))) write(line);
       return;
     }
     if (process.argv.slice(2).includes('partner')) {

@@ -1,6 +1,7 @@
 /**
  * Local EVM chains: starts an `anvil` process (the binary from the npm package `@foundry-rs/anvil`)
- * and stops it by process id. Also the well-known anvil development accounts.
+ * and stops it by process id. Also the well-known anvil development accounts, and how the product's local chains
+ * produce blocks (`LOCAL_CHAIN_MINING`).
  */
 import { spawn } from 'node:child_process';
 import path from 'node:path';
@@ -30,8 +31,12 @@ export interface StartAnvilParameters {
   /** Keeps the chain across restarts: loaded at start when present, written at stop (and every `stateIntervalSeconds`). */
   stateFile?: string;
   stateIntervalSeconds?: number;
-  /** Seconds between blocks; every transaction is mined at once when omitted (automine). */
+  /** Seconds between blocks (fractions allowed); every transaction is mined at once when omitted (automine). */
   blockTimeSeconds?: number;
+  /** With `blockTimeSeconds`: also mine each transaction at once, as automine does (anvil's mixed mining). */
+  mineTransactionsAtOnce?: boolean;
+  /** Slots per epoch (default 32): the `safe` block trails the head by one epoch, `finalized` by two. */
+  slotsInAnEpoch?: number;
   /** Mnemonic of the funded development accounts (default `ANVIL_MNEMONIC`). */
   mnemonic?: string;
   /** Funded development accounts (default 10) and their balance in ether (default 10,000). */
@@ -40,6 +45,13 @@ export interface StartAnvilParameters {
   /** How long to wait for the RPC to answer (default 30 s). */
   startTimeoutMs?: number;
 }
+
+/**
+ * How the local chains of `npm start`, the tests and the benchmarks produce blocks, like a real chain with a short
+ * finality: a block every 0.5 s (and each transaction mined at once, so flows stay fast), two slots per epoch —
+ * `safe` two blocks below the head, `finalized` four (about 2 s).
+ */
+export const LOCAL_CHAIN_MINING = { blockTimeSeconds: 0.5, mineTransactionsAtOnce: true, slotsInAnEpoch: 2 } as const satisfies Partial<StartAnvilParameters>;
 
 export interface RunningAnvil {
   rpcUrl: string;
@@ -84,6 +96,8 @@ export async function startAnvil(parameters: StartAnvilParameters): Promise<Star
   if (parameters.stateFile !== undefined) args.push('--state', parameters.stateFile);
   if (parameters.stateIntervalSeconds !== undefined) args.push('--state-interval', String(parameters.stateIntervalSeconds));
   if (parameters.blockTimeSeconds !== undefined) args.push('--block-time', String(parameters.blockTimeSeconds));
+  if (parameters.mineTransactionsAtOnce) args.push('--mixed-mining');
+  if (parameters.slotsInAnEpoch !== undefined) args.push('--slots-in-an-epoch', String(parameters.slotsInAnEpoch));
 
   // Its own process group: a terminal's Ctrl-C reaches only the parent, which stops the chain last, by pid.
   const child = spawn(anvilBinary(), args, { stdio: ['ignore', 'pipe', 'pipe'], detached: true });

@@ -36,11 +36,12 @@ export function viemChain(network: EvmNetwork): Chain {
 /**
  * A read client; transport retries are left to the callers (activities retry with backoff). Nothing is cached
  * (viem would serve the block number up to its polling interval old), and receipts are polled every 250 ms.
+ * `batch`: calls made in the same tick go out as one JSON-RPC batch (the chain watcher's block headers).
  */
-export function publicClientFor(network: EvmNetwork): PublicClient {
+export function publicClientFor(network: EvmNetwork, options: { batch?: boolean } = {}): PublicClient {
   return createPublicClient({
     chain: viemChain(network),
-    transport: http(network.rpcUrl, { retryCount: 0, timeout: 10_000 }),
+    transport: http(network.rpcUrl, { retryCount: 0, timeout: 10_000, batch: options.batch ? { batchSize: 100 } : false }),
     cacheTime: 0,
     pollingInterval: 250,
   });

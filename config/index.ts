@@ -6,12 +6,19 @@
  */
 import path from 'node:path';
 import { z } from 'zod';
+import { parseFinality } from '../chains/finality';
 import { evmPrivateKeySchema, signerKeyVariables } from '../signing/key-schemas';
 import { ISSUER_TASK_QUEUE } from '../temporal/task-queues';
 
 const positiveInt = z.coerce.number().int().positive();
 const port = z.coerce.number().int().min(1).max(65_535);
 const decimalString = z.string().regex(/^\d{1,15}(\.\d{1,18})?$/, 'must be a non-negative decimal');
+/** A chain's finality rule: `finalized` (the chain's own tag), `safe`, or a depth in blocks below the head. */
+const finality = z
+  .string()
+  .regex(/^(finalized|safe|\d{1,4})$/, 'must be finalized, safe or a block depth')
+  .default('finalized')
+  .transform(parseFinality);
 
 export const configSchema = z.object({
   HOST: z.string().default('127.0.0.1'),
@@ -69,8 +76,13 @@ export const configSchema = z.object({
    * URLs; unset on local chains: anvil's first development account.
    */
   CHAIN_ISSUER_PRIVATE_KEY: z.preprocess((value) => (value === '' ? undefined : value), evmPrivateKeySchema.optional()),
-  /** Blocks a log must be buried under before a watcher acts on it: 0 on local chains; see the README for mainnet. */
-  CHAIN_CONFIRMATIONS: z.coerce.number().int().min(0).max(1000).default(0),
+  /**
+   * When a block is final, per chain: nothing irreversible (an attestation `executed`, shares delivered, the broker's
+   * callback) happens before. `finalized` (default) and `safe` are the chain's block tags; a number is a depth below
+   * the head. See the README's "On chain".
+   */
+  CHAIN_FINALITY_ETHEREUM: finality,
+  CHAIN_FINALITY_BSC: finality,
   /** How often a caught-up chain watcher polls for new blocks. */
   CHAIN_POLL_INTERVAL_MS: positiveInt.default(1_000),
   /** Largest block range one eth_getLogs call asks for. */

@@ -47,9 +47,10 @@ export function notionalUsd(qty: string, price: string): string {
   return new Decimal(qty).times(new Decimal(price)).toDecimalPlaces(2, Rounding.UP).toFixed(2);
 }
 
-/** The partner-facing status of a request in any workflow state. */
+/** The partner-facing status of a request in any workflow state (a burn that left the chain, `cancelled`, ended with nothing). */
 export function partnerStatus(state: string): 'pending' | 'completed' | 'rejected' {
   if (state === 'completed' || state === 'rejected') return state;
+  if (state === 'cancelled') return 'rejected';
   return 'pending';
 }
 

@@ -1,9 +1,10 @@
 /**
- * A local EVM chain for a test file or a benchmark: anvil on a free port (stopped by its pid whatever happens), the
+ * A local EVM chain for a test file or a benchmark: anvil on a free port (stopped by its pid whatever happens), mining
+ * as `npm start`'s chains do (a block every 0.5 s, transactions at once, `finalized` four blocks below the head), the
  * product's contracts deployed by the issuer (anvil account 0) and recorded in the given database.
  */
 import { createTestClient, createWalletClient, http, type Chain, type LocalAccount, type PublicClient, type TestClient, type Transport, type WalletClient } from 'viem';
-import { startAnvil, type RunningAnvil } from '../chains/anvil';
+import { LOCAL_CHAIN_MINING, startAnvil, type RunningAnvil } from '../chains/anvil';
 import { chainContexts, type ChainContext } from '../chains/context';
 import { ensureDeployment } from '../chains/deployments';
 import { evmNetwork, viemChain } from '../chains/networks';
@@ -20,7 +21,7 @@ export interface LocalChain {
   client: PublicClient;
   deployment: ChainDeploymentRecord;
   issuer: LocalAccount;
-  /** anvil's test actions (mine, snapshot, time). */
+  /** anvil's test actions (mine, snapshot, time, reorganisations). */
   testClient: TestClient;
   /** A wallet client for one of anvil's development accounts (1–9). */
   walletOf(index: number): WalletClient<Transport, Chain, LocalAccount>;
@@ -38,7 +39,7 @@ export interface StartLocalChainParameters {
 
 export async function startLocalChain(parameters: StartLocalChainParameters): Promise<LocalChain> {
   const chain = parameters.chain ?? 'ethereum-1';
-  const anvil = await startAnvil({ chainId: evmNetwork(chain, '').chainId });
+  const anvil = await startAnvil({ chainId: evmNetwork(chain, '').chainId, ...LOCAL_CHAIN_MINING });
   try {
     const network = evmNetwork(chain, anvil.rpcUrl);
     const context = chainContexts([network])[chain]!;

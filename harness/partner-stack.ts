@@ -22,6 +22,7 @@ import { getAddress } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { createActivities } from '../activities';
 import { createApp, type App } from '../api/app';
+import { chainWatcherProbes } from '../api/health/readiness';
 import { newBrokerCredential, seedBrokerSandbox, startBroker, type Credential, type RunningBroker, type SeededSandbox } from '../broker';
 import { createApiKey, findActiveApiKey, type KeyScope } from '../db/queries/api-keys';
 import { chainTokenAddresses } from '../db/queries/chains';
@@ -39,6 +40,8 @@ import { answerExampleRecorder } from './answer-examples';
 export const ISSUER_ID = 'issuer-e2e';
 export const CLIENT_EMAIL = 'ap@sandbox.test';
 export const WALLET_INDEX = 3;
+/** The attestations' settlement grace in the stack (API and chain watcher alike). */
+const SETTLEMENT_GRACE_MS = 60_000;
 
 const ROOT = path.join(__dirname, '..');
 
@@ -196,9 +199,10 @@ export async function startPartnerStack(parameters: StartPartnerStackParameters)
         signers,
         settings: { maxPriceAgeMs: 15_000, limitedMaxOrderNotional: new Decimal('10000'), offhoursGlobalExposure: new Decimal('1000000'), offhoursAssetExposure: new Decimal('250000') },
         taskQueue,
-        settlementGraceMs: 60_000,
+        settlementGraceMs: SETTLEMENT_GRACE_MS,
       },
       ingestTicks: async (ticks) => ({ accepted: ticks.length }),
+      readinessChecks: chainWatcherProbes(db, [chainName]),
     });
     const keys = {} as Record<KeyScope, string>;
     for (const scope of ['read', 'write', 'admin'] as const) keys[scope] = (await createApiKey(db, { name: `partner stack ${scope}`, scope })).secret;
@@ -247,7 +251,7 @@ export async function startPartnerStack(parameters: StartPartnerStackParameters)
         workflowBundle: { code },
         activities: createActivities({
           db,
-          chains: { chains: { [chainName]: context }, issuer, temporal: client, taskQueue, confirmations: 0, blockRange: 50 },
+          chains: { chains: { [chainName]: context }, issuer, temporal: client, taskQueue, blockRange: 50, settlementGraceMs: SETTLEMENT_GRACE_MS },
           broker: new BrokerClient({ url: stack.broker.url, accountId: seeded.issuerAccount.accountId, key: issuerCredential.key, secret: issuerCredential.secret, timeoutMs: 2_000 }),
         }),
       });

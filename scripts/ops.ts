@@ -1,8 +1,9 @@
 /**
- * Operator CLI for workflow inspection (`npm run ops -- <command>`):
+ * Operator CLI for workflow inspection, and resuming a halted chain watcher (`npm run ops -- <command>`):
  *   list [--type T] [--status S] [--prefix P] [--limit N]   workflows, newest first
  *   show <workflowId> [--json]                             status, the workflow's own state query, pending activities and timers
  *   history <workflowId> [--json]                          one line per event with its meaning; --json: the raw events
+ *   resume-watcher <id> [--reanchor [--from N]]            resumes a halted chain watcher (README, "On chain": a halt)
  * Connects to TEMPORAL_ADDRESS / TEMPORAL_NAMESPACE; unset, to the Temporal of the stack `npm start` runs
  * (.data/stack.json), else 127.0.0.1:7233. Against a real cluster, the Temporal Web UI shows the same
  * histories graphically.
@@ -12,9 +13,10 @@ import { readStackFile } from '../start/stack-file';
 import { closeTemporalClient, createTemporalClient } from '../temporal/client';
 import { describeWorkflow, listWorkflows, queryWorkflowState, workflowTimeline } from '../inspection/workflows';
 import { formatTimeline } from '../inspection/timeline-format';
+import { chainWatcherResumeSignal } from '../temporal/messages';
 
 const usage =
-  'usage: npm run ops -- list [--type T] [--status S] [--prefix P] [--limit N] | show <workflowId> [--json] | history <workflowId> [--json]';
+  'usage: npm run ops -- list [--type T] [--status S] [--prefix P] [--limit N] | show <workflowId> [--json] | history <workflowId> [--json] | resume-watcher <chain-watcher-id> [--reanchor [--from N]]';
 
 function option(args: string[], name: string): string | undefined {
   const index = args.indexOf(`--${name}`);
@@ -27,7 +29,7 @@ const indented = (value: unknown, by: string): string => JSON.stringify(value, n
 async function main(): Promise<void> {
   const [command, ...args] = process.argv.slice(2);
   const env = loadConfig(['TEMPORAL_ADDRESS', 'TEMPORAL_NAMESPACE', 'DATA_DIR']);
-  if (!command || !['list', 'show', 'history'].includes(command)) {
+  if (!command || !['list', 'show', 'history', 'resume-watcher'].includes(command)) {
     console.error(usage);
     process.exitCode = 2;
     return;
@@ -56,6 +58,16 @@ async function main(): Promise<void> {
     const workflowId = args.find((arg) => !arg.startsWith('--'));
     if (!workflowId) throw new Error(usage);
     const json = args.includes('--json');
+    if (command === 'resume-watcher') {
+      const reanchor = args.includes('--reanchor');
+      const from = option(args, 'from');
+      const fromBlock = from === undefined ? undefined : Number(from);
+      if (fromBlock !== undefined && !Number.isSafeInteger(fromBlock)) throw new Error(`--from takes a block number, not ${from}`);
+      await client.workflow.getHandle(workflowId).signal(chainWatcherResumeSignal, { reanchor, fromBlock });
+      const where = fromBlock === undefined ? 'after the last final block' : `from block ${fromBlock}`;
+      console.log(`${workflowId}: resume sent${reanchor ? ` (scanning again ${where})` : ''}; \`npm run ops -- show ${workflowId}\` tells where it stands`);
+      return;
+    }
     if (command === 'show') {
       const description = await describeWorkflow(client, workflowId);
       const state = await queryWorkflowState(client, workflowId).catch((error: unknown) => ({

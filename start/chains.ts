@@ -1,7 +1,7 @@
 /**
  * The EVM chains of `npm start`: the configured RPC endpoints (RPC_URL_ETHEREUM, RPC_URL_BSC, with
- * CHAIN_ISSUER_PRIVATE_KEY), or else two local anvil chains (ids 1 and 56) whose state is kept under
- * DATA_DIR/chains, so a restart finds the same contracts and balances; a chain an earlier, killed run left behind
+ * CHAIN_ISSUER_PRIVATE_KEY), or else two local anvil chains (ids 1 and 56, a block every 0.5 s and a short finality:
+ * `LOCAL_CHAIN_MINING`) whose state is kept under DATA_DIR/chains, so a restart finds the same contracts and balances; a chain an earlier, killed run left behind
  * is stopped first (pid files beside the state). Every endpoint is checked before anything uses it: an unreachable
  * one stops the start with its URL named.
  */
@@ -9,8 +9,9 @@ import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node
 import path from 'node:path';
 import { privateKeyToAccount } from 'viem/accounts';
 import type { Hex, LocalAccount } from 'viem';
-import { ANVIL_MNEMONIC, anvilDevAccount, startAnvil, type RunningAnvil } from '../chains/anvil';
+import { ANVIL_MNEMONIC, anvilDevAccount, LOCAL_CHAIN_MINING, startAnvil, type RunningAnvil } from '../chains/anvil';
 import { chainContexts, type IssuerChains } from '../chains/context';
+import { chainFinality } from '../chains/finality';
 import { checkRpc, EVM_CHAINS, evmNetwork, type EvmNetwork } from '../chains/networks';
 import type { Config } from '../config';
 import type { Logger } from '../config/logger';
@@ -23,7 +24,10 @@ export interface RunningChains extends IssuerChains {
   stop(): Promise<void>;
 }
 
-export type ChainSettings = Pick<Config, 'RPC_URL_ETHEREUM' | 'RPC_URL_BSC' | 'CHAIN_ISSUER_PRIVATE_KEY' | 'ANVIL_PORT_ETHEREUM' | 'ANVIL_PORT_BSC' | 'DATA_DIR'>;
+export type ChainSettings = Pick<
+  Config,
+  'RPC_URL_ETHEREUM' | 'RPC_URL_BSC' | 'CHAIN_ISSUER_PRIVATE_KEY' | 'CHAIN_FINALITY_ETHEREUM' | 'CHAIN_FINALITY_BSC' | 'ANVIL_PORT_ETHEREUM' | 'ANVIL_PORT_BSC' | 'DATA_DIR'
+>;
 
 /** anvil's development account `index` as a signing account: 0 is the issuer on local chains, 1–3 the development wallets. */
 export function anvilAccount(index: number): LocalAccount & { privateKey: Hex } {
@@ -72,7 +76,7 @@ export async function startChains(settings: ChainSettings, logger: Logger): Prom
     logger.info({ chains: networks.map((network) => `${network.chain} ${network.rpcUrl}`) }, 'configured chains reachable');
     return {
       networks,
-      chains: chainContexts(networks),
+      chains: chainContexts(networks, chainFinality(settings)),
       issuer: privateKeyToAccount(settings.CHAIN_ISSUER_PRIVATE_KEY),
       local: false,
       stop: async () => undefined,
@@ -97,6 +101,7 @@ export async function startChains(settings: ChainSettings, logger: Logger): Prom
         port: ports[chain],
         stateFile: path.join(stateDirectory, `${chain}.json`),
         mnemonic: ANVIL_MNEMONIC,
+        ...LOCAL_CHAIN_MINING,
       });
       running.push(anvil);
       writeFileSync(pidFile, `${anvil.pid}\n`);
@@ -106,7 +111,7 @@ export async function startChains(settings: ChainSettings, logger: Logger): Prom
     logger.info({ chains: networks.map((network) => `${network.chain} ${network.rpcUrl}`) }, 'local anvil chains running');
     return {
       networks,
-      chains: chainContexts(networks),
+      chains: chainContexts(networks, chainFinality(settings)),
       issuer: settings.CHAIN_ISSUER_PRIVATE_KEY ? privateKeyToAccount(settings.CHAIN_ISSUER_PRIVATE_KEY) : anvilAccount(0),
       local: true,
       stop,

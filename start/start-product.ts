@@ -5,6 +5,7 @@
  * and wallets, and the brokerage sandbox of the partner flow (unless BROKER_URL names a broker). `stop()` takes it down in reverse order.
  */
 import { createApp } from '../api/app';
+import { chainWatcherProbes } from '../api/health/readiness';
 import { createLogger, type Logger } from '../config/logger';
 import { listen } from '../api/server';
 import { publicBaseUrl, type Config } from '../config';
@@ -134,7 +135,6 @@ export async function startProduct(config: Config): Promise<RunningProduct> {
       settlementGraceMs: config.ATTESTATION_SETTLEMENT_GRACE_MS,
       chains: {
         ...chains,
-        confirmations: config.CHAIN_CONFIRMATIONS,
         blockRange: config.CHAIN_SCAN_BLOCK_RANGE,
         pollIntervalMs: config.CHAIN_POLL_INTERVAL_MS,
       },
@@ -151,9 +151,12 @@ export async function startProduct(config: Config): Promise<RunningProduct> {
       logger,
       temporal: worker.client,
       taskQueue: config.TEMPORAL_TASK_QUEUE,
-      readinessChecks: Object.fromEntries(
-        chains.networks.map((network) => [`chain ${network.chain}`, () => chains.chains[network.chain]!.client.getBlockNumber({ cacheTime: 0 })]),
-      ),
+      readinessChecks: {
+        ...Object.fromEntries(
+          chains.networks.map((network) => [`chain ${network.chain}`, () => chains.chains[network.chain]!.client.getBlockNumber({ cacheTime: 0 })]),
+        ),
+        ...chainWatcherProbes(db, deployments.map((deployment) => deployment.chain)),
+      },
       attestations: {
         signers,
         settings: attestationSettings(config),

@@ -16,14 +16,31 @@ export interface AttestationExecution {
   logIndex?: number;
 }
 
-/** Reports an execution to `attestation-<id>`; only the first one at or before expiry counts. */
+/** Reports a final execution to `attestation-<id>`; only the first one at or before expiry counts. */
 export const attestationExecutedSignal = defineSignal<[AttestationExecution]>('attestationExecuted');
+
+/** An execution the chain watcher saw but that is not final: which block holds it. */
+export interface AttestationExecutionSeen {
+  txHash: string;
+  blockNumber: number;
+  blockHash: string;
+  logIndex: number;
+  /** Epoch milliseconds: the block time. */
+  executedAt: number;
+}
+
+/** The attestation's execution is on chain, not final yet: the workflow does not expire it meanwhile. */
+export const attestationExecutionSeenSignal = defineSignal<[AttestationExecutionSeen]>('attestationExecutionSeen');
+
+/** The block holding the execution left the chain in a reorganisation: the attestation is outstanding again (or expired). */
+export const attestationExecutionOrphanedSignal = defineSignal<[AttestationExecutionSeen]>('attestationExecutionOrphaned');
 
 export interface AttestationWorkflowState {
   attestationId: string;
   state: AttestationState;
   /** Epoch milliseconds. */
   expiresAt: number;
+  /** The execution: final once `executed`, seen on chain while `executing`. */
   txHash: string | null;
 }
 
@@ -49,16 +66,66 @@ export const attestationFailureTypes = {
 
 export type AttestationFailureType = (typeof attestationFailureTypes)[keyof typeof attestationFailureTypes];
 
-/** Where a chain watcher stands: its last scan. */
+/** `ApplicationFailure` types that halt a chain's watcher (non-retryable): it waits for an operator's resume. */
+export const chainWatcherHaltTypes = {
+  /** A reorganisation replaced the last final block the watcher acted on (deeper than its window). */
+  reorgTooDeep: 'CHAIN_REORG_TOO_DEEP',
+  /** A log the watcher cannot record (malformed, or contradicting what is recorded). */
+  logUnprocessable: 'CHAIN_LOG_UNPROCESSABLE',
+} as const;
+
+export type ChainWatcherHaltType = (typeof chainWatcherHaltTypes)[keyof typeof chainWatcherHaltTypes];
+
+/** Why a watcher halted, naming the block and (when one is to blame) the log. */
+export interface ChainWatcherHalt {
+  type: ChainWatcherHaltType;
+  chain: string;
+  message: string;
+  blockNumber: number;
+  blockHash: string | null;
+  txHash: string | null;
+  logIndex: number | null;
+  /** Epoch milliseconds. */
+  at: number;
+}
+
+/** Where a chain watcher stands: its last scan, the last reorganisation it undid, and its halt if it is halted. */
 export interface ChainWatcherState {
   chain: string;
-  /** The last range scanned and handled (inclusive), or null before the first scan. */
-  lastScan: { fromBlock: number; toBlock: number; head: number; executions: number; redemptions: number; at: number } | null;
+  status: 'watching' | 'halted';
+  /** The last range scanned and handled (inclusive; toBlock = fromBlock - 1 when nothing was new), or null before the first scan. */
+  lastScan: {
+    fromBlock: number;
+    toBlock: number;
+    head: number;
+    /** The last final block: everything at or below it is acted on. */
+    finalBlock: number;
+    executions: number;
+    redemptions: number;
+    at: number;
+  } | null;
+  /** The last reorganisation undone: blocks above `ancestor` left the chain. */
+  lastReorg: { ancestor: number; replacedBlocks: number; executionsOrphaned: number; redemptionsCancelled: number; at: number } | null;
+  halt: ChainWatcherHalt | null;
   /** Scans since this run started (continue-as-new starts over). */
   scans: number;
 }
 
 export const chainWatcherStateQuery = defineQuery<ChainWatcherState>('chainWatcherState');
+
+export interface ChainWatcherResume {
+  /**
+   * After a reorganisation deeper than the window: accept the chain as it is now — drop the stored hashes, undo what
+   * is not final, and scan again from `fromBlock` (default: the block after the last final one). Final records in
+   * the replaced blocks are the operator's to reconcile: a final log the chain now shows elsewhere halts the watcher
+   * again, naming it.
+   */
+  reanchor?: boolean;
+  fromBlock?: number;
+}
+
+/** An operator looked into a halt: the watcher clears it and scans again (halting again if the cause remains). */
+export const chainWatcherResumeSignal = defineSignal<[ChainWatcherResume]>('chainWatcherResume');
 
 export interface ChainWatcherInput {
   chain: string;

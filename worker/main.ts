@@ -5,6 +5,7 @@
  */
 import { privateKeyToAccount } from 'viem/accounts';
 import { chainContexts } from '../chains/context';
+import { chainFinality } from '../chains/finality';
 import { checkRpc, evmNetwork } from '../chains/networks';
 import { loadConfig, type Config } from '../config';
 import { createLogger, type Logger } from '../config/logger';
@@ -16,7 +17,10 @@ import { startWorker, type StartWorkerParameters } from './start-worker';
 
 /** The chains RPC_URL_ETHEREUM / RPC_URL_BSC name, checked reachable; none configured: a worker without chains. */
 async function configuredChains(
-  config: Pick<Config, 'RPC_URL_ETHEREUM' | 'RPC_URL_BSC' | 'CHAIN_ISSUER_PRIVATE_KEY' | 'CHAIN_CONFIRMATIONS' | 'CHAIN_SCAN_BLOCK_RANGE' | 'CHAIN_POLL_INTERVAL_MS'>,
+  config: Pick<
+    Config,
+    'RPC_URL_ETHEREUM' | 'RPC_URL_BSC' | 'CHAIN_ISSUER_PRIVATE_KEY' | 'CHAIN_FINALITY_ETHEREUM' | 'CHAIN_FINALITY_BSC' | 'CHAIN_SCAN_BLOCK_RANGE' | 'CHAIN_POLL_INTERVAL_MS'
+  >,
   logger: Logger,
 ): Promise<StartWorkerParameters['chains']> {
   const urls: [EvmChain, string | undefined][] = [['ethereum-1', config.RPC_URL_ETHEREUM], ['bsc-56', config.RPC_URL_BSC]];
@@ -28,9 +32,8 @@ async function configuredChains(
   if (!config.CHAIN_ISSUER_PRIVATE_KEY) throw new Error('invalid configuration: CHAIN_ISSUER_PRIVATE_KEY: required with RPC URLs');
   for (const network of networks) await checkRpc(network);
   return {
-    chains: chainContexts(networks),
+    chains: chainContexts(networks, chainFinality(config)),
     issuer: privateKeyToAccount(config.CHAIN_ISSUER_PRIVATE_KEY),
-    confirmations: config.CHAIN_CONFIRMATIONS,
     blockRange: config.CHAIN_SCAN_BLOCK_RANGE,
     pollIntervalMs: config.CHAIN_POLL_INTERVAL_MS,
   };
@@ -54,7 +57,8 @@ async function main(): Promise<void> {
     'RPC_URL_ETHEREUM',
     'RPC_URL_BSC',
     'CHAIN_ISSUER_PRIVATE_KEY',
-    'CHAIN_CONFIRMATIONS',
+    'CHAIN_FINALITY_ETHEREUM',
+    'CHAIN_FINALITY_BSC',
     'CHAIN_SCAN_BLOCK_RANGE',
     'CHAIN_POLL_INTERVAL_MS',
     'BROKER_URL',

@@ -32,7 +32,7 @@ export interface StartWorkerParameters {
   /** The attestation workflows' settlement grace (ATTESTATION_SETTLEMENT_GRACE_MS). */
   settlementGraceMs: number;
   /** The EVM chains and how to watch them; absent: a worker without chains (no watchers, chain activities refuse). */
-  chains?: IssuerChains & { confirmations: number; blockRange: number; pollIntervalMs: number };
+  chains?: IssuerChains & { blockRange: number; pollIntervalMs: number };
   /** The brokerage partner the partner flow calls back; absent: those calls are retried until a worker that has it runs them. */
   broker?: BrokerConnection;
 }
@@ -81,7 +81,14 @@ export async function startWorker(parameters: StartWorkerParameters): Promise<Ru
       taskQueue,
       activities: createActivities({
         db,
-        chains: chains && { chains: chains.chains, issuer: chains.issuer, temporal: client, taskQueue, confirmations: chains.confirmations, blockRange: chains.blockRange },
+        chains: chains && {
+          chains: chains.chains,
+          issuer: chains.issuer,
+          temporal: client,
+          taskQueue,
+          blockRange: chains.blockRange,
+          settlementGraceMs: parameters.settlementGraceMs,
+        },
         broker: parameters.broker && new BrokerClient(parameters.broker),
       }),
       workflows,

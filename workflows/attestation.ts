@@ -1,16 +1,24 @@
 /**
  * The lifecycle of one attestation, started with the business id `attestation-<id>` when the attestation is
- * created: it waits for the chain watcher's execution signal or for the expiry plus a settlement grace, then
- * records `executed` (with the tx hash) or `expired` in PostgreSQL and returns the final state.
+ * created: it waits for the chain watcher's signal of a final execution or for the expiry plus a settlement grace,
+ * then records `executed` (with the tx hash) or `expired` in PostgreSQL and returns the final state.
  *
  * The grace only lets a late watcher report an execution that happened before expiry; limits do not wait for
- * it, since SQL counts an attestation as outstanding only while it is `outstanding` and not yet expired.
+ * it, since SQL counts an attestation as outstanding only while it is `outstanding` and not yet expired (or
+ * `executing`).
+ *
+ * An execution seen on chain but not final makes the attestation `executing` (the watcher writes it; the
+ * `attestationExecutionSeen` / `attestationExecutionOrphaned` signals keep the query view in step and wake the
+ * workflow). Past expiry and grace it expires only when SQL does not hold it `executing`; otherwise it waits for the
+ * execution to be final or orphaned (`patched('chain-finality')`: histories recorded before replay as they ran).
  */
-import { ActivityFailure, ApplicationFailure, condition, log, proxyActivities, setHandler } from '@temporalio/workflow';
+import { ActivityFailure, ApplicationFailure, condition, log, patched, proxyActivities, setHandler } from '@temporalio/workflow';
 import type { AttestationActivities } from '../activities/attestations';
 import {
   type AttestationExecution,
   attestationExecutedSignal,
+  attestationExecutionOrphanedSignal,
+  attestationExecutionSeenSignal,
   type AttestationFailureType,
   attestationFailureTypes,
   attestationStateQuery,
@@ -22,6 +30,9 @@ const { markAttestationExecuted, markAttestationExpired } = proxyActivities<Atte
   startToCloseTimeout: '30 seconds',
   retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute' },
 });
+
+/** How long a wait for an execution that is not final yet goes before looking at SQL again (a lost wake-up costs no more). */
+const EXECUTING_RECHECK = '10 minutes';
 
 const FAILURE_TYPES: ReadonlySet<string> = new Set<AttestationFailureType>(Object.values(attestationFailureTypes));
 
@@ -65,13 +76,49 @@ export async function attestationWorkflow(input: AttestationWorkflowInput): Prom
     }
   });
 
+  // Seen and orphaned executions: the view follows them, and each wakes a wait on an execution not final yet.
+  let wakeUps = 0;
+  let seenIn: string | undefined;
+  setHandler(attestationExecutionSeenSignal, (seen) => {
+    wakeUps += 1;
+    if (execution || settled || typeof seen?.txHash !== 'string') return;
+    view.state = 'executing';
+    view.txHash = seen.txHash;
+    seenIn = seen.blockHash;
+  });
+  setHandler(attestationExecutionOrphanedSignal, (orphaned) => {
+    wakeUps += 1;
+    if (execution || settled || view.state !== 'executing' || view.txHash !== orphaned?.txHash || seenIn !== orphaned.blockHash) return;
+    view.state = 'outstanding';
+    view.txHash = null;
+  });
+
   const settleBy = expiresAt + input.settlementGraceMs;
   await condition(() => execution !== undefined, Math.max(1, settleBy - Date.now()));
+
+  let outcome: Awaited<ReturnType<typeof markAttestationExpired>> | undefined;
+  if (!execution && patched('chain-finality')) {
+    // Expires only from `outstanding`: an execution on chain that is not final yet keeps it alive until it is final or gone.
+    for (;;) {
+      const current = await recording(markAttestationExpired({ attestationId }));
+      if (current.state !== 'executing') {
+        outcome = current;
+        break;
+      }
+      view.state = 'executing';
+      view.txHash = current.txHash;
+      const seen = wakeUps;
+      await condition(() => execution !== undefined || wakeUps > seen, EXECUTING_RECHECK);
+      if (execution) break;
+    }
+  }
   settled = true;
 
-  const recorded = execution
-    ? await recording(markAttestationExecuted({ attestationId, txHash: execution.txHash, executedAt: execution.executedAt }))
-    : await recording(markAttestationExpired({ attestationId }));
+  const recorded =
+    outcome ??
+    (execution
+      ? await recording(markAttestationExecuted({ attestationId, txHash: execution.txHash, executedAt: execution.executedAt }))
+      : await recording(markAttestationExpired({ attestationId })));
   view.state = recorded.state;
   view.txHash = recorded.txHash;
   return { ...view };

@@ -1,35 +1,87 @@
 /**
- * The watcher of one EVM chain (`chain-watcher-<chainId>`, started by the worker): scans the chain in bounded
- * block ranges through the `scanChain` activity — which hands executions and redemptions on and moves the cursor
- * kept in PostgreSQL — back to back while behind, once per poll interval when caught up. The activity retries with
- * backoff while the RPC fails, so nothing is skipped. Continues as new before its history grows large.
+ * The watcher of one EVM chain (`chain-watcher-<chainId>`, started by the worker): polls the chain through the
+ * `scanChain` activity — which undoes reorganisations, records what it sees, makes final what the chain's finality
+ * rule says is final and tells the workflows concerned — back to back while behind, once per poll interval when
+ * caught up. The activity retries with backoff while the RPC or the database fails, so nothing is skipped.
+ *
+ * A reorganisation deeper than the watcher's window, or a log it cannot process, halts it: the activity records the
+ * halt in SQL (`chain_cursors.status`, which `/ready` reports) and the workflow shows it in its state query, logs it,
+ * and does nothing more on that chain until an operator sends `chainWatcherResume`. Continues as new before its
+ * history grows large.
  */
-import { continueAsNew, proxyActivities, setHandler, sleep, workflowInfo } from '@temporalio/workflow';
+import { ActivityFailure, ApplicationFailure, condition, continueAsNew, log, proxyActivities, setHandler, sleep, workflowInfo } from '@temporalio/workflow';
 import type { ChainWatcherActivities } from '../activities/chain-watcher';
-import { chainWatcherStateQuery, type ChainWatcherInput, type ChainWatcherState } from '../temporal/messages';
+import {
+  chainWatcherHaltTypes,
+  chainWatcherResumeSignal,
+  chainWatcherStateQuery,
+  type ChainWatcherHalt,
+  type ChainWatcherInput,
+  type ChainWatcherResume,
+  type ChainWatcherState,
+} from '../temporal/messages';
 
-const { scanChain } = proxyActivities<ChainWatcherActivities>({
+const HALT_TYPES: ReadonlySet<string> = new Set(Object.values(chainWatcherHaltTypes));
+
+const { scanChain, resumeChainWatcher } = proxyActivities<ChainWatcherActivities>({
   startToCloseTimeout: '2 minutes',
-  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '30 seconds', nonRetryableErrorTypes: ['CHAIN_NOT_DEPLOYED', 'UNKNOWN_CHAIN', 'CHAINS_NOT_CONFIGURED'] },
+  retry: {
+    initialInterval: '1 second',
+    backoffCoefficient: 2,
+    maximumInterval: '30 seconds',
+    nonRetryableErrorTypes: ['CHAIN_NOT_DEPLOYED', 'UNKNOWN_CHAIN', 'CHAINS_NOT_CONFIGURED', ...HALT_TYPES],
+  },
 });
 
 /** Scans per run, whatever the server suggests: a run's history stays well below the limits. */
 const SCANS_PER_RUN = 1_000;
 
+/** The halt a failed scan reports, if it is one. */
+function haltOf(error: unknown): ChainWatcherHalt | undefined {
+  const cause = error instanceof ActivityFailure ? error.cause : undefined;
+  if (!(cause instanceof ApplicationFailure) || !cause.type || !HALT_TYPES.has(cause.type)) return undefined;
+  return cause.details?.[0] as ChainWatcherHalt | undefined;
+}
+
 export async function chainWatcherWorkflow(input: ChainWatcherInput): Promise<void> {
-  const view: ChainWatcherState = { chain: input.chain, lastScan: null, scans: 0 };
+  const view: ChainWatcherState = { chain: input.chain, status: 'watching', lastScan: null, lastReorg: null, halt: null, scans: 0 };
+  const resumes: ChainWatcherResume[] = [];
   setHandler(chainWatcherStateQuery, () => ({ ...view }));
+  setHandler(chainWatcherResumeSignal, (resume) => {
+    resumes.push(resume ?? {});
+  });
   for (;;) {
-    const scan = await scanChain({ chain: input.chain });
+    let scan;
+    try {
+      scan = await scanChain({ chain: input.chain });
+    } catch (error) {
+      const halt = haltOf(error);
+      if (!halt) throw error;
+      view.status = 'halted';
+      view.halt = halt;
+      log.error('chain watcher halted: waiting for an operator (chainWatcherResume)', { ...halt });
+      // A resume sent before the halt was seen does not count: the operator must have seen this one.
+      resumes.length = 0;
+      await condition(() => resumes.length > 0);
+      const resume = resumes.shift()!;
+      log.warn('chain watcher resumed by an operator', { chain: input.chain, reanchor: resume.reanchor ?? false, fromBlock: resume.fromBlock });
+      await resumeChainWatcher({ chain: input.chain, reanchor: resume.reanchor, fromBlock: resume.fromBlock });
+      view.status = 'watching';
+      view.halt = null;
+      continue;
+    }
     view.scans += 1;
+    const at = Date.now();
     view.lastScan = {
       fromBlock: scan.fromBlock,
       toBlock: scan.toBlock,
       head: scan.head,
+      finalBlock: scan.finalBlock,
       executions: scan.executions,
       redemptions: scan.redemptions,
-      at: Date.now(),
+      at,
     };
+    if (scan.rewound) view.lastReorg = { ...scan.rewound, at };
     if (view.scans >= SCANS_PER_RUN || workflowInfo().continueAsNewSuggested) {
       await continueAsNew<typeof chainWatcherWorkflow>(input);
     }

@@ -12,9 +12,10 @@ export const partnerActivities = proxyActivities<PartnerActivities>({
   retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute', nonRetryableErrorTypes: ['PARTNER_REQUEST_NOT_FOUND'] },
 });
 
-/** The on-chain mint: waits for the transaction's confirmations. */
+/** The on-chain mint: waits for the transaction's block to be final (Ethereum: about 13 minutes), heartbeating meanwhile. */
 export const partnerChainActivities = proxyActivities<PartnerActivities>({
-  startToCloseTimeout: '5 minutes',
+  startToCloseTimeout: '30 minutes',
+  heartbeatTimeout: '1 minute',
   retry: { initialInterval: '2 seconds', backoffCoefficient: 2, maximumInterval: '1 minute', nonRetryableErrorTypes: ['PARTNER_REQUEST_NOT_FOUND'] },
 });
 

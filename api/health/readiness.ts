@@ -1,14 +1,23 @@
 /**
  * Readiness: each dependency the API needs, probed with a deadline. PostgreSQL and Temporal are built in; other
- * parts (the chains) register a probe through `ApiDependencies.readinessChecks`.
+ * parts (the chains, their watchers) register a probe through `ApiDependencies.readinessChecks`.
  */
 import type { Client as TemporalClient } from '@temporalio/client';
 import type { Database } from '../../db/pool';
+import { readWatcherCursor } from '../../db/queries/chain-watcher';
 
-/** A probe resolves when its dependency answers and rejects (or takes too long) when it does not. */
+/**
+ * A probe resolves when its dependency answers and rejects (or takes too long) when it does not: with a
+ * `DependencyDown` when it can say why in words fit for anyone (nothing internal), else it reads `unreachable`.
+ */
 export type ReadinessProbe = () => Promise<unknown>;
 
-export type DependencyState = { status: 'up'; latencyMs: number } | { status: 'down'; error: 'unreachable' | 'timed out' } | { status: 'not configured' };
+/** A dependency that answers but is down for a reason it names (e.g. a halted chain watcher). */
+export class DependencyDown extends Error {
+  override readonly name = 'DependencyDown';
+}
+
+export type DependencyState = { status: 'up'; latencyMs: number } | { status: 'down'; error: string } | { status: 'not configured' };
 
 export interface Readiness {
   ready: boolean;
@@ -28,8 +37,8 @@ async function probe(run: ReadinessProbe | undefined): Promise<DependencyState> 
     const outcome = await Promise.race([run().then(() => 'up' as const), deadline]);
     if (outcome === 'timed out') return { status: 'down', error: 'timed out' };
     return { status: 'up', latencyMs: Math.round((performance.now() - started) * 10) / 10 };
-  } catch {
-    return { status: 'down', error: 'unreachable' };
+  } catch (error) {
+    return { status: 'down', error: error instanceof DependencyDown ? error.message : 'unreachable' };
   } finally {
     clearTimeout(timer);
   }
@@ -51,4 +60,20 @@ export async function checkReadiness(dependencies: {
   const states = await Promise.all(names.map((name) => probe(probes[name])));
   const checks = Object.fromEntries(names.map((name, index) => [name, states[index]!]));
   return { ready: states.every((state) => state.status !== 'down'), checks };
+}
+
+/**
+ * The watcher of each chain, by its name in `/ready` (`watcher <chain>`): down while it is halted, with the halt's
+ * message (the chain, the block and the log) — a reorganisation deeper than its window, a log it cannot process.
+ */
+export function chainWatcherProbes(db: Database, chains: readonly string[]): Record<string, ReadinessProbe> {
+  return Object.fromEntries(
+    chains.map((chain) => [
+      `watcher ${chain}`,
+      async () => {
+        const cursor = await readWatcherCursor(db, chain);
+        if (cursor?.status === 'halted') throw new DependencyDown(`halted: ${cursor.lastError?.message ?? 'see the chain watcher'}`);
+      },
+    ]),
+  );
 }

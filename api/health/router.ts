@@ -1,7 +1,7 @@
 /**
  * Liveness and readiness for supervisors and load balancers, outside /v1 and without a key:
  * `GET /health` answers while the process serves requests; `GET /ready` is 503 while PostgreSQL, Temporal or
- * another registered dependency is down, and names each one's state.
+ * another registered dependency (a chain, a chain's watcher) is down, and names each one's state.
  */
 import { z } from 'zod';
 import { component } from '../contract/components';
@@ -10,7 +10,10 @@ import { checkReadiness } from './readiness';
 
 const dependencyStateSchema = z.union([
   z.object({ status: z.literal('up'), latencyMs: z.number().nonnegative() }),
-  z.object({ status: z.literal('down'), error: z.enum(['unreachable', 'timed out']) }),
+  z.object({
+    status: z.literal('down'),
+    error: z.string().describe('`unreachable`, `timed out`, or what the dependency says is wrong (a halted chain watcher: `halted: …` naming the block and log).'),
+  }),
   z.object({ status: z.literal('not configured') }),
 ]);
 
@@ -18,7 +21,9 @@ const readinessSchema = component(
   'Readiness',
   z.object({
     status: z.enum(['ready', 'not ready']),
-    checks: z.record(z.string(), dependencyStateSchema).describe('Each dependency by name: `postgres`, `temporal`, and each chain.'),
+    checks: z
+      .record(z.string(), dependencyStateSchema)
+      .describe('Each dependency by name: `postgres`, `temporal`, each chain (`chain <chain>`) and its watcher (`watcher <chain>`).'),
   }),
 );
 

@@ -1,6 +1,7 @@
 /**
  * The attestation lifecycle in SQL: the moves out of `outstanding` (to `executed` or `expired`), each made
- * only from `outstanding` so a retry or a second caller changes nothing, and the paged list of outstanding
+ * only from `outstanding` (or, for `executed`, from `executing` by the same transaction) so a retry or a second
+ * caller changes nothing — an attestation `executing` on chain never expires here, and the paged list of outstanding
  * attestations that worker start-up recovery walks. Creating attestations lives in `attestations.ts`.
  */
 import type { AttestationState } from '../../domain/attestation-state';
@@ -14,7 +15,7 @@ export interface AttestationLifecycleRecord {
   /** Epoch milliseconds. */
   expiresAt: number;
   txHash: string | null;
-  /** Epoch milliseconds: the execution's block time, or the expiry; null while outstanding. */
+  /** Epoch milliseconds: the execution's block time (also while executing), or the expiry; null while outstanding. */
   stateChangedAt: number | null;
 }
 
@@ -29,9 +30,9 @@ export async function findAttestationLifecycle(db: Queryable, attestationId: str
 }
 
 /**
- * Records the on-chain execution of an outstanding attestation (`state_changed_at` = the block time).
- * Returns the updated row, or undefined when the attestation was not outstanding (or does not exist): the
- * caller reads the current row then.
+ * Records the on-chain execution of an outstanding attestation, or of one `executing` by the same transaction
+ * (`state_changed_at` = the block time). Returns the updated row, or undefined when the attestation was neither (or
+ * does not exist): the caller reads the current row then.
  */
 export async function markOutstandingAttestationExecuted(
   db: Queryable,
@@ -39,7 +40,7 @@ export async function markOutstandingAttestationExecuted(
 ): Promise<AttestationLifecycleRecord | undefined> {
   const { rows } = await db.query<AttestationLifecycleRecord>(
     `UPDATE attestations SET state = 'executed', execution_tx_hash = $2, state_changed_at = $3
-     WHERE attestation_id = $1::numeric AND state = 'outstanding'
+     WHERE attestation_id = $1::numeric AND (state = 'outstanding' OR (state = 'executing' AND execution_tx_hash = $2))
      RETURNING ${COLUMNS}`,
     [execution.attestationId, execution.txHash, execution.executedAt],
   );

@@ -4,9 +4,9 @@
  * workflow records it.
  */
 import type { Queryable } from '../pool';
-import type { StoredAttestation } from './attestations';
+import { STORED_ATTESTATION_COLUMNS, type StoredAttestation } from './attestations';
 
-export type VisibleState = 'outstanding' | 'executed' | 'expired';
+export type VisibleState = 'outstanding' | 'executing' | 'executed' | 'expired';
 
 export interface AttestationListFilter {
   accountId: string;
@@ -28,7 +28,7 @@ export interface ListedAttestation extends StoredAttestation {
 }
 
 /** The condition of a state that depends on the time, given the placeholder of now. */
-const STATE_CONDITION: Record<Exclude<VisibleState, 'executed'>, (now: string) => string> = {
+const STATE_CONDITION: Record<Exclude<VisibleState, 'executed' | 'executing'>, (now: string) => string> = {
   outstanding: (now) => `state = 'outstanding' AND expires_at > ${now}`,
   expired: (now) => `(state = 'expired' OR (state = 'outstanding' AND expires_at <= ${now}))`,
 };
@@ -42,7 +42,7 @@ export async function listAccountAttestations(db: Queryable, filter: Attestation
     conditions.push(condition(values.length));
   };
   const { state } = filter;
-  if (state === 'executed') conditions.push(`state = 'executed'`);
+  if (state === 'executed' || state === 'executing') conditions.push(`state = '${state}'`);
   else if (state) add((i) => STATE_CONDITION[state](`$${i}::bigint`), filter.now);
   if (filter.symbol !== undefined) add((i) => `symbol = $${i}`, filter.symbol);
   if (filter.createdAfter !== undefined) add((i) => `created_at >= $${i}`, filter.createdAfter);
@@ -53,9 +53,8 @@ export async function listAccountAttestations(db: Queryable, filter: Attestation
   }
   values.push(filter.limit);
   const { rows } = await db.query<ListedAttestation>(
-    `SELECT attestation_id::text AS "attestationId", created_at AS "createdAt", response, state, expires_at AS "expiresAt",
-            execution_tx_hash AS "executionTxHash", state_changed_at AS "stateChangedAt"
-       FROM attestations
+    `SELECT a.attestation_id::text AS "attestationId", a.created_at AS "createdAt", ${STORED_ATTESTATION_COLUMNS}
+       FROM attestations a
       WHERE ${conditions.join(' AND ')}
       ORDER BY created_at DESC, attestation_id DESC
       LIMIT $${values.length}`,

@@ -1,4 +1,5 @@
 /** Attestations as the API creates and reads them, and the usage that limits are checked against. */
+import type { AttestationState } from '../../domain/attestation-state';
 import type { Queryable } from '../pool';
 
 export interface NewAttestation {
@@ -56,27 +57,35 @@ export async function findByIdempotencyKey(db: Queryable, accountId: string, key
 
 export interface StoredAttestation {
   response: Record<string, unknown>;
-  state: 'outstanding' | 'executed' | 'expired';
+  state: AttestationState;
   expiresAt: number;
   executionTxHash: string | null;
+  /** The block holding the execution (executing and executed). */
+  executionBlockNumber: number | null;
+  /** The head of the attestation's chain as its watcher last saw it (null before the first poll). */
+  seenHead: number | null;
   stateChangedAt: number | null;
 }
+
+/** The columns of `StoredAttestation`, from `attestations a` (and its chain's cursor). */
+export const STORED_ATTESTATION_COLUMNS = `a.response, a.state, a.expires_at AS "expiresAt", a.execution_tx_hash AS "executionTxHash",
+  a.execution_block_number AS "executionBlockNumber", a.state_changed_at AS "stateChangedAt",
+  (SELECT c.seen_head FROM chain_cursors c WHERE c.chain = a.chain) AS "seenHead"`;
 
 /** One attestation of an account (another account's is not found). */
 export async function findAccountAttestation(db: Queryable, accountId: string, attestationId: string): Promise<StoredAttestation | undefined> {
   const { rows } = await db.query<StoredAttestation>(
-    `SELECT response, state, expires_at AS "expiresAt", execution_tx_hash AS "executionTxHash", state_changed_at AS "stateChangedAt"
-       FROM attestations WHERE account_id = $1 AND attestation_id = $2::numeric`,
+    `SELECT ${STORED_ATTESTATION_COLUMNS} FROM attestations a WHERE a.account_id = $1 AND a.attestation_id = $2::numeric`,
     [accountId, attestationId],
   );
   return rows[0];
 }
 
 export interface UserUsage {
-  /** Attestations neither executed nor expired (by state and by time). */
+  /** Attestations neither executed nor expired (by state and by time); one executing on chain counts until final. */
   outstandingCount: number;
   outstandingNotional: string;
-  /** Notional of this session's attestations that are outstanding or executed. */
+  /** Notional of this session's attestations that are outstanding, executing or executed. */
   sessionNotional: string;
 }
 
@@ -90,9 +99,9 @@ export async function userUsage(
     text: `SELECT count(*) FILTER (WHERE live)::int AS "outstandingCount",
             coalesce(sum(notional) FILTER (WHERE live), 0)::text AS "outstandingNotional",
             coalesce(sum(notional) FILTER (WHERE session_started_at = $4 AND (live OR state = 'executed')), 0)::text AS "sessionNotional"
-       FROM (SELECT notional, state, session_started_at, (state = 'outstanding' AND expires_at > $3) AS live
+       FROM (SELECT notional, state, session_started_at, ((state = 'outstanding' AND expires_at > $3) OR state = 'executing') AS live
                FROM attestations
-              WHERE account_id = $1 AND symbol = $2 AND (state = 'outstanding' OR session_started_at = $4)) AS a`,
+              WHERE account_id = $1 AND symbol = $2 AND (state IN ('outstanding', 'executing') OR session_started_at = $4)) AS a`,
     values: [parameters.accountId, parameters.symbol, parameters.now, parameters.sessionStartedAt],
   });
   return rows[0]!;
@@ -103,12 +112,12 @@ export interface Exposure {
   asset: string;
 }
 
-/** The issuer's exposure in a session: notional of all users' attestations outstanding or executed in it. */
+/** The issuer's exposure in a session: notional of all users' attestations outstanding, executing or executed in it. */
 export async function sessionExposure(db: Queryable, parameters: { symbol: string; now: number; sessionStartedAt: number }): Promise<Exposure> {
   const { rows } = await db.query<Exposure>(
     `SELECT coalesce(sum(notional), 0)::text AS global, coalesce(sum(notional) FILTER (WHERE symbol = $1), 0)::text AS asset
        FROM attestations
-      WHERE session_started_at = $3 AND (state = 'executed' OR (state = 'outstanding' AND expires_at > $2))`,
+      WHERE session_started_at = $3 AND (state IN ('executed', 'executing') OR (state = 'outstanding' AND expires_at > $2))`,
     [parameters.symbol, parameters.now, parameters.sessionStartedAt],
   );
   return rows[0]!;

@@ -47,11 +47,12 @@ export async function insertChainTransaction(db: Queryable, record: Omit<ChainTr
 export async function recordChainTransactionOutcome(
   db: Queryable,
   key: string,
-  outcome: { state: Exclude<ChainTransactionState, 'signed'>; blockNumber: number },
+  outcome: { state: Exclude<ChainTransactionState, 'signed'>; blockNumber: number; blockHash: string },
 ): Promise<void> {
-  await db.query(`UPDATE chain_transactions SET state = $2, block_number = $3, updated_at = now() WHERE key = $1`, [
+  await db.query(`UPDATE chain_transactions SET state = $2, block_number = $3, block_hash = $4, updated_at = now() WHERE key = $1`, [
     key,
     outcome.state,
     outcome.blockNumber,
+    outcome.blockHash,
   ]);
 }

@@ -1,6 +1,6 @@
 /**
- * The on-chain half in SQL: contracts deployed per chain, each watcher's cursor, and what the watchers saw
- * (trade executions and redemptions), each recorded once per log however often a range is scanned.
+ * The on-chain half in SQL: contracts deployed per chain, each watcher's cursor, and the redemptions as their
+ * workflows read them. What the watchers record per log, block and stage is in `chain-watcher.ts`.
  */
 import type { Queryable } from '../pool';
 
@@ -32,7 +32,7 @@ export async function findChainDeployment(db: Queryable, chain: string): Promise
  * Records a deployment and its token addresses in one statement, replacing an earlier deployment of the chain
  * (whose chain state is gone): the watcher's cursor restarts at the deployment block, and the wallets registered
  * in the old identity registry are to be registered again in the new one (their workflows are started by the
- * worker's recovery).
+ * worker's recovery). The block hashes the watcher kept belong to the lost chain: dropped.
  */
 export async function recordChainDeployment(
   db: Queryable,
@@ -50,7 +50,10 @@ export async function recordChainDeployment(
        RETURNING chain
      ), cursor AS (
        INSERT INTO chain_cursors (chain, next_block) SELECT chain, $8 FROM deployment
-       ON CONFLICT (chain) DO UPDATE SET next_block = EXCLUDED.next_block, updated_at = now()
+       ON CONFLICT (chain) DO UPDATE SET next_block = EXCLUDED.next_block, seen_head = NULL, seen_head_at = NULL, final_block = NULL,
+         status = 'ok', last_error = NULL, last_error_at = NULL, updated_at = now()
+     ), blocks AS (
+       DELETE FROM chain_blocks WHERE chain = $1
      ), wallets AS (
        UPDATE account_wallets
           SET state = CASE WHEN state = 'unregistering' THEN 'unregistered' ELSE 'registering' END, tx_hash = NULL, error = NULL, updated_at = now()
@@ -94,55 +97,16 @@ export async function advanceChainCursor(db: Queryable, chain: string, nextBlock
   await db.query(`UPDATE chain_cursors SET next_block = $2, updated_at = now() WHERE chain = $1 AND next_block < $2`, [chain, nextBlock]);
 }
 
-/** Sets the cursor anywhere (an operator re-scanning blocks); what was recorded stays recorded once. */
-export async function resetChainCursor(db: Queryable, chain: string, nextBlock: number): Promise<void> {
-  await db.query(`UPDATE chain_cursors SET next_block = $2, updated_at = now() WHERE chain = $1`, [chain, nextBlock]);
-}
-
-/** One TradeExecuted log. Amounts are decimal strings of base units (18 decimals). */
-export interface TradeExecutionRecord {
-  chain: string;
-  txHash: `0x${string}`;
-  logIndex: number;
-  blockNumber: number;
-  executionId: string;
-  attestationId: string;
-  userId: `0x${string}`;
-  side: 'buy' | 'sell';
-  asset: `0x${string}`;
-  price: string;
-  quantity: string;
-  /** Epoch milliseconds: the block time. */
-  executedAt: number;
-}
-
 /**
- * Records execution logs and, in the same statement, their attestations as executed — from `outstanding`, or from
- * `expired` when the attestation's workflow settled before the watcher saw the chain (the contract refuses expired
- * quotes, so a log is proof the quote executed in time). A log already recorded changes nothing. Answers how many
- * logs were new.
+ * Sets the cursor anywhere (an operator re-scanning blocks); what was recorded stays recorded once. The stored block
+ * hashes from the new cursor on are dropped: the scan fetches those blocks again.
  */
-export async function recordTradeExecutions(db: Queryable, executions: TradeExecutionRecord[]): Promise<{ recorded: number }> {
-  if (executions.length === 0) return { recorded: 0 };
-  const { rows } = await db.query<{ recorded: number }>(
-    `WITH input AS (
-       SELECT * FROM jsonb_to_recordset($1::jsonb) AS t(chain text, "txHash" text, "logIndex" int, "blockNumber" bigint, "executionId" numeric,
-         "attestationId" numeric, "userId" text, side text, asset text, price numeric, quantity numeric, "executedAt" bigint)
-     ), seen AS (
-       INSERT INTO trade_executions (chain, tx_hash, log_index, block_number, execution_id, attestation_id, user_id, side, asset, price, quantity, executed_at)
-       SELECT chain, "txHash", "logIndex", "blockNumber", "executionId", "attestationId", "userId", side, asset, price, quantity, "executedAt" FROM input
-       ON CONFLICT (chain, tx_hash, log_index) DO NOTHING
-       RETURNING 1
-     ), executed AS (
-       UPDATE attestations a SET state = 'executed', execution_tx_hash = i."txHash", state_changed_at = i."executedAt",
-              execution_block_number = i."blockNumber", execution_log_index = i."logIndex"
-         FROM input i
-        WHERE a.attestation_id = i."attestationId" AND a.chain = i.chain AND a.state IN ('outstanding', 'expired')
-     )
-     SELECT count(*)::int AS recorded FROM seen`,
-    [JSON.stringify(executions)],
+export async function resetChainCursor(db: Queryable, chain: string, nextBlock: number): Promise<void> {
+  await db.query(
+    `WITH dropped AS (DELETE FROM chain_blocks WHERE chain = $1 AND number >= $2)
+     UPDATE chain_cursors SET next_block = $2, updated_at = now() WHERE chain = $1`,
+    [chain, nextBlock],
   );
-  return rows[0]!;
 }
 
 /** One IssuerRedeem log, as the redemption workflow records it. */

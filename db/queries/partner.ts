@@ -161,7 +161,17 @@ export async function lockPartnerLimit(db: Queryable, kind: PartnerKind, underly
 // ---------------------------------------------------------------------------------------------------------------
 // Requests
 
-export type PartnerRequestState = 'created' | 'confirmed' | 'minted' | 'pending' | 'needs_review' | 'delivering' | 'completed' | 'rejected';
+export type PartnerRequestState =
+  | 'awaiting_finality'
+  | 'cancelled'
+  | 'created'
+  | 'confirmed'
+  | 'minted'
+  | 'pending'
+  | 'needs_review'
+  | 'delivering'
+  | 'completed'
+  | 'rejected';
 
 /** The broker's signed mint request, as `processMint` needs it back. */
 export interface SignedMintRequest {
@@ -256,13 +266,17 @@ export interface NewPartnerRedemption {
   txHash: string;
 }
 
-/** Stores a redemption (`pending`, or `needs_review` without a client) once, its chain record following; a second call answers the row there. */
+/**
+ * Opens a redemption (`pending`, or `needs_review` without a client) once, its chain record following — from the row the
+ * chain watcher stored `awaiting_finality` while the burn was not final; a second call answers the row there.
+ */
 export async function insertPartnerRedemption(db: Queryable, redemption: NewPartnerRedemption): Promise<PartnerRequestRecord> {
   await db.query(
     `INSERT INTO partner_requests (issuer_request_id, kind, state, client_id, chain, underlying_symbol, token_symbol, wallet, token_amount,
        redemption_id, tx_hash, reason)
      VALUES ($1, 'redeem', $2, $3, $4, $5, $6, lower($7), $8::numeric, $1, $9, $10)
-     ON CONFLICT (issuer_request_id) DO NOTHING`,
+     ON CONFLICT (issuer_request_id) DO UPDATE SET state = EXCLUDED.state, client_id = EXCLUDED.client_id, reason = EXCLUDED.reason, updated_at = now()
+      WHERE partner_requests.state = 'awaiting_finality'`,
     [
       redemption.redemptionId,
       redemption.clientId ? 'pending' : 'needs_review',
@@ -367,7 +381,7 @@ export async function listPartnerRequests(db: Queryable, filter: PartnerRequestF
   const { rows } = await db.query<PartnerRequestRecord>(
     `SELECT ${REQUEST_COLUMNS} FROM partner_requests
       WHERE ($1::text IS NULL OR kind = $1)
-        AND ($2::text IS NULL OR state = $2 OR ($2 = 'pending' AND state NOT IN ('completed', 'rejected')))
+        AND ($2::text IS NULL OR state = $2 OR ($2 = 'pending' AND state NOT IN ('completed', 'rejected', 'cancelled')))
         AND ($3::text IS NULL OR client_id = $3)
         AND ($4::text IS NULL OR chain = $4)
         AND ($5::text IS NULL OR (created_at, issuer_request_id) < (SELECT created_at, issuer_request_id FROM partner_requests WHERE issuer_request_id = $5))

@@ -1,7 +1,8 @@
 /**
- * The on-chain half end to end, on a local anvil chain with the product's contracts: wallets registered through
- * the API and its workflow; an attestation from the API executed on chain from a development wallet and seen by
- * the chain watcher (the attestation turns `executed`, its capacity freed); a burn through the issuer contract
+ * The on-chain half end to end, on a local anvil chain with the product's contracts (a block every 0.5 s, final four
+ * blocks below the head): wallets registered through the API and its workflow; an attestation from the API executed on
+ * chain from a development wallet and seen by the chain watcher (the attestation turns `executed` once final, its
+ * capacity freed; one its workflow had settled expired is reconciled); a burn through the issuer contract
  * recorded as one redemption (held for review: no partner client); and a re-scan of the same blocks after a worker restart changing nothing.
  * SPYon trades in every session, off-hours included, so the test trades at the real time, as the chain does.
  */
@@ -9,7 +10,7 @@ import { maxUint256, parseUnits, zeroHash } from 'viem';
 import { createActivities } from '../../activities';
 import { identityRegistryAbi, issuerAbi, stablecoinAbi, stockTokenAbi, tokenManagerAbi } from '../../contracts/abi';
 import { findActiveApiKey } from '../../db/queries/api-keys';
-import { findChainDeployment, readChainCursor, recordChainDeployment, recordTradeExecutions, resetChainCursor } from '../../db/queries/chains';
+import { findChainDeployment, readChainCursor, recordChainDeployment, resetChainCursor } from '../../db/queries/chains';
 import { listAccountWallets } from '../../db/queries/wallets';
 import { chainWatcherWorkflowId } from '../../temporal/workflow-ids';
 import type { chainWatcherWorkflow } from '../../workflows';
@@ -33,8 +34,8 @@ function chainActivities() {
       issuer: chain.issuer,
       temporal: temporal.client,
       taskQueue: temporal.taskQueue,
-      confirmations: 0,
       blockRange: 50,
+      settlementGraceMs: 60_000,
     },
   });
 }
@@ -146,32 +147,6 @@ test('a new deployment of the chain (its state lost) has every registered wallet
   }
 });
 
-test('an execution seen after its attestation was settled expired is reconciled to executed, once', async () => {
-  await api.tradeAt(Date.now());
-  const created = await api.http.post('/v1/attestations').set('x-api-key', api.keys.write).send({ symbol: 'SPYon', side: 'sell', tokenAmount: '1' });
-  expect(created.status).toBe(200);
-  const { attestationId } = created.body;
-  await database.db.query(`UPDATE attestations SET state = 'expired', state_changed_at = expires_at WHERE attestation_id = $1::numeric`, [attestationId]);
-  const execution = {
-    chain: 'ethereum-1',
-    txHash: `0x${'cd'.repeat(32)}` as const,
-    logIndex: 7,
-    blockNumber: 1,
-    executionId: '999',
-    attestationId,
-    userId: account.userId,
-    side: 'sell' as const,
-    asset: created.body.assetAddress,
-    price: created.body.price,
-    quantity: created.body.tokenAmount,
-    executedAt: created.body.expiration * 1000 - 1_000,
-  };
-  expect(await recordTradeExecutions(database.db, [execution])).toEqual({ recorded: 1 });
-  expect(await recordTradeExecutions(database.db, [execution])).toEqual({ recorded: 0 });
-  const read = await api.http.get(`/v1/attestations/${attestationId}`).set('x-api-key', api.keys.write);
-  expect(read.body).toMatchObject({ state: 'executed', executionTxHash: execution.txHash, stateChangedAt: execution.executedAt });
-});
-
 describe('executions and redemptions seen by the chain watcher', () => {
   let executedTx: `0x${string}`;
   let burnTx: `0x${string}`;
@@ -214,6 +189,30 @@ describe('executions and redemptions seen by the chain watcher', () => {
     expect(after.remainingAttestations).toBe(limitsBefore.remainingAttestations);
     const token = created.body.assetAddress as `0x${string}`;
     expect(await chain.client.readContract({ address: token, abi: stockTokenAbi, functionName: 'balanceOf', args: [wallet.account.address] })).toBe(BigInt(created.body.tokenAmount));
+  });
+
+  test('an execution seen after its attestation was settled expired is reconciled to executed, once', async () => {
+    const wallet = chain.walletOf(1);
+    await api.tradeAt(Date.now());
+    const created = await api.http.post('/v1/attestations').set('x-api-key', api.keys.write).send({ symbol: 'SPYon', side: 'buy', tokenAmount: '1', duration: 'long' });
+    expect(created.status).toBe(200);
+    const reconciled = created.body.attestationId as string;
+    // Its workflow settled it expired before the watcher saw the chain; the contract refuses expired quotes, so the log proves it executed in time.
+    await database.db.query(`UPDATE attestations SET state = 'expired', state_changed_at = expires_at WHERE attestation_id = $1::numeric`, [reconciled]);
+    const hash = await wallet.writeContract({
+      address: chain.deployment.tokenManager,
+      abi: tokenManagerAbi,
+      functionName: 'mintWithAttestation',
+      args: [quoteOf(created.body), signatureOf(created.body), chain.deployment.stablecoin, parseUnits('10000', 6)],
+    });
+    const { blockNumber } = await chain.client.waitForTransactionReceipt({ hash });
+    const { timestamp } = await chain.client.getBlock({ blockNumber });
+    await eventually(async () => {
+      const read = await api.http.get(`/v1/attestations/${reconciled}`).set('x-api-key', api.keys.write);
+      expect(read.body).toMatchObject({ state: 'executed', executionTxHash: hash, stateChangedAt: Number(timestamp) * 1000 });
+    }, 30_000);
+    const { rows } = await database.db.query(`SELECT status FROM trade_executions WHERE tx_hash = $1`, [hash]);
+    expect(rows).toEqual([{ status: 'final' }]);
   });
 
   test('a burn through the issuer contract is recorded once, and waits for an operator when no partner client is linked to the wallet', async () => {

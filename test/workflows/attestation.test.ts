@@ -1,7 +1,8 @@
 /**
  * The attestation lifecycle workflow on the real worker against the in-memory service, with virtual time:
- * expiry, execution (in time, twice, too late, during the grace), recovery after a restart, and the
- * idempotence of its activities. Every case checks the attestation's row in PostgreSQL.
+ * expiry, execution (in time, twice, too late, during the grace), an execution seen on chain before it is final
+ * (kept alive past expiry, then executed or, orphaned, expired or outstanding again), recovery after a restart, and
+ * the idempotence of its activities. Every case checks the attestation's row in PostgreSQL.
  */
 import { randomBytes } from 'node:crypto';
 import { ApplicationFailure } from '@temporalio/common';
@@ -10,7 +11,14 @@ import { DefaultLogger } from '@temporalio/worker';
 import { createActivities } from '../../activities';
 import { createAttestationActivities } from '../../activities/attestations';
 import { recoverAttestationWorkflows, startAttestationWorkflow } from '../../attestations/lifecycle-workflows';
-import { attestationExecutedSignal, attestationFailureTypes, attestationStateQuery, type AttestationWorkflowState } from '../../temporal/messages';
+import {
+  attestationExecutedSignal,
+  attestationExecutionOrphanedSignal,
+  attestationExecutionSeenSignal,
+  attestationFailureTypes,
+  attestationStateQuery,
+  type AttestationWorkflowState,
+} from '../../temporal/messages';
 import { attestationWorkflowId } from '../../temporal/workflow-ids';
 import { cloneTemplateDatabase, type TestDb } from '../support/database';
 import { recordProductHistory, startProductTemporal, type ProductTemporal } from '../support/temporal';
@@ -155,6 +163,77 @@ withTimeSkipping('an execution before expiry reported during the grace period is
 
   expect(await handle.result()).toEqual(settledState(attestationId, expiresAt, 'executed', hash));
   expect(await attestationRow(attestationId)).toEqual({ state: 'executed', txHash: hash, stateChangedAt: expiresAt });
+});
+
+/** What the chain watcher writes when it sees an execution (`executing`), and then tells the workflow. */
+async function seeExecution(attestationId: string, hash: string, executedAt: number) {
+  const seen = { txHash: hash, blockNumber: 7, blockHash: txHash(), logIndex: 0, executedAt };
+  await database.db.query(
+    `UPDATE attestations SET state = 'executing', execution_tx_hash = $2, execution_block_number = $3, execution_block_hash = $4, state_changed_at = $5
+      WHERE attestation_id = $1`,
+    [attestationId, hash, seen.blockNumber, seen.blockHash, executedAt],
+  );
+  return seen;
+}
+
+withTimeSkipping('an execution seen on chain keeps the attestation alive past expiry and grace; final, it is executed', async () => {
+  const expiresAt = (await serviceNow()) + TTL_MS;
+  const attestationId = await insertAttestation(expiresAt);
+  const handle = await start(attestationId, expiresAt);
+  const hash = txHash();
+  const seen = await seeExecution(attestationId, hash, expiresAt - 1_000);
+  await handle.signal(attestationExecutionSeenSignal, seen);
+  expect(await handle.query(attestationStateQuery)).toEqual(settledState(attestationId, expiresAt, 'executing', hash));
+
+  await temporal.timeSkipping!.skip(TTL_MS + GRACE_MS + 1_000);
+  expect(await handle.query(attestationStateQuery)).toEqual(settledState(attestationId, expiresAt, 'executing', hash));
+  expect((await handle.describe()).status.name).toBe('RUNNING');
+  expect(await attestationRow(attestationId)).toEqual({ state: 'executing', txHash: hash, stateChangedAt: expiresAt - 1_000 });
+
+  // Final: the watcher records `executed`, then signals it.
+  await database.db.query(`UPDATE attestations SET state = 'executed' WHERE attestation_id = $1`, [attestationId]);
+  await handle.signal(attestationExecutedSignal, { txHash: hash, executedAt: expiresAt - 1_000 });
+  expect(await handle.result()).toEqual(settledState(attestationId, expiresAt, 'executed', hash));
+  expect(await attestationRow(attestationId)).toEqual({ state: 'executed', txHash: hash, stateChangedAt: expiresAt - 1_000 });
+  await recordProductHistory('attestation-executing-then-executed', handle);
+});
+
+withTimeSkipping('an execution orphaned by a reorganisation after expiry and grace: the attestation expires', async () => {
+  const expiresAt = (await serviceNow()) + TTL_MS;
+  const attestationId = await insertAttestation(expiresAt);
+  const handle = await start(attestationId, expiresAt);
+  const hash = txHash();
+  const seen = await seeExecution(attestationId, hash, expiresAt - 1_000);
+  await handle.signal(attestationExecutionSeenSignal, seen);
+  await temporal.timeSkipping!.skip(TTL_MS + GRACE_MS + 1_000);
+  expect((await handle.describe()).status.name).toBe('RUNNING');
+
+  // The watcher's rewind: past expiry and grace the attestation is expired; then it tells the workflow.
+  await database.db.query(
+    `UPDATE attestations SET state = 'expired', state_changed_at = expires_at, execution_tx_hash = NULL, execution_block_number = NULL, execution_block_hash = NULL
+      WHERE attestation_id = $1`,
+    [attestationId],
+  );
+  await handle.signal(attestationExecutionOrphanedSignal, seen);
+  expect(await handle.result()).toEqual(settledState(attestationId, expiresAt, 'expired', null));
+  expect(await attestationRow(attestationId)).toEqual({ state: 'expired', txHash: null, stateChangedAt: expiresAt });
+});
+
+test('an orphaned execution before expiry: outstanding again, and another transaction executing the same quote is no conflict', async () => {
+  const expiresAt = (await serviceNow()) + TTL_MS;
+  const attestationId = await insertAttestation(expiresAt);
+  const handle = await start(attestationId, expiresAt);
+  const first = txHash();
+  const seen = await seeExecution(attestationId, first, expiresAt - 2_000);
+  await handle.signal(attestationExecutionSeenSignal, seen);
+  await handle.signal(attestationExecutionOrphanedSignal, seen);
+  expect(await handle.query(attestationStateQuery)).toEqual(settledState(attestationId, expiresAt, 'outstanding', null));
+
+  const second = txHash();
+  await seeExecution(attestationId, second, expiresAt - 1_000);
+  await database.db.query(`UPDATE attestations SET state = 'executed' WHERE attestation_id = $1`, [attestationId]);
+  await handle.signal(attestationExecutedSignal, { txHash: second, executedAt: expiresAt - 1_000 });
+  expect(await handle.result()).toEqual(settledState(attestationId, expiresAt, 'executed', second));
 });
 
 withTimeSkipping('after a restart, recovery gives every outstanding attestation one workflow, and they expire', async () => {

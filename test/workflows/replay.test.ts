@@ -3,7 +3,8 @@
  * re-recorded with `RECORD_HISTORIES=1 npx jest test/workflows`) must replay without nondeterminism against
  * the current workflow code — a change that would break running workflows fails here. `redemption-before-partner-flow`
  * was recorded with the redemption workflow as it was before the partner flow (16a0c6b): it replays through
- * `patched('partner-redemption')`.
+ * `patched('partner-redemption')`; `attestation-expired` was recorded before attestations could be `executing` and
+ * replays through `patched('chain-finality')`.
  */
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
@@ -23,6 +24,7 @@ beforeAll(() => {
 test('histories of every product workflow are recorded', () => {
   expect(files.map((file) => path.basename(file)).sort()).toEqual([
     'attestation-executed.json',
+    'attestation-executing-then-executed.json',
     'attestation-expired.json',
     'market-data-retention.json',
     'partner-mint-completed.json',

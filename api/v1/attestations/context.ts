@@ -75,11 +75,14 @@ export async function refusalsAsApiErrors<T>(run: () => Promise<T>): Promise<T> 
 
 /** A stored attestation as clients read it, at `now`. */
 export function attestationRecordView(stored: StoredAttestation, now: number): AttestationRecord {
+  const executing = stored.state === 'executing' && stored.executionBlockNumber !== null;
   return {
     ...(stored.response as Attestation),
     // Outstanding is decided by state and time: past its expiry an attestation no longer counts even before its workflow records it.
     state: stored.state === 'outstanding' && stored.expiresAt <= now ? 'expired' : stored.state,
     executionTxHash: stored.executionTxHash,
+    executionBlockNumber: stored.executionBlockNumber,
+    confirmations: executing ? Math.max(1, (stored.seenHead ?? stored.executionBlockNumber!) - stored.executionBlockNumber! + 1) : null,
     stateChangedAt: stored.stateChangedAt,
   };
 }

@@ -25,7 +25,8 @@ export const getAttestationOperation = defineOperation({
   path: '/v1/attestations/{attestationId}',
   operationId: 'getAttestation',
   summary: "One of the account's attestations",
-  description: 'The attestation as issued, with its state: past its expiration an outstanding attestation reads `expired` even before that is recorded.',
+  description:
+    'The attestation as issued, with its state: past its expiration an outstanding attestation reads `expired` even before that is recorded; an execution seen on-chain but not final reads `executing`, with its transaction, block and confirmations.',
   access: 'read',
   params: attestationIdParams,
   answers: { 200: { description: 'The attestation and its state.', schema: attestationRecordSchema } },

@@ -2,7 +2,8 @@
  * GET /v1/attestations — the calling account's attestations, newest first: filter by `state`, `symbol` and creation
  * time (`createdAfter` inclusive, `createdBefore` exclusive, epoch ms or ISO-8601), `limit` per page (1–100, default
  * 50), and `cursor` from the previous page's `nextCursor`. This is how a client finds an attestation stored while
- * its connection broke (it counts against the account's limits until it expires).
+ * its connection broke (it counts against the account's limits until it expires, or, once its execution is seen on-chain,
+ * until that execution is final).
  */
 import type { Middleware } from 'koa';
 import { z } from 'zod';
@@ -31,7 +32,7 @@ const cursor = z
   });
 
 const listQuery = z.strictObject({
-  state: z.enum(['outstanding', 'executed', 'expired']).optional().describe('Only attestations in this state (as clients see it).'),
+  state: z.enum(['outstanding', 'executing', 'executed', 'expired']).optional().describe('Only attestations in this state (as clients see it).'),
   symbol: symbolSchema.optional().describe('Only attestations of this token.'),
   createdAfter: instant.optional().describe('Created at or after this time: epoch ms or ISO-8601.'),
   createdBefore: instant.optional().describe('Created before this time: epoch ms or ISO-8601.'),
@@ -69,7 +70,7 @@ export const listAttestationsOperation = defineOperation({
   operationId: 'listAttestations',
   summary: "The account's attestations",
   description:
-    "The calling account's attestations, newest first, as `GET /v1/attestations/{attestationId}` shows each: how a client finds an attestation stored while its connection broke (it counts against the account's limits until it expires). Filter by `state`, `symbol` and creation time; page with `limit` and the previous page's `nextCursor`. A key without an account (read-only) is refused.",
+    "The calling account's attestations, newest first, as `GET /v1/attestations/{attestationId}` shows each: how a client finds an attestation stored while its connection broke (it counts against the account's limits until it expires or, once `executing`, until its execution is final). Filter by `state`, `symbol` and creation time; page with `limit` and the previous page's `nextCursor`. A key without an account (read-only) is refused.",
   access: 'read',
   query: listQuery,
   answers: { 200: { description: 'One page of attestations.', schema: attestationPageSchema } },

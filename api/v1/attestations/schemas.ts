@@ -42,12 +42,20 @@ export const attestationRecordSchema = component(
     .object({
       ...attestationFields,
       state: z
-        .enum(['outstanding', 'executed', 'expired'])
-        .describe('`outstanding` until executed on-chain or past its expiration (then `expired`, even before that is recorded).'),
-      executionTxHash: z.string().nullable().describe('The transaction that executed it, once executed.'),
+        .enum(['outstanding', 'executing', 'executed', 'expired'])
+        .describe(
+          '`outstanding` until its execution is seen on-chain (`executing`: counted against the limits until final), `executed` once that block is final, or past its expiration `expired` (even before that is recorded). An execution whose block leaves the chain puts it back to `outstanding` (or `expired`).',
+        ),
+      executionTxHash: z.string().nullable().describe('The transaction that executed it: final once `executed`, seen on-chain while `executing`.'),
+      executionBlockNumber: z.int().nonnegative().nullable().describe('The block holding that transaction; null until seen.'),
+      confirmations: z
+        .int()
+        .nonnegative()
+        .nullable()
+        .describe('While `executing`: blocks on the chain from the execution’s block to the head the watcher last saw, that block included (1 = just included); null otherwise.'),
       stateChangedAt: epochMs
         .nullable()
-        .describe('When the change was recorded (the block time of execution, or the expiry); null until it is.'),
+        .describe('When the change was recorded (the block time of the execution, also while executing, or the expiry); null until it is.'),
     })
     .describe('An attestation as issued, with its state.'),
 );

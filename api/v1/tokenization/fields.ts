@@ -87,6 +87,15 @@ export function clientView(client: PartnerClientRecord, wallets: PartnerWalletRe
   };
 }
 
+/**
+ * Where a workflow stands, told by what is stored where the workflow is inside one long step: a mint whose transaction
+ * is included (its hash stored) is awaiting the finality of its block.
+ */
+function workflowView(request: PartnerRequestRecord, workflow: PartnerRequestWorkflowState | null): PartnerRequestWorkflowState | null {
+  if (workflow?.step === 'minting' && request.state === 'confirmed' && request.txHash) return { ...workflow, step: 'awaiting_finality', txHash: request.txHash };
+  return workflow;
+}
+
 /** A request as operators see it: what is stored, and (when asked) where its workflow stands. */
 export function requestView(request: PartnerRequestRecord, workflow?: PartnerRequestWorkflowState | null): PartnerRequest {
   return {
@@ -112,6 +121,6 @@ export function requestView(request: PartnerRequestRecord, workflow?: PartnerReq
     reason: request.reason,
     createdAt: request.createdAt.getTime(),
     updatedAt: request.updatedAt.getTime(),
-    ...(workflow === undefined ? {} : { workflow }),
+    ...(workflow === undefined ? {} : { workflow: workflowView(request, workflow) }),
   };
 }

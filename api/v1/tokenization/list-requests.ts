@@ -17,7 +17,7 @@ const listQuery = z.strictObject({
   status: z
     .enum(PARTNER_REQUEST_STATES)
     .optional()
-    .describe('`pending` (every state short of `completed` or `rejected`), `completed`, `rejected`, or one workflow state.'),
+    .describe('`pending` (every state short of `completed`, `rejected` or `cancelled`), `completed`, `rejected`, or one workflow state such as `awaiting_finality`.'),
   type: z.enum(['mint', 'redeem']).optional(),
   clientId: z.string().min(1).max(100).optional(),
   chainId: z.enum(EVM_CHAINS).optional(),

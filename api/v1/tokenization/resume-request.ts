@@ -29,6 +29,9 @@ function resumeRequestRoute(services: ApiServices): Middleware {
     if (partnerStatus(request.state) !== 'pending') {
       throw new ApiError('REQUEST_CONFLICT', `Request ${issuerRequestId} is ${request.state}; there is nothing to resume`);
     }
+    if (request.state === 'awaiting_finality') {
+      throw new ApiError('REQUEST_CONFLICT', `Request ${issuerRequestId} is awaiting the finality of its burn's block; its workflow starts then`);
+    }
     if (body.clientId !== undefined) {
       if (request.state !== 'needs_review' || request.clientId !== null) {
         throw new ApiError('REQUEST_CONFLICT', `Request ${issuerRequestId} is ${request.state} and not waiting for a client`);

@@ -21,6 +21,8 @@ export const PARTNER_REQUEST_STATES = [
   'minted',
   'needs_review',
   'delivering',
+  'awaiting_finality',
+  'cancelled',
 ] as const satisfies readonly PartnerRequestState[];
 
 const WALLET_STATES = ['registering', 'registered', 'unregistering', 'unregistered', 'failed'] as const satisfies readonly WalletState[];
@@ -117,7 +119,9 @@ export const partnerRequestWorkflowSchema = component(
     issuerRequestId: z.string(),
     kind: z.enum(['mint', 'redeem']),
     state: z.string().describe("The request's state as the workflow last wrote it."),
-    step: z.string().describe('What the workflow is doing or waiting for, e.g. `awaiting_confirm`, `paused`, `waiting_for_limit`, `needs_review`.'),
+    step: z
+      .string()
+      .describe('What the workflow is doing or waiting for, e.g. `awaiting_confirm`, `paused`, `minting`, `awaiting_finality` (the mint transaction is included, its block not final yet), `waiting_for_limit`, `needs_review`.'),
     reason: z.string().nullable(),
     txHash: z.string().nullable(),
   }),
@@ -129,7 +133,11 @@ export const partnerRequestSchema = component(
     issuerRequestId: z.string().describe('`mint-<uuid>` for a mint, the redemption id for a redemption.'),
     type: z.enum(['mint', 'redeem']),
     status: z.enum(['pending', 'completed', 'rejected']).describe('The status the partner sees: `pending` until `completed` or `rejected`.'),
-    state: z.enum(PARTNER_REQUEST_STATES).describe("The workflow's state of the request."),
+    state: z
+      .enum(PARTNER_REQUEST_STATES)
+      .describe(
+        "The workflow's state of the request. A burn is `awaiting_finality` from the moment its block is seen until that block is final (then its workflow opens it), or `cancelled` if the block left the chain (nothing is delivered).",
+      ),
     clientId: z.string().nullable().describe('Null for a redemption from a wallet no client is linked to (until an operator assigns one).'),
     chainId: partnerChainId,
     network: partnerNetwork,
@@ -145,7 +153,7 @@ export const partnerRequestSchema = component(
     tokenizationRequestId: z.string().nullable().describe("The broker's id of a mint."),
     confirmStatus: z.enum(['completed', 'rejected']).nullable().describe("The broker's confirm of a mint, once received."),
     txHash: z.string().nullable().describe('The mint or burn transaction.'),
-    reason: z.string().nullable().describe('Why the request was rejected or is held for review.'),
+    reason: z.string().nullable().describe('Why the request was rejected, cancelled or is held for review.'),
     createdAt: epochMs,
     updatedAt: epochMs,
     workflow: partnerRequestWorkflowSchema
