@@ -18,6 +18,7 @@ import { MarketDataPipeline } from '../../price-feed/pipeline';
 import { cloneTemplateDatabase, type TestDb } from './database';
 import { recordFixtureDeployments } from '../../harness/fixture-deployments';
 import { answerExampleRecorder } from '../../harness/answer-examples';
+import type { MarketStreams } from '../../streams/market-streams';
 
 export const TEST_BASE_URL = 'http://issuer.test';
 
@@ -61,6 +62,8 @@ export interface TestApiOptions {
   database?: TestDb;
   /** Record fixture deployments of both EVM chains (harness/fixture-deployments.ts) so attestations can be signed; default true. */
   fixtureDeployments?: boolean;
+  /** The live-stream fan-out (without it the stream routes answer 404); the caller stops it. */
+  streams?: MarketStreams;
 }
 
 export async function createTestApi(options: TestApiOptions = {}): Promise<TestApi> {
@@ -83,6 +86,7 @@ export async function createTestApi(options: TestApiOptions = {}): Promise<TestA
     clock: () => pinned ?? Date.now(),
     temporal: options.temporal,
     taskQueue: options.taskQueue,
+    streams: options.streams,
     attestations: {
       signers: testSigners(),
       settings: { ...DEFAULT_ATTESTATION_SETTINGS, ...options.attestationSettings },
