@@ -210,6 +210,7 @@ export async function startProduct(config: Config): Promise<RunningProduct> {
           host: config.HOST,
           port: config.BROKER_SANDBOX_PORT,
           issuerApiUrl: server.url,
+          authFailuresPerMinute: config.AUTH_FAILURES_PER_MINUTE,
           secrets: sandboxSecrets,
           deployments,
           client: { accountId: writeKey.accountId!, wallets: wallets.map((wallet) => wallet.address) },
