@@ -19,6 +19,7 @@ import { cloneTemplateDatabase, type TestDb } from './database';
 import { recordFixtureDeployments } from '../../harness/fixture-deployments';
 import { answerExampleRecorder } from '../../harness/answer-examples';
 import type { MarketStreams } from '../../streams/market-streams';
+import type { Logger } from '../../config/logger';
 
 export const TEST_BASE_URL = 'http://issuer.test';
 
@@ -64,6 +65,8 @@ export interface TestApiOptions {
   fixtureDeployments?: boolean;
   /** The live-stream fan-out (without it the stream routes answer 404); the caller stops it. */
   streams?: MarketStreams;
+  /** Where the app logs (default: nowhere). */
+  logger?: Logger;
 }
 
 export async function createTestApi(options: TestApiOptions = {}): Promise<TestApi> {
@@ -82,7 +85,7 @@ export async function createTestApi(options: TestApiOptions = {}): Promise<TestA
       CHECK_ANSWERS: 'fail',
     },
     db: database.db,
-    logger: pino({ level: 'silent' }),
+    logger: options.logger ?? pino({ level: 'silent' }),
     clock: () => pinned ?? Date.now(),
     temporal: options.temporal,
     taskQueue: options.taskQueue,
