@@ -34,6 +34,7 @@ import { ensureDevWallets } from './dev-wallets';
 import { ensureDeployment } from '../chains/deployments';
 import type { ChainDeploymentRecord } from '../db/queries/chains';
 import { configuredBroker } from '../partner/broker-client';
+import { onChainBrokerSigners } from '../partner/broker-signature';
 import { DEVELOPMENT_ISSUER_ID, loadSandboxSecrets, sandboxConnection, startSandbox } from './partner-sandbox';
 
 export interface RunningProduct {
@@ -164,6 +165,7 @@ export async function startProduct(config: Config): Promise<RunningProduct> {
         await pipeline.ingest(ticks);
         return { accepted: ticks.length };
       },
+      brokerSigners: onChainBrokerSigners(Object.fromEntries(chains.networks.map((network) => [network.chain, chains.chains[network.chain]!.client]))),
     });
     const listener = await listenForChanges(
       databaseUrl,

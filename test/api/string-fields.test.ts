@@ -77,6 +77,7 @@ const VALID_BODIES: Record<string, () => Record<string, unknown>> = {
   onboardPartnerClient: () => ({ email: 'nobody@issuer.test', partnerAccount: 'SBX-NOBODY' }),
   enablePartnerWallet: () => ({ chainId: 'ethereum-1', address: ADDRESS }),
   resumePartnerRequest: () => ({ clientId: 'acct-nobody' }),
+  rejectPartnerRequest: () => ({ reason: 'given up' }),
   registerWallet: () => ({ chainId: 'ethereum-1', address: ADDRESS }),
   ingestTicks: () => ({ ticks: [{ symbol: 'AAPLon', timestamp: 1_700_000_000_000, underlyingPrice: '190.5', underlyingVolume: '10' }] }),
 };
