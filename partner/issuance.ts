@@ -69,7 +69,7 @@ export interface PartnerDependencies {
  * minutes in the past (the broker resubmits the same signed bytes while the issuer is unreachable) and 1 minute in the
  * future (clock skew). A resubmission of a stored request answers the first result whatever its age.
  */
-export const ISSUANCE_FRESHNESS = { maxAgeSeconds: 15 * 60, maxAheadSeconds: 60 } as const;
+const ISSUANCE_FRESHNESS = { maxAgeSeconds: 15 * 60, maxAheadSeconds: 60 } as const;
 
 function checkFreshness(created: number, now: number): void {
   const nowSeconds = Math.floor(now / 1000);
