@@ -21,6 +21,8 @@ export interface RunningChains extends IssuerChains {
   /** True when this process runs the chains (anvil); false for configured RPC endpoints. */
   local: boolean;
   stop(): Promise<void>;
+  /** Kills the local chains at once (a last resort). */
+  kill(): void;
 }
 
 export type ChainSettings = Pick<Config, 'RPC_URL_ETHEREUM' | 'RPC_URL_BSC' | 'CHAIN_ISSUER_PRIVATE_KEY' | 'ANVIL_PORT_ETHEREUM' | 'ANVIL_PORT_BSC' | 'DATA_DIR'>;
@@ -76,6 +78,7 @@ export async function startChains(settings: ChainSettings, logger: Logger): Prom
       issuer: privateKeyToAccount(settings.CHAIN_ISSUER_PRIVATE_KEY),
       local: false,
       stop: async () => undefined,
+      kill: () => undefined,
     };
   }
 
@@ -110,6 +113,7 @@ export async function startChains(settings: ChainSettings, logger: Logger): Prom
       issuer: settings.CHAIN_ISSUER_PRIVATE_KEY ? privateKeyToAccount(settings.CHAIN_ISSUER_PRIVATE_KEY) : anvilAccount(0),
       local: true,
       stop,
+      kill: () => running.forEach((anvil) => anvil.kill()),
     };
   } catch (error) {
     await stop();
