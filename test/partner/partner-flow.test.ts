@@ -83,13 +83,14 @@ describe('a partner mint', () => {
 
     const record = await settled(id);
     expect(record).toMatchObject({ status: 'completed', transfer_status: 'completed', tx_hash: expect.stringMatching(/^0x[0-9a-f]{64}$/) });
-    // The broker's record completes on the callback; the issuer's request right after it returns.
+    // The broker's record completes on the callback; the issuer's request right after it returns, and the workflow's
+    // view once it has taken in that step's result.
     const issued = await eventually(async () => {
       const request = (await issuerRequest(record.issuer_request_id)).body;
       expect(request).toMatchObject({ type: 'mint', status: 'completed', state: 'completed', qty: '2.5', txHash: record.tx_hash, clientId: stack.clientId });
+      expect(request.workflow).toMatchObject({ kind: 'mint', state: 'completed', step: 'done' });
       return request;
     });
-    expect(issued.workflow).toMatchObject({ kind: 'mint', state: 'completed', step: 'done' });
     const expected = tokensForShares('2.5', issued.sharesMultiplier);
     expect(issued.tokenAmount).toBe(expected.toString());
     expect((await tokenBalance('AAPLon')) - balanceBefore).toBe(expected);
