@@ -65,6 +65,9 @@ export interface SettlementHold {
 
 export type MintOutcome = { outcome: 'minted'; txHash: string } | { outcome: 'refused'; reason: string };
 
+/** How a callback went when its refusals are reported rather than retried: the broker's status and answer. */
+export type CallbackOutcome = { outcome: 'delivered' } | { outcome: 'refused'; status: number; answer: string };
+
 export type RedemptionReservation =
   | { outcome: 'reserved' }
   /** Over the session's limit: try again when the session ends (epoch ms). */
@@ -151,9 +154,10 @@ export function createPartnerActivities(deps: PartnerActivityDependencies) {
      * the same bytes; it answers once the transaction's block is final (sending the same bytes again if a
      * reorganisation drops it), the tx hash stored on the request as soon as it is included, and not while the
      * chain's watcher is halted. `attempt` names the try (a new one after an operator resumed a refused mint). The
-     * contract's refusal is answered as `refused` with its error name, nothing sent.
+     * contract's refusal is answered as `refused` with its error name, nothing sent; with `review`, the request is
+     * also stored `needs_review` with that reason (where operators list what waits for them).
      */
-    async mintPartnerTokens(input: { issuerRequestId: string; attempt: number }): Promise<MintOutcome> {
+    async mintPartnerTokens(input: { issuerRequestId: string; attempt: number; review?: boolean }): Promise<MintOutcome> {
       const found = await requireRequest(input.issuerRequestId);
       if ((found.state === 'minted' || found.state === 'completed') && found.txHash) return { outcome: 'minted', txHash: found.txHash };
       if (found.state !== 'confirmed') {
@@ -205,46 +209,60 @@ export function createPartnerActivities(deps: PartnerActivityDependencies) {
           onWait: () => Context.current().heartbeat(),
           onIncluded: (txHash) => updatePartnerRequest(db, request.issuerRequestId, { txHash }, ['confirmed']),
         });
-        if (sent.status !== 'success') return { outcome: 'refused', reason: `transaction ${sent.txHash} reverted` };
+        if (sent.status !== 'success') return await refused(`transaction ${sent.txHash} reverted`);
         await refuseWhileWatcherHalted(request.chain);
         await updatePartnerRequest(db, request.issuerRequestId, { state: 'minted', txHash: sent.txHash, reason: null }, ['confirmed']);
         return { outcome: 'minted', txHash: sent.txHash };
       } catch (error) {
-        if (error instanceof TransactionWouldRevertError) return { outcome: 'refused', reason: `the issuer contract refuses: ${error.reason ?? error.message}` };
+        if (error instanceof TransactionWouldRevertError) return await refused(`the issuer contract refuses: ${error.reason ?? error.message}`);
         throw error;
+      }
+
+      async function refused(reason: string): Promise<MintOutcome> {
+        if (input.review) await updatePartnerRequest(db, input.issuerRequestId, { state: 'needs_review', reason }, ['confirmed']);
+        return { outcome: 'refused', reason };
       }
     },
 
-    /** The broker's callback for the request: the mint's tokens are in the wallet, or the redemption's shares are owed. */
-    async callBrokerBack(input: { issuerRequestId: string }): Promise<void> {
+    /**
+     * The broker's callback for the request: the mint's tokens are in the wallet, or the redemption's shares are owed.
+     * A failure is retried with the activity's backoff; with `reportRefusals`, a refusal the broker will repeat (a 4xx
+     * but 408, 409, 425, 429) is answered instead, for the workflow to count.
+     */
+    async callBrokerBack(input: { issuerRequestId: string; reportRefusals?: boolean }): Promise<CallbackOutcome | undefined> {
       const broker = requireBroker();
       const request = await requireRequest(input.issuerRequestId);
       const network = networkOfChain(request.chain);
-      if (request.kind === 'mint') {
-        await callBroker(() =>
-          broker.mintCallback(request.issuerRequestId, {
-            tokenization_request_id: request.tokenizationRequestId!,
-            client_id: request.clientId!,
-            wallet_address: getAddress(request.wallet),
-            tx_hash: request.txHash!,
-            network,
-          }),
-        );
-        return;
+      const call =
+        request.kind === 'mint'
+          ? () =>
+              broker.mintCallback(request.issuerRequestId, {
+                tokenization_request_id: request.tokenizationRequestId!,
+                client_id: request.clientId!,
+                wallet_address: getAddress(request.wallet),
+                tx_hash: request.txHash!,
+                network,
+              })
+          : () =>
+              broker.redeemCallback({
+                issuer_request_id: request.issuerRequestId,
+                underlying_symbol: request.underlyingSymbol,
+                token_symbol: request.tokenSymbol,
+                client_id: request.clientId!,
+                qty: request.qty!,
+                network,
+                wallet_address: getAddress(request.wallet),
+                tx_hash: request.txHash!,
+              });
+      try {
+        await call();
+      } catch (error) {
+        if (input.reportRefusals && error instanceof BrokerCallFailed && error.refused) return { outcome: 'refused', status: error.status!, answer: error.answer ?? '' };
+        if (error instanceof BrokerCallFailed) throw ApplicationFailure.create({ type: partnerFailureTypes.brokerCallFailed, message: error.message });
+        throw error;
       }
-      await callBroker(() =>
-        broker.redeemCallback({
-          issuer_request_id: request.issuerRequestId,
-          underlying_symbol: request.underlyingSymbol,
-          token_symbol: request.tokenSymbol,
-          client_id: request.clientId!,
-          qty: request.qty!,
-          network,
-          wallet_address: getAddress(request.wallet),
-          tx_hash: request.txHash!,
-        }),
-      );
-      await updatePartnerRequest(db, request.issuerRequestId, { state: 'delivering' }, ['pending']);
+      if (request.kind === 'redeem') await updatePartnerRequest(db, request.issuerRequestId, { state: 'delivering' }, ['pending']);
+      return input.reportRefusals ? { outcome: 'delivered' } : undefined;
     },
 
     /** The broker's record of the redemption: `missing` until the callback landed. */

@@ -30,6 +30,7 @@ export const BROKER_ERROR_CODES = {
   UNKNOWN_ISSUER: { status: 422, description: '`issuer` is not the issuer this sandbox works with.' },
   NETWORK_UNAVAILABLE: { status: 422, description: 'The sandbox has no issuer contract configured for this network.' },
   CLIENT_MISMATCH: { status: 422, description: "The callback's `client_id` is not the one linked to the request's account." },
+  RATE_LIMITED: { status: 429, description: 'The client address made too many failed authentications (10 a minute by default); retry after `Retry-After` seconds.' },
   INTERNAL_ERROR: { status: 500, description: 'Internal error; the message carries the request id.' },
   ISSUER_REFUSED: { status: 502, description: "The issuer refused the call for a reason the sandbox cannot act on; the message carries the issuer's code and message." },
   ISSUER_UNAVAILABLE: { status: 503, description: 'The issuer did not answer usably (5xx, timeout, network error); nothing was stored. Retry after `Retry-After` seconds.' },

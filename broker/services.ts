@@ -22,6 +22,8 @@ export interface BrokerServices {
   /** The issuer's partner API (the connect route calls it while the participant waits). */
   issuer: IssuerClient;
   bodyLimitBytes: number;
+  /** Failed authentications a client address may make per minute before it is refused (429). */
+  authFailuresPerMinute: number;
   /** Tells the processor that new work is due (a mint recorded, a redemption called back). */
   wake(): void;
 }

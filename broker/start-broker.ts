@@ -47,6 +47,8 @@ export interface StartBrokerOptions {
   leaseMs?: number;
   /** Largest accepted request body, default 64 KiB. */
   bodyLimitBytes?: number;
+  /** Failed authentications a client address may make per minute before it gets 429, default 10 (as the issuer's API). */
+  authFailuresPerMinute?: number;
 }
 
 export interface RunningBroker {
@@ -89,6 +91,7 @@ export async function startBroker(options: StartBrokerOptions): Promise<RunningB
       signer: options.signer,
       issuer,
       bodyLimitBytes: options.bodyLimitBytes ?? 65_536,
+      authFailuresPerMinute: options.authFailuresPerMinute ?? 10,
       wake: () => running.wake(),
     };
     const koa = createBrokerApp(services);

@@ -57,8 +57,10 @@ export interface RunningAnvil {
   rpcUrl: string;
   chainId: number;
   pid: number;
-  /** Stops the process (SIGTERM, so anvil writes its state file) and resolves once it has exited. */
+  /** Stops the process (SIGTERM, so anvil writes its state file; SIGKILL after 5 s) and resolves once it has exited. */
   stop(): Promise<void>;
+  /** Kills the process at once (SIGKILL): a last resort. */
+  kill(): void;
 }
 export type StartAnvilReturnType = RunningAnvil;
 
@@ -118,6 +120,12 @@ export async function startAnvil(parameters: StartAnvilParameters): Promise<Star
       if ((error as NodeJS.ErrnoException).code !== 'ESRCH') throw error;
     }
   };
+  // Whatever ends this process first (an error, a forced exit), the chain is told to stop too.
+  const stopOnExit = (): void => {
+    if (child.pid !== undefined && !hasExited()) signal('SIGTERM');
+  };
+  process.on('exit', stopOnExit);
+  void exited.then(() => process.off('exit', stopOnExit));
   const stop = async (): Promise<void> => {
     if (child.pid === undefined || hasExited()) return;
     signal('SIGTERM');
@@ -126,6 +134,9 @@ export async function startAnvil(parameters: StartAnvilParameters): Promise<Star
     }, STOP_GRACE_MS);
     await exited;
     clearTimeout(timer);
+  };
+  const kill = (): void => {
+    if (child.pid !== undefined && !hasExited()) signal('SIGKILL');
   };
 
   try {
@@ -157,7 +168,7 @@ export async function startAnvil(parameters: StartAnvilParameters): Promise<Star
     await expectChainId(rpcUrl, parameters.chainId).catch((error: unknown) => {
       throw failure(`anvil at ${rpcUrl} did not answer as chain ${parameters.chainId}`, error);
     });
-    return { rpcUrl, chainId: parameters.chainId, pid: child.pid as number, stop };
+    return { rpcUrl, chainId: parameters.chainId, pid: child.pid as number, stop, kill };
   } catch (error) {
     await stop();
     throw error;

@@ -3,7 +3,9 @@
  * kept under DATA_DIR/postgres across restarts.
  *
  * - The server runs in its own process group, so a terminal's Ctrl-C reaches only this process, which stops the
- *   server last (after the worker has drained); its log goes to DATA_DIR/postgres.log.
+ *   server last (after the worker has drained): a fast shutdown, an immediate one after 10 s, its process group killed
+ *   5 s later; and whenever this process exits first, however, the server is asked for a fast shutdown. Its log goes
+ *   to DATA_DIR/postgres.log.
  * - A server left running by an earlier run that crashed (`kill -9`) is stopped cleanly first, and a stale
  *   `postmaster.pid` is removed; when the server still cannot start, the error quotes the server's own words.
  * - Run as root, the server runs as the `postgres` user (created when missing). When that user cannot reach the
@@ -44,7 +46,10 @@ export interface EmbeddedDatabase {
   pid: number;
   /** Where the cluster's files are (DATA_DIR/postgres, or the staged directory it points to). */
   databaseDir: string;
+  /** A fast shutdown; an immediate one after 10 s; the server's process group killed 5 s after that. */
   stop(): Promise<void>;
+  /** Kills the server's process group at once (SIGKILL): a last resort. */
+  kill(): void;
 }
 
 export interface EmbeddedPostgresOptions {
@@ -66,7 +71,10 @@ const USER = 'postgres';
 const PASSWORD = 'postgres';
 const DATABASE = 'issuer';
 const START_TIMEOUT_MS = 60_000;
-const STOP_TIMEOUT_MS = 30_000;
+/** How long a fast shutdown may take before an immediate one is asked for (and a leftover server's too). */
+const STOP_TIMEOUT_MS = 10_000;
+/** How long an immediate shutdown may take before the server's process group is killed. */
+const KILL_AFTER_MS = 5_000;
 
 /** Starts (initialising on first use) the embedded server and makes sure the `issuer` database exists. */
 export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions): Promise<EmbeddedDatabase> {
@@ -82,10 +90,6 @@ export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions): P
 
   const logFile = path.join(options.dataDir, 'postgres.log');
   const child = await startServer({ nativeDir, databaseDir, port: options.port, ids, logFile });
-  const stopOnExit = (): void => {
-    if (child.exitCode === null && child.signalCode === null) child.kill('SIGINT');
-  };
-  process.on('exit', stopOnExit);
 
   const serverUrl = `postgres://${USER}:${PASSWORD}@127.0.0.1:${options.port}/postgres`;
   const admin = new Client({ connectionString: serverUrl });
@@ -101,10 +105,8 @@ export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions): P
     serverUrl,
     pid: child.pid!,
     databaseDir,
-    async stop() {
-      process.off('exit', stopOnExit);
-      await stopChild(child);
-    },
+    stop: () => stopChild(child),
+    kill: () => killGroup(child, 'SIGKILL'),
   };
 }
 
@@ -349,6 +351,10 @@ async function startServer(options: { nativeDir: string; databaseDir: string; po
     closeSync(fd);
   }
   child.unref();
+  // Whatever ends this process (an error, a forced exit) asks the server for a fast shutdown, from its spawn on.
+  const stopOnExit = (): void => killGroup(child, 'SIGINT');
+  process.on('exit', stopOnExit);
+  child.once('exit', () => process.off('exit', stopOnExit));
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   const spawnError = new Promise<Error>((resolve) => child.once('error', resolve));
   const deadline = Date.now() + START_TIMEOUT_MS;
@@ -367,13 +373,27 @@ async function startServer(options: { nativeDir: string; databaseDir: string; po
   }
 }
 
+/** Signals the server's process group (its own: it was spawned detached), so its backends get it too. */
+function killGroup(child: ChildProcess, signal: NodeJS.Signals): void {
+  if (child.exitCode !== null || child.signalCode !== null || !child.pid) return;
+  try {
+    process.kill(-child.pid, signal);
+  } catch (error) {
+    // ESRCH: it is gone already.
+    if ((error as NodeJS.ErrnoException).code !== 'ESRCH') throw error;
+  }
+}
+
+/** A fast shutdown (SIGINT); an immediate one (SIGQUIT) past STOP_TIMEOUT_MS; SIGKILL to the group past KILL_AFTER_MS more. */
 async function stopChild(child: ChildProcess): Promise<void> {
   if (child.exitCode !== null || child.signalCode !== null || !child.pid) return;
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  child.kill('SIGINT');
-  const timer = sleep(STOP_TIMEOUT_MS).then(() => 'timeout' as const);
-  if ((await Promise.race([exited, timer])) === 'timeout') {
-    child.kill('SIGQUIT');
-    await exited;
+  const exited = new Promise<'exited'>((resolve) => child.once('exit', () => resolve('exited')));
+  for (const [signal, waitMs] of [['SIGINT', STOP_TIMEOUT_MS], ['SIGQUIT', KILL_AFTER_MS], ['SIGKILL', KILL_AFTER_MS]] as const) {
+    killGroup(child, signal);
+    let timer: NodeJS.Timeout | undefined;
+    const outcome = await Promise.race([exited, new Promise<'timeout'>((resolve) => (timer = setTimeout(() => resolve('timeout'), waitMs)))]);
+    clearTimeout(timer);
+    if (outcome === 'exited') return;
   }
+  throw new Error(`PostgreSQL (pid ${child.pid}) did not exit even after SIGKILL`);
 }

@@ -18,7 +18,7 @@ import { Client, Connection } from '@temporalio/client';
 import { IllegalStateError } from '@temporalio/common';
 import { DefaultLogger, NativeConnection, Runtime, Worker } from '@temporalio/worker';
 import pino from 'pino';
-import { getAddress } from 'viem';
+import { getAddress, type LocalAccount } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { createActivities } from '../activities';
 import { createApp, type App } from '../api/app';
@@ -29,6 +29,7 @@ import { chainTokenAddresses } from '../db/queries/chains';
 import type { Database } from '../db/pool';
 import { Decimal } from '../domain/money';
 import { BrokerClient } from '../partner/broker-client';
+import { onChainBrokerSigners } from '../partner/broker-signature';
 import { loadSigners, type EvmChain } from '../signing';
 import { chainWatcherWorkflowId } from '../temporal/workflow-ids';
 import { startTemporalServer } from '../temporal-server';
@@ -85,6 +86,8 @@ export interface PartnerStack {
   seeded: SeededSandbox;
   participant: Credential;
   issuerCredential: Credential;
+  /** The broker's EIP-712 mint-request signer (BROKER_SIGNER_ROLE on the issuer contract). */
+  brokerSigner: LocalAccount;
   /** The client (issuer account) the participant is connected to. */
   clientId: string;
   /** The development participant's sandbox account id. */
@@ -203,6 +206,7 @@ export async function startPartnerStack(parameters: StartPartnerStackParameters)
       },
       ingestTicks: async (ticks) => ({ accepted: ticks.length }),
       readinessChecks: chainWatcherProbes(db, [chainName]),
+      brokerSigners: onChainBrokerSigners({ [chainName]: context.client }),
     });
     const keys = {} as Record<KeyScope, string>;
     for (const scope of ['read', 'write', 'admin'] as const) keys[scope] = (await createApiKey(db, { name: `partner stack ${scope}`, scope })).secret;
@@ -282,6 +286,7 @@ export async function startPartnerStack(parameters: StartPartnerStackParameters)
       seeded,
       participant,
       issuerCredential,
+      brokerSigner,
       clientId,
       accountId: seeded.accounts[0]!.accountId,
       wallet,

@@ -2,7 +2,8 @@
  * The issuer's calls to the brokerage partner: the mint and redeem callbacks and the poll of a redemption's record,
  * under the issuer's own account at the broker (`BROKER_ACCOUNT_ID`) with the issuer's basic-auth credential. Each
  * call carries an `Idempotency-Key` derived from the request, so a retry after a lost answer has one effect.
- * Any answer but a 2xx throws `BrokerCallFailed` (the activity retries it with backoff).
+ * Any answer but a 2xx throws `BrokerCallFailed`: a refusal (`refused`: a 4xx other than 408, 409, 425 and 429) the
+ * broker will give again to the same call, anything else (5xx, those four, no answer) a failure worth retrying.
  */
 
 export interface BrokerConnection {
@@ -24,13 +25,23 @@ export function configuredBroker(config: { BROKER_URL?: string; BROKER_ACCOUNT_I
   return undefined;
 }
 
+/** 4xx answers that say "not now" rather than "no": timeout, conflict (e.g. shares not journalled yet), too early, too many. */
+const TRANSIENT_CLIENT_ERRORS = new Set([408, 409, 425, 429]);
+
 export class BrokerCallFailed extends Error {
   override readonly name = 'BrokerCallFailed';
   constructor(
     message: string,
     readonly status: number | undefined,
+    /** The broker's answer (its first 500 characters), when it answered. */
+    readonly answer?: string,
   ) {
     super(message);
+  }
+
+  /** The broker refused the call as such: sending it again unchanged gets the same answer. */
+  get refused(): boolean {
+    return this.status !== undefined && this.status >= 400 && this.status < 500 && !TRANSIENT_CLIENT_ERRORS.has(this.status);
   }
 }
 
@@ -86,7 +97,7 @@ export class BrokerClient {
       throw new BrokerCallFailed(`${method} ${target} failed: ${(error as Error).message}`, undefined);
     }
     if (response.status < 200 || response.status >= 300) {
-      throw new BrokerCallFailed(`${method} ${target} answered ${response.status}: ${text.slice(0, 300)}`, response.status);
+      throw new BrokerCallFailed(`${method} ${target} answered ${response.status}: ${text.slice(0, 300)}`, response.status, text.slice(0, 500));
     }
     return text === '' ? undefined : JSON.parse(text);
   }

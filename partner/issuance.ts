@@ -2,8 +2,10 @@
  * The broker's in-kind issuance and its confirm, as the issuer takes them.
  *
  * An issuance is checked against the client (onboarded, eligible, linked to a partner account), the wallet
- * (the client's, enabled for the flow and registered on that chain), the token (offered on that network) and
- * the session's USD mint limit for the underlying, then stored `created` and its `partnerMintWorkflow` started.
+ * (the client's, enabled for the flow and registered on that chain), the token (offered on that network), its
+ * `created` (within the freshness window) and the broker's signature (recovering to a holder of BROKER_SIGNER_ROLE on
+ * that chain's issuer contract, see broker-signature.ts), then the session's USD mint limit for the underlying, and
+ * only then stored `created` with its `partnerMintWorkflow` started: a refusal writes nothing and holds no limit.
  * The limit is measured under a lock per underlying, on the stored requests of the running session, at the
  * underlying's latest price. The broker's `tokenization_request_id` is the idempotency key: a second submission
  * answers the first result, the same id with other fields is a conflict.
@@ -13,7 +15,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { inTransaction, type Database, type Queryable } from '../db/pool';
-import { chainTokenAddresses, findChainDeployment } from '../db/queries/chains';
+import { chainTokenAddresses, findChainDeployment, type ChainDeploymentRecord } from '../db/queries/chains';
 import {
   findPartnerClient,
   findPartnerRequestByTokenizationId,
@@ -31,6 +33,7 @@ import { Decimal } from '../domain/money';
 import { chainOfNetwork, notionalUsd, tokenSymbolOf, type PartnerNetwork } from '../domain/partner';
 import { brokerConfirmSignal } from '../temporal/messages';
 import { partnerMintWorkflowId } from '../temporal/workflow-ids';
+import { verifyBrokerSignature, type BrokerSignerDirectory } from './broker-signature';
 import { PartnerRefused } from './errors';
 import { startPartnerMintWorkflow, type PartnerWorkflows } from './workflows';
 
@@ -57,6 +60,25 @@ export interface PartnerDependencies {
   workflows: PartnerWorkflows;
   /** Epoch ms. */
   now: number;
+  /** Who may sign mint requests on each chain (read on chain). */
+  brokerSigners: BrokerSignerDirectory;
+}
+
+/**
+ * How far an issuance's `created` (epoch seconds, signed by the broker) may lie from the issuer's clock: at most 15
+ * minutes in the past (the broker resubmits the same signed bytes while the issuer is unreachable) and 1 minute in the
+ * future (clock skew). A resubmission of a stored request answers the first result whatever its age.
+ */
+const ISSUANCE_FRESHNESS = { maxAgeSeconds: 15 * 60, maxAheadSeconds: 60 } as const;
+
+function checkFreshness(created: number, now: number): void {
+  const nowSeconds = Math.floor(now / 1000);
+  if (created < nowSeconds - ISSUANCE_FRESHNESS.maxAgeSeconds) {
+    throw new PartnerRefused('INVALID_CREATED', `created ${created} is ${nowSeconds - created} s old; an issuance must be at most ${ISSUANCE_FRESHNESS.maxAgeSeconds} s old`);
+  }
+  if (created > nowSeconds + ISSUANCE_FRESHNESS.maxAheadSeconds) {
+    throw new PartnerRefused('INVALID_CREATED', `created ${created} is ${created - nowSeconds} s in the future; at most ${ISSUANCE_FRESHNESS.maxAheadSeconds} s is allowed`);
+  }
 }
 
 /** A resubmission must carry the same request; anything else under the same id is a conflict. */
@@ -81,8 +103,8 @@ function replayOf(stored: PartnerRequestRecord, request: IssuanceRequest): Issua
   return { request: stored, created: false };
 }
 
-/** The client, wallet and token checks: everything but the limit. */
-async function checkParties(db: Queryable, request: IssuanceRequest): Promise<void> {
+/** The client, wallet and token checks; answers the chain's deployment. */
+async function checkParties(db: Queryable, request: IssuanceRequest): Promise<ChainDeploymentRecord> {
   const chain = chainOfNetwork(request.network);
   const client = await findPartnerClient(db, request.clientId);
   if (!client) throw new PartnerRefused('CLIENT_NOT_FOUND', `No client ${request.clientId} is onboarded for the partner flow`);
@@ -92,7 +114,8 @@ async function checkParties(db: Queryable, request: IssuanceRequest): Promise<vo
   if (request.tokenSymbol !== tokenSymbolOf(request.underlyingSymbol)) {
     throw new PartnerRefused('INVALID_TOKEN_SYMBOL', `token_symbol must be ${tokenSymbolOf(request.underlyingSymbol)} for ${request.underlyingSymbol}`);
   }
-  if (!(await findChainDeployment(db, chain))) throw new PartnerRefused('CHAIN_UNAVAILABLE', `No contracts are deployed on ${request.network}`);
+  const deployment = await findChainDeployment(db, chain);
+  if (!deployment) throw new PartnerRefused('CHAIN_UNAVAILABLE', `No contracts are deployed on ${request.network}`);
   const tokens = await chainTokenAddresses(db, chain);
   if (!tokens[request.tokenSymbol]) throw new PartnerRefused('TOKEN_NOT_ON_NETWORK', `${request.tokenSymbol} is not deployed on ${request.network}`);
 
@@ -103,6 +126,7 @@ async function checkParties(db: Queryable, request: IssuanceRequest): Promise<vo
   if (wallet.state !== 'registered') {
     throw new PartnerRefused('WALLET_NOT_ENABLED', `Wallet ${request.wallet} is ${wallet.state} in the identity registry on ${request.network}, not registered`);
   }
+  return deployment;
 }
 
 /** Checks, measures against the session's limit and stores the issuance, then starts its workflow. */
@@ -113,11 +137,28 @@ export async function acceptIssuance(deps: PartnerDependencies, request: Issuanc
     if (known.state === 'created' || known.state === 'confirmed' || known.state === 'minted') await startPartnerMintWorkflow(deps.workflows, known.issuerRequestId);
     return replay;
   }
-  await checkParties(deps.db, request);
-
+  checkFreshness(request.mintRequest.created, deps.now);
+  const deployment = await checkParties(deps.db, request);
   const session = sessionIntervalAt(deps.now);
   const limit = await findPartnerSessionLimit(deps.db, request.underlyingSymbol, session.session, 'mint');
   if (limit === undefined) throw new PartnerRefused('TOKEN_NOT_ON_NETWORK', `${request.underlyingSymbol} is not offered in the partner flow`);
+  await verifyBrokerSignature(
+    deps.brokerSigners,
+    { chain: chainOfNetwork(request.network), chainId: deployment.chainId, issuer: deployment.issuer },
+    {
+      tokenizationRequestId: request.tokenizationRequestId,
+      underlyingSymbol: request.underlyingSymbol,
+      tokenSymbol: request.tokenSymbol,
+      qty: request.qty,
+      wallet: request.wallet,
+      network: request.network,
+      clientId: request.clientId,
+      created: request.mintRequest.created,
+      nonce: request.mintRequest.nonce,
+      signature: request.mintRequest.brokerSignature,
+    },
+  );
+
   const price = await findLatestPrice(deps.db, request.tokenSymbol);
   if (!price) throw new PartnerRefused('PRICE_UNAVAILABLE', `No price of ${request.underlyingSymbol} to measure the session limit with`);
   const notional = notionalUsd(request.qty, price.underlyingPrice);
@@ -160,7 +201,7 @@ export interface ConfirmRequest {
 }
 
 /** Stores the broker's confirm once and signals it to the mint's workflow (again on every repeat). */
-export async function confirmIssuance(deps: Omit<PartnerDependencies, 'now'>, confirm: ConfirmRequest): Promise<PartnerRequestRecord> {
+export async function confirmIssuance(deps: Pick<PartnerDependencies, 'db' | 'workflows'>, confirm: ConfirmRequest): Promise<PartnerRequestRecord> {
   const stored = await findPartnerRequestByTokenizationId(deps.db, confirm.tokenizationRequestId);
   if (!stored) throw new PartnerRefused('REQUEST_NOT_FOUND', `No issuance for tokenization request ${confirm.tokenizationRequestId}`);
   if (stored.issuerRequestId !== confirm.issuerRequestId) {

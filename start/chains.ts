@@ -22,6 +22,8 @@ export interface RunningChains extends IssuerChains {
   /** True when this process runs the chains (anvil); false for configured RPC endpoints. */
   local: boolean;
   stop(): Promise<void>;
+  /** Kills the local chains at once (a last resort). */
+  kill(): void;
 }
 
 export type ChainSettings = Pick<
@@ -80,6 +82,7 @@ export async function startChains(settings: ChainSettings, logger: Logger): Prom
       issuer: privateKeyToAccount(settings.CHAIN_ISSUER_PRIVATE_KEY),
       local: false,
       stop: async () => undefined,
+      kill: () => undefined,
     };
   }
 
@@ -115,6 +118,7 @@ export async function startChains(settings: ChainSettings, logger: Logger): Prom
       issuer: settings.CHAIN_ISSUER_PRIVATE_KEY ? privateKeyToAccount(settings.CHAIN_ISSUER_PRIVATE_KEY) : anvilAccount(0),
       local: true,
       stop,
+      kill: () => running.forEach((anvil) => anvil.kill()),
     };
   } catch (error) {
     await stop();

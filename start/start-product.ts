@@ -2,11 +2,13 @@
  * The whole product in one process on embedded defaults: PostgreSQL (embedded unless DATABASE_URL),
  * migrations, catalogue, market-data backfill and feed, the EVM chains (local anvil unless RPC URLs) with the
  * contracts deployed once, Temporal and the worker (with a watcher per chain), the HTTP API, development keys
- * and wallets, and the brokerage sandbox of the partner flow (unless BROKER_URL names a broker). `stop()` takes it down in reverse order.
+ * and wallets, and the brokerage sandbox of the partner flow (unless BROKER_URL names a broker). `stop()` takes it
+ * down in reverse order, each part within its deadline (start/parts.ts); `signal` aborts a start under way, stopping
+ * whatever had started.
  */
 import { createApp } from '../api/app';
 import { chainWatcherProbes } from '../api/health/readiness';
-import { createLogger, type Logger } from '../config/logger';
+import type { Logger } from '../config/logger';
 import { listen } from '../api/server';
 import { publicBaseUrl, type Config } from '../config';
 import { listenForChanges } from '../db/changes';
@@ -35,24 +37,38 @@ import { ensureDevWallets } from './dev-wallets';
 import { ensureDeployment } from '../chains/deployments';
 import type { ChainDeploymentRecord } from '../db/queries/chains';
 import { configuredBroker } from '../partner/broker-client';
+import { onChainBrokerSigners } from '../partner/broker-signature';
 import { DEVELOPMENT_ISSUER_ID, loadSandboxSecrets, sandboxConnection, startSandbox } from './partner-sandbox';
+import { Parts } from './parts';
 
 export interface RunningProduct {
-  logger: Logger;
   stack: StackFile;
   keys: DevKeys;
+  /** Stops every part in reverse order of starting, each within its deadline. */
   stop(): Promise<void>;
+  /** Kills every child process at once (a shutdown past its own deadline). */
+  kill(): void;
 }
 
-export async function startProduct(config: Config): Promise<RunningProduct> {
-  const logger = createLogger({ level: config.LOG_LEVEL, format: config.LOG_FORMAT });
-  const stops: (() => Promise<void>)[] = [];
-  const stop = async (): Promise<void> => {
-    for (const step of stops.reverse()) {
-      await step().catch((error: unknown) => logger.error({ err: error }, 'shutdown step failed'));
-    }
+export interface StartProductOptions {
+  logger: Logger;
+  /** Aborting it stops the start under way and whatever had started (a signal during start-up). */
+  signal?: AbortSignal;
+}
+
+export async function startProduct(config: Config, options: StartProductOptions): Promise<RunningProduct> {
+  const { logger, signal } = options;
+  const parts = new Parts(logger);
+  const stop = () => parts.stopped();
+  /** Registers a started part (stopped at once when stopping has begun), then gives up the start if it was aborted. */
+  const started = (part: Parameters<Parts['add']>[0]): void => {
+    parts.add(part);
+    signal?.throwIfAborted();
   };
+  const onAbort = (): void => void parts.stop();
+  signal?.addEventListener('abort', onAbort, { once: true });
   try {
+    signal?.throwIfAborted();
     let databaseUrl = config.DATABASE_URL;
     if (!databaseUrl) {
       logger.info({ dataDir: config.DATA_DIR, port: config.EMBEDDED_POSTGRES_PORT }, 'starting embedded PostgreSQL');
@@ -61,11 +77,11 @@ export async function startProduct(config: Config): Promise<RunningProduct> {
         port: config.EMBEDDED_POSTGRES_PORT,
         onLog: (line) => logger.info(line),
       });
-      stops.push(() => embedded.stop());
+      started({ name: 'PostgreSQL', stop: () => embedded.stop(), deadlineMs: 20_000, kill: () => embedded.kill() });
       databaseUrl = embedded.url;
     }
     const db = createPool(databaseUrl, 20, (error) => logger.warn({ err: error }, 'an idle database connection failed'));
-    stops.push(() => db.end());
+    started({ name: 'database pool', stop: () => db.end(), deadlineMs: 5_000 });
 
     const applied = await migrate(db, { onProgress: (message) => logger.info(message) });
     logger.info({ applied: applied.length }, 'database schema up to date');
@@ -79,7 +95,7 @@ export async function startProduct(config: Config): Promise<RunningProduct> {
       settings: { heartbeatMs: config.STREAM_HEARTBEAT_MS, streamsPerKey: config.STREAMS_PER_KEY },
     });
     const streamsFeed = await feedMarketStreams({ hub: streams.hub, db, databaseUrl, logger });
-    stops.push(() => streamsFeed.stop());
+    started({ name: 'stream feed', stop: () => streamsFeed.stop(), deadlineMs: 5_000 });
     const pipeline = new MarketDataPipeline(db, { onStored: (stored) => streamsFeed.onStored(stored) });
     let source: SimulatedPriceSource | undefined;
     if (config.PRICE_SOURCE === 'simulated') {
@@ -101,14 +117,14 @@ export async function startProduct(config: Config): Promise<RunningProduct> {
       });
     }
     const feed = startFeed({ pipeline, source });
-    stops.push(() => feed.stop());
+    started({ name: 'price feed', stop: () => feed.stop(), deadlineMs: 10_000 });
 
     const signers = loadSigners({ keys: config, dataDir: config.DATA_DIR });
     // The partner flow's broker: the one configured, or the sandbox this process runs (started once the API listens).
     const externalBroker = configuredBroker(config);
     const sandboxSecrets = externalBroker ? undefined : loadSandboxSecrets(config.DATA_DIR);
     const chains = await startChains(config, logger);
-    stops.push(() => chains.stop());
+    started({ name: 'chains', stop: () => chains.stop(), deadlineMs: 10_000, kill: () => chains.kill() });
     const deployments: ChainDeploymentRecord[] = [];
     for (const network of chains.networks) {
       const { deployment, deployed } = await ensureDeployment({
@@ -124,7 +140,7 @@ export async function startProduct(config: Config): Promise<RunningProduct> {
     }
 
     const temporal = await findTemporalService(config, { databaseUrl });
-    stops.push(() => temporal.stop());
+    started({ name: 'Temporal service', stop: () => temporal.stop(), deadlineMs: 10_000 });
     logger.info({ address: temporal.address, namespace: temporal.namespace, kind: temporal.kind }, 'Temporal service found');
     const worker = await startWorker({
       service: temporal,
@@ -140,10 +156,10 @@ export async function startProduct(config: Config): Promise<RunningProduct> {
       },
       broker: externalBroker ?? sandboxConnection(config.HOST, config.BROKER_SANDBOX_PORT, sandboxSecrets!),
     });
-    stops.push(() => worker.stop());
+    started({ name: 'worker', stop: () => worker.stop(), deadlineMs: 15_000 });
 
     await streams.hub.start();
-    stops.push(() => streams.hub.stop());
+    started({ name: 'stream fan-out', stop: () => streams.hub.stop(), deadlineMs: 5_000 });
     const app = createApp({
       config: { ...config, PUBLIC_BASE_URL: publicBaseUrl(config) },
       streams,
@@ -167,6 +183,7 @@ export async function startProduct(config: Config): Promise<RunningProduct> {
         await pipeline.ingest(ticks);
         return { accepted: ticks.length };
       },
+      brokerSigners: onChainBrokerSigners(Object.fromEntries(chains.networks.map((network) => [network.chain, chains.chains[network.chain]!.client]))),
     });
     const listener = await listenForChanges(
       databaseUrl,
@@ -179,10 +196,10 @@ export async function startProduct(config: Config): Promise<RunningProduct> {
         onReconnected: () => logger.info('change notifications reconnected'),
       },
     );
-    stops.push(() => listener.stop());
+    started({ name: 'change notifications', stop: () => listener.stop(), deadlineMs: 5_000 });
     const server = await listen(app, { host: config.HOST, port: config.PORT });
-    stops.push(() => server.close());
-    stops.push(async () => streams.hub.endSubscriptions('the server is shutting down'));
+    started({ name: 'API', stop: () => server.close(), deadlineMs: 10_000, kill: () => server.server.closeAllConnections() });
+    started({ name: 'live streams', stop: async () => streams.hub.endSubscriptions('the server is shutting down'), deadlineMs: 5_000 });
     const grpc = await startGrpcServer({
       streams,
       keys: app.services.keys,
@@ -191,7 +208,7 @@ export async function startProduct(config: Config): Promise<RunningProduct> {
       failuresPerMinute: config.AUTH_FAILURES_PER_MINUTE,
       logger,
     });
-    stops.push(() => grpc.stop());
+    started({ name: 'gRPC streams', stop: () => grpc.stop(), deadlineMs: 5_000 });
     logger.info({ address: grpc.address }, 'gRPC live streams listening (proto/market_stream.proto)');
 
     const previous = readStackFile(config.DATA_DIR);
@@ -213,12 +230,13 @@ export async function startProduct(config: Config): Promise<RunningProduct> {
           host: config.HOST,
           port: config.BROKER_SANDBOX_PORT,
           issuerApiUrl: server.url,
+          authFailuresPerMinute: config.AUTH_FAILURES_PER_MINUTE,
           secrets: sandboxSecrets,
           deployments,
           client: { accountId: writeKey.accountId!, wallets: wallets.map((wallet) => wallet.address) },
         })
       : undefined;
-    if (sandbox) stops.push(() => sandbox.broker.stop());
+    if (sandbox) started({ name: 'brokerage sandbox', stop: () => sandbox.broker.stop(), deadlineMs: 15_000 });
     const stack: StackFile = {
       ...previous,
       api: `${server.url}/v1`,
@@ -232,9 +250,12 @@ export async function startProduct(config: Config): Promise<RunningProduct> {
       ...(sandbox ? { broker: sandbox.stackEntry, issuer: { id: DEVELOPMENT_ISSUER_ID, partnerKey: sandboxSecrets!.partnerApiKey } } : {}),
     };
     writeStackFile(config.DATA_DIR, stack);
-    return { logger, stack, keys, stop };
+    signal?.throwIfAborted();
+    return { stack, keys, stop, kill: () => parts.killAll() };
   } catch (error) {
     await stop();
     throw error;
+  } finally {
+    signal?.removeEventListener('abort', onAbort);
   }
 }

@@ -7,9 +7,9 @@
  * `maxPendingMessages` unsent is ended with RESOURCE_EXHAUSTED and a reason.
  */
 import * as grpc from '@grpc/grpc-js';
-import { failedAuthPolicy, type ApiKeyResolver } from '../api/framework/auth';
+import type { ApiKeyResolver } from '../api/framework/auth';
 import { ApiError } from '../api/framework/errors';
-import { RateLimiter } from '../api/framework/rate-limit';
+import { failedAuthPolicy, FailedAuthentications } from '../api/framework/failed-auth';
 import type { Logger } from '../config/logger';
 import { isDatabaseUnreachable } from '../db/pool';
 import type { StreamEvent } from './events';
@@ -89,23 +89,18 @@ export async function startGrpcServer(parameters: StartGrpcServerParameters): Pr
   const { streams, keys, logger } = parameters;
   const { hub, quota, settings } = streams;
   /** Every open call with what ends it with a status. */
-  const failures = new RateLimiter();
-  const policy = failedAuthPolicy(parameters.failuresPerMinute ?? 10);
-  /** The key of `secret`, taking a failed-authentication token of the client address for a secret not known valid. */
+  const failures = new FailedAuthentications(failedAuthPolicy(parameters.failuresPerMinute ?? 10));
+  /** The key of `secret`, under the client address's failed-authentication budget for a secret not known valid. */
   const authenticate = async (call: StreamCall, secret: string) => {
-    if (keys.knows(secret)) return keys.resolve(secret);
     const address = peerAddress(call.getPeer());
-    if (!failures.take(address, policy.perSecond, policy.burst).allowed) {
-      throw new ApiError('RATE_LIMITED', `Too many failed authentications from this address (${policy.burst} a minute)`);
-    }
-    try {
+    if (keys.knows(secret)) {
       const key = await keys.resolve(secret);
-      if (key) failures.refund(address, policy.burst);
+      if (!key) failures.fail(address);
       return key;
-    } catch (error) {
-      failures.refund(address, policy.burst);
-      throw error;
     }
+    const checked = await failures.check(address, () => keys.resolve(secret), (key) => key === undefined, { shared: keys.lookingUp(secret) });
+    if (checked.outcome === 'throttled') throw new ApiError('RATE_LIMITED', `Too many failed authentications from this address (${failures.policy.burst} a minute)`);
+    return checked.value;
   };
   const open = new Map<StreamCall, (failure: Partial<grpc.StatusObject>) => void>();
 

@@ -72,12 +72,18 @@ async function freePort(): Promise<number> {
   });
 }
 
+const CLI_STOP_GRACE_MS = 5_000;
+
 async function startCliDevServer(cli: string): Promise<TemporalService> {
   const [port, uiPort] = [await freePort(), await freePort()];
   const child = spawn(cli, ['server', 'start-dev', '--ip', '127.0.0.1', '--port', String(port), '--ui-port', String(uiPort), '--log-level', 'warn'], {
     stdio: ['ignore', 'ignore', 'inherit'],
   });
   const address = `127.0.0.1:${port}`;
+  // Whatever ends this process first, the dev server is told to stop too.
+  const stopOnExit = (): void => void child.kill('SIGTERM');
+  process.on('exit', stopOnExit);
+  child.once('exit', () => process.off('exit', stopOnExit));
   try {
     await waitUntilReachable(address, child, 30_000);
   } catch (error) {
@@ -90,10 +96,13 @@ async function startCliDevServer(cli: string): Promise<TemporalService> {
     kind: 'cli-dev-server',
     uiAddress: `http://127.0.0.1:${uiPort}`,
     stop: async () => {
-      if (child.exitCode !== null) return;
+      if (child.exitCode !== null || child.signalCode !== null) return;
       const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
       child.kill('SIGTERM');
+      // SIGKILL past a grace period: one stuck server never keeps the others running.
+      const timer = setTimeout(() => child.kill('SIGKILL'), CLI_STOP_GRACE_MS);
       await exited;
+      clearTimeout(timer);
     },
   };
 }

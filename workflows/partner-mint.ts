@@ -3,10 +3,11 @@
  * broker's confirm that the shares were journalled to the issuer's account (a rejected confirm, or none within
  * `confirmTimeoutMs`, ends it `rejected` with nothing minted); holds while the market or the asset is paused; mints
  * qty ÷ multiplier tokens with `processMint` — once, whatever retries and restarts happen; calls the broker back
- * with the transaction hash; `completed`. A mint the contract refuses waits for an operator (`needs_review`) and
- * tries again once resumed.
+ * with the transaction hash; `completed`. A mint the contract refuses is stored `needs_review` and waits for an
+ * operator: resumed, it is tried again; rejected by the operator, it ends `rejected` and its limit is released. A
+ * callback the broker keeps refusing waits the same way (see `callBrokerBack`).
  */
-import { condition, setHandler, workflowInfo } from '@temporalio/workflow';
+import { condition, patched, setHandler, workflowInfo } from '@temporalio/workflow';
 import {
   brokerConfirmSignal,
   partnerRequestStateQuery,
@@ -14,7 +15,16 @@ import {
   type PartnerMintInput,
   type PartnerRequestWorkflowState,
 } from '../temporal/messages';
-import { DEFAULT_POLL_INTERVAL_MS, holdWhilePaused, partnerActivities, partnerChainActivities, resumeCounter, trackView, waitForResume } from './partner-steps';
+import {
+  callBrokerBack,
+  DEFAULT_POLL_INTERVAL_MS,
+  holdWhilePaused,
+  partnerActivities,
+  partnerChainActivities,
+  resumeCounter,
+  trackView,
+  waitForResume,
+} from './partner-steps';
 
 const DEFAULT_CONFIRM_TIMEOUT_MS = 60 * 60_000;
 /** How often a wait for the confirm looks at the stored request too (a confirm stored while its signal was lost). */
@@ -58,9 +68,14 @@ export async function partnerMintWorkflow(input: PartnerMintInput): Promise<Part
   for (let attempt = 1; request.state === 'confirmed'; attempt += 1) {
     view.step = 'minting';
     await holdWhilePaused(view, request.tokenSymbol, pollMs);
-    const minted = await partnerChainActivities.mintPartnerTokens({ issuerRequestId, attempt });
+    // Histories recorded before refusals were stored kept the request `confirmed` while it waited.
+    const stored = patched('partner-mint-review');
+    const minted = await partnerChainActivities.mintPartnerTokens({ issuerRequestId, attempt, ...(stored ? { review: true } : {}) });
     if (minted.outcome === 'refused') {
+      if (stored) view.state = 'needs_review';
       await waitForResume(view, resumes, minted.reason);
+      // Back to `confirmed` to be tried again, unless an operator rejected it meanwhile.
+      if (stored) await partnerActivities.setPartnerRequestState({ issuerRequestId, state: 'confirmed', from: ['needs_review'], reason: null });
     }
     request = await partnerActivities.loadPartnerRequest({ issuerRequestId });
     trackView(view, request);
@@ -68,7 +83,7 @@ export async function partnerMintWorkflow(input: PartnerMintInput): Promise<Part
 
   if (request.state === 'minted') {
     view.step = 'calling_back';
-    await partnerActivities.callBrokerBack({ issuerRequestId });
+    await callBrokerBack(view, resumes, issuerRequestId, 'minted');
     request = await partnerActivities.setPartnerRequestState({ issuerRequestId, state: 'completed', from: ['minted'] });
     trackView(view, request);
   }

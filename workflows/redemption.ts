@@ -6,7 +6,8 @@
  * - held while the market or the asset is paused;
  * - counted against the session's redemption limit (over it: it waits for a later session, burnt tokens are never
  *   refused); the shares owed are tokens × multiplier rounded down to nine decimals, the dust recorded;
- * - the broker's redeem callback, then the broker's record polled until the shares are journalled: `completed`.
+ * - the broker's redeem callback (one it keeps refusing waits for an operator in `needs_review`), then the broker's
+ *   record polled until the shares are journalled: `completed`.
  * Histories recorded before the partner side existed end after the record (`patched('partner-redemption')`).
  */
 import { patched, proxyActivities, setHandler, sleep, workflowInfo } from '@temporalio/workflow';
@@ -18,7 +19,7 @@ import {
   type RedemptionInput,
   type RedemptionWorkflowState,
 } from '../temporal/messages';
-import { DEFAULT_POLL_INTERVAL_MS, holdWhilePaused, partnerActivities, resumeCounter, trackView, waitForResume } from './partner-steps';
+import { callBrokerBack, DEFAULT_POLL_INTERVAL_MS, holdWhilePaused, partnerActivities, resumeCounter, trackView, waitForResume } from './partner-steps';
 
 const { recordPendingRedemption } = proxyActivities<RedemptionActivities>({
   startToCloseTimeout: '30 seconds',
@@ -77,7 +78,7 @@ async function deliverShares(issuerRequestId: string, pollMs: number): Promise<R
       request = await partnerActivities.setPartnerRequestState({ issuerRequestId, state: 'completed', from: ['pending'], reason: 'dust only: nothing to deliver' });
     } else {
       view.step = 'calling_back';
-      await partnerActivities.callBrokerBack({ issuerRequestId });
+      await callBrokerBack(view, resumes, issuerRequestId, 'pending');
       request = await partnerActivities.loadPartnerRequest({ issuerRequestId });
     }
     trackView(view, request);

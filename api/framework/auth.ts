@@ -1,14 +1,17 @@
 /**
  * API-key authentication and scopes. Keys are looked up by hash; lookups are memoised for a few
- * seconds (`API_KEY_CACHE_SECONDS`) and dropped at once when this process revokes or is told of a revocation.
- * Failed authentications are throttled per client address (`AUTH_FAILURES_PER_MINUTE`, default 10): an address
- * past it gets 429 RATE_LIMITED before its key is looked up, so guessing keys never reaches the database faster.
+ * seconds (`API_KEY_CACHE_SECONDS`) and dropped at once when this process revokes or is told of a revocation, and
+ * concurrent lookups of one key share one query. Failed authentications are throttled per client address
+ * (`AUTH_FAILURES_PER_MINUTE`, default 10, see failed-auth.ts): only a key found unknown or revoked costs its address a
+ * failure, and an address with none left gets 429 RATE_LIMITED before its key is looked up, so guessing keys never
+ * reaches the database faster.
  */
 import type { Context, Middleware } from 'koa';
 import { findActiveApiKey, type ApiKey, type KeyScope } from '../../db/queries/api-keys';
 import type { Database } from '../../db/pool';
 import { ApiError } from './errors';
-import { RateLimiter, rateLimitHeaders, type RateLimitPolicy } from './rate-limit';
+import { failedAuthPolicy, FailedAuthentications } from './failed-auth';
+import { rateLimitHeaders } from './rate-limit';
 import type { ApiState } from './state';
 
 interface CachedLookup {
@@ -18,6 +21,8 @@ interface CachedLookup {
 
 export class ApiKeyResolver {
   private readonly cache = new Map<string, CachedLookup>();
+  /** Lookups under way, by secret: concurrent requests with one key share one query. */
+  private readonly inFlight = new Map<string, Promise<ApiKey | undefined>>();
   /** Secrets that were valid at their last lookup, memoised or not (bounded). */
   private readonly knownValid = new Set<string>();
 
@@ -27,9 +32,22 @@ export class ApiKeyResolver {
   ) {}
 
   async resolve(secret: string): Promise<ApiKey | undefined> {
-    const now = Date.now();
     const cached = this.cache.get(secret);
-    if (cached && cached.expiresAt > now) return cached.key;
+    if (cached && cached.expiresAt > Date.now()) return cached.key;
+    let lookup = this.inFlight.get(secret);
+    if (!lookup) {
+      lookup = this.lookUp(secret).finally(() => this.inFlight.delete(secret));
+      this.inFlight.set(secret, lookup);
+    }
+    return await lookup;
+  }
+
+  /** Whether a lookup of `secret` is under way (a request for it now shares that one). */
+  lookingUp(secret: string): boolean {
+    return this.inFlight.has(secret);
+  }
+
+  private async lookUp(secret: string): Promise<ApiKey | undefined> {
     const key = await findActiveApiKey(this.db, secret);
     if (key) {
       if (this.knownValid.size > 10_000) this.knownValid.clear();
@@ -39,7 +57,7 @@ export class ApiKeyResolver {
     }
     if (this.ttlMs > 0) {
       if (this.cache.size > 10_000) this.cache.clear();
-      this.cache.set(secret, { key, expiresAt: now + this.ttlMs });
+      this.cache.set(secret, { key, expiresAt: Date.now() + this.ttlMs });
     }
     return key;
   }
@@ -57,11 +75,6 @@ export class ApiKeyResolver {
   clear(): void {
     this.cache.clear();
   }
-}
-
-/** The failed-authentication policy: `perMinute` failures per client address, all of them usable at once. */
-export function failedAuthPolicy(perMinute: number): RateLimitPolicy {
-  return { name: 'failed-auth', perSecond: perMinute / 60, burst: perMinute };
 }
 
 /**
@@ -87,46 +100,35 @@ function basicCredentialsProblem(key: ApiKey, basicUser: string | undefined): st
 }
 
 /**
- * Resolves `x-api-key` (or a partner key's basic credentials) into `ctx.state.apiKey`. Every lookup the database must answer takes one failed-authentication
- * token of the client address up front (so a burst of wrong keys cannot all pass the check at once) and gives it back
- * when the key turns out valid; a refusal carries the `failed-auth` RateLimit fields.
+ * Resolves `x-api-key` (or a partner key's basic credentials) into `ctx.state.apiKey`. A key this process does not know
+ * to be valid is looked up under the client address's failed-authentication budget (see failed-auth.ts); answers
+ * refused for the key carry the `failed-auth` RateLimit fields.
  */
 export function authenticate(resolver: ApiKeyResolver, options: { failuresPerMinute: number }): Middleware<ApiState> {
-  const failures = new RateLimiter();
-  const policy = failedAuthPolicy(options.failuresPerMinute);
+  const failures = new FailedAuthentications(failedAuthPolicy(options.failuresPerMinute));
+  const refuse = (message: string, budget: Parameters<typeof rateLimitHeaders>[1]) =>
+    budget.allowed
+      ? new ApiError('MISSING_API_KEY', message, { headers: rateLimitHeaders(failures.policy, budget) })
+      : new ApiError('RATE_LIMITED', `Too many failed authentications from this address (${failures.policy.burst} a minute)`, {
+          headers: rateLimitHeaders(failures.policy, budget),
+        });
   return async (ctx, next) => {
     const { secret, basicUser } = presentedKey(ctx) ?? { secret: '' };
     const address = ctx.ip;
-    if (!secret) {
-      throw new ApiError('MISSING_API_KEY', 'Missing API key: send it in the x-api-key header', {
-        headers: rateLimitHeaders(policy, failures.peek(address, policy.perSecond, policy.burst)),
-      });
-    }
-    if (!resolver.knows(secret)) {
-      const attempt = failures.take(address, policy.perSecond, policy.burst);
-      if (!attempt.allowed) {
-        throw new ApiError('RATE_LIMITED', `Too many failed authentications from this address (${policy.burst} a minute)`, {
-          headers: rateLimitHeaders(policy, attempt),
-        });
-      }
-      let key: ApiKey | undefined;
-      try {
-        key = await resolver.resolve(secret);
-      } catch (error) {
-        failures.refund(address, policy.burst);
-        throw error;
-      }
-      const problem = key ? basicCredentialsProblem(key, basicUser) : 'Invalid API key';
-      if (!key || problem) throw new ApiError('MISSING_API_KEY', problem ?? 'Invalid API key', { headers: rateLimitHeaders(policy, attempt) });
-      failures.refund(address, policy.burst);
+    if (!secret) throw new ApiError('MISSING_API_KEY', 'Missing API key: send it in the x-api-key header', { headers: rateLimitHeaders(failures.policy, failures.peek(address)) });
+    const problemOf = (key: ApiKey | undefined): string | undefined => (key ? basicCredentialsProblem(key, basicUser) : 'Invalid API key');
+    if (resolver.knows(secret)) {
+      const key = await resolver.resolve(secret);
+      const problem = problemOf(key);
+      // Valid at its last lookup: a key revoked since (or sent with the wrong user name) fails like any other.
+      if (problem) throw refuse(problem, failures.fail(address));
       ctx.state.apiKey = key;
     } else {
-      const key = await resolver.resolve(secret);
-      const problem = key ? basicCredentialsProblem(key, basicUser) : 'Invalid API key';
-      if (!key || problem) {
-        throw new ApiError('MISSING_API_KEY', problem ?? 'Invalid API key', { headers: rateLimitHeaders(policy, failures.peek(address, policy.perSecond, policy.burst)) });
-      }
-      ctx.state.apiKey = key;
+      const checked = await failures.check(address, () => resolver.resolve(secret), (key) => problemOf(key) !== undefined, { shared: resolver.lookingUp(secret) });
+      if (checked.outcome === 'throttled') throw refuse('', checked.budget);
+      const problem = problemOf(checked.value);
+      if (problem) throw refuse(problem, checked.budget);
+      ctx.state.apiKey = checked.value;
     }
     await next();
   };

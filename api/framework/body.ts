@@ -1,6 +1,9 @@
-/** Reads a JSON request body with a size limit; 413 past it, 415 for other media types, 400 if malformed. */
+/**
+ * Reads a JSON request body with a size limit; 413 past it, 415 for other media types, 400 if malformed. A client
+ * that goes away mid-body is `ClientAborted` (never taken for an outage).
+ */
 import type { Context } from 'koa';
-import { ApiError } from './errors';
+import { ApiError, ClientAborted } from './errors';
 
 export async function readJsonBody(ctx: Context, limitBytes: number): Promise<unknown> {
   const declared = Number(ctx.get('content-length') || '0');
@@ -9,14 +12,20 @@ export async function readJsonBody(ctx: Context, limitBytes: number): Promise<un
   }
   const chunks: Buffer[] = [];
   let size = 0;
-  for await (const chunk of ctx.req) {
-    const buffer = chunk as Buffer;
-    size += buffer.length;
-    if (size > limitBytes) {
-      ctx.req.destroy();
-      throw new ApiError('PAYLOAD_TOO_LARGE', `Request body exceeds ${limitBytes} bytes`);
+  try {
+    for await (const chunk of ctx.req) {
+      const buffer = chunk as Buffer;
+      size += buffer.length;
+      if (size > limitBytes) {
+        ctx.req.destroy();
+        throw new ApiError('PAYLOAD_TOO_LARGE', `Request body exceeds ${limitBytes} bytes`);
+      }
+      chunks.push(buffer);
     }
-    chunks.push(buffer);
+  } catch (error) {
+    if (error instanceof ApiError) throw error;
+    // The only way reading the request fails: the client reset or closed the connection before its end.
+    throw new ClientAborted({ cause: error });
   }
   if (size === 0) return undefined;
   if (!ctx.is('application/json')) {

@@ -21,6 +21,15 @@ export class ApiError extends Error {
   }
 }
 
+/** The client closed the connection before its request was read: its own doing, not a failure of the service. */
+export class ClientAborted extends Error {
+  override readonly name = 'ClientAborted';
+
+  constructor(options: { cause?: unknown } = {}) {
+    super('The client closed the connection before its request body was read', options);
+  }
+}
+
 export interface ErrorBody {
   code: ErrorCode;
   message: string;

@@ -1,11 +1,12 @@
 /**
  * Outermost middleware: gives every request an id, renders every failure as `{code, message, documentation}`
  * (an unreachable database as 503 SERVICE_UNAVAILABLE with Retry-After, not 500), and writes one structured log
- * line per request (request id, method, path, status, latency, key id — never the key itself).
+ * line per request (request id, method, path, status, latency, key id — never the key itself). A client that went
+ * away before its body was read is logged as such (`request aborted by the client`), not as a failure of ours.
  */
 import { randomUUID } from 'node:crypto';
 import type { Middleware } from 'koa';
-import { ApiError, errorBody } from './errors';
+import { ApiError, ClientAborted, errorBody } from './errors';
 import type { Logger } from '../../config/logger';
 import { isDatabaseUnreachable } from '../../db/pool';
 import type { ApiState } from './state';
@@ -28,6 +29,17 @@ export function requestContext(options: { logger: Logger; baseUrl: string }): Mi
         throw new ApiError('NOT_FOUND', `No route for ${ctx.method} ${ctx.path}`);
       }
     } catch (error) {
+      if (error instanceof ClientAborted) {
+        // Nobody is left to read an answer; the one set here only keeps the answer check quiet.
+        ctx.status = 400;
+        ctx.body = errorBody(baseUrl, 'INVALID_REQUEST_BODY', error.message);
+        const latencyMs = Number(process.hrtime.bigint() - started) / 1e6;
+        logger.info(
+          { requestId, method: ctx.method, path: ctx.path, latencyMs: Math.round(latencyMs * 100) / 100, keyId: ctx.state.apiKey?.id, clientAborted: true },
+          'request aborted by the client',
+        );
+        return;
+      }
       const apiError =
         error instanceof ApiError
           ? error

@@ -1,14 +1,25 @@
 /**
  * Edge validation: path parameters, query strings and bodies are parsed with zod before a handler sees them.
- * A failure names the offending field and carries the code the route chose for it.
+ * A failure names the offending field and carries the code the route chose for it. Before any schema, text
+ * PostgreSQL cannot store (a NUL character, a lone surrogate) anywhere in the input is refused the same way, so no
+ * route can pass it on to fail as a server error.
  */
 import type { z } from 'zod';
 import type { ErrorCode } from '../../domain/error-codes';
+import { issueMessage, unstorableText } from '../../domain/input-text';
 import { ApiError } from './errors';
 
 function describeIssue(issue: z.core.$ZodIssue): string {
   const field = issue.path.length > 0 ? issue.path.join('.') : 'body';
-  return `${field}: ${issue.message}`;
+  return `${field}: ${issueMessage(issue)}`;
+}
+
+/** Refuses text that cannot be stored, with the code `codes` names for its field (else `fallback`). */
+function refuseUnstorableText(input: unknown, codes: Partial<Record<string, ErrorCode>>, fallback: ErrorCode, what: string): void {
+  const found = unstorableText(input);
+  if (!found) return;
+  const field = found.path.length > 0 ? found.path.join('.') : 'body';
+  throw new ApiError(codes[String(found.path[0] ?? '')] ?? fallback, `${what} ${field}: ${found.problem}`);
 }
 
 /** The code a custom issue names for itself (`params.errorCode`), if any. */
@@ -25,6 +36,7 @@ export function parseQuery<T extends z.ZodType>(
   query: unknown,
   codes: Partial<Record<string, ErrorCode>> = {},
 ): z.infer<T> {
+  refuseUnstorableText(query, codes, 'INVALID_PARAMETER', 'Invalid query parameter');
   const parsed = schema.safeParse(query);
   if (parsed.success) return parsed.data;
   const issue = parsed.error.issues[0]!;
@@ -41,11 +53,12 @@ export function parseParams<T extends z.ZodType>(
   params: unknown,
   codes: Partial<Record<string, ErrorCode>> = {},
 ): z.infer<T> {
+  refuseUnstorableText(params, codes, 'INVALID_PARAMETER', 'Invalid path parameter');
   const parsed = schema.safeParse(params);
   if (parsed.success) return parsed.data;
   const issue = parsed.error.issues[0]!;
   const field = String(issue.path[0] ?? '');
-  throw new ApiError(codes[field] ?? 'INVALID_PARAMETER', codes[field] ? issue.message : `Invalid path parameter ${describeIssue(issue)}`);
+  throw new ApiError(codes[field] ?? 'INVALID_PARAMETER', codes[field] ? issueMessage(issue) : `Invalid path parameter ${describeIssue(issue)}`);
 }
 
 /**
@@ -54,6 +67,7 @@ export function parseParams<T extends z.ZodType>(
  * A missing, empty or `null` body is INVALID_REQUEST_BODY too, unless the schema takes `{}`.
  */
 export function parseBody<T extends z.ZodType>(schema: T, body: unknown, codes: Partial<Record<string, ErrorCode>> = {}): z.infer<T> {
+  refuseUnstorableText(body, codes, 'INVALID_REQUEST_BODY', 'Invalid request body:');
   const parsed = schema.safeParse(body ?? {});
   if (parsed.success) return parsed.data;
   if (body === undefined || body === null) {

@@ -8,6 +8,7 @@ import { publishChange, type ChangeTopic } from '../../db/changes';
 import type { Database } from '../../db/pool';
 import type { PriceTickInput } from '../../price-feed/ingest';
 import type { MarketStreams } from '../../streams/market-streams';
+import type { BrokerSignerDirectory } from '../../partner/broker-signature';
 import { ISSUER_TASK_QUEUE } from '../../temporal/task-queues';
 import { ApiKeyResolver } from '../framework/auth';
 import type { ReadinessProbe } from '../health/readiness';
@@ -42,6 +43,8 @@ export interface ApiDependencies {
   streams?: MarketStreams;
   /** With `CHECK_ANSWERS` on: told of every answer that matches the OpenAPI document (how its examples are recorded). */
   observeAnswers?: (answer: CheckedAnswer) => void;
+  /** Who may sign the broker's mint requests on each chain; without it issuances answer 503 CHAIN_UNAVAILABLE. */
+  brokerSigners?: BrokerSignerDirectory;
 }
 
 export interface AttestationServices {
@@ -66,6 +69,7 @@ export interface ApiServices {
   attestations?: AttestationServices;
   readinessChecks?: Record<string, ReadinessProbe>;
   streams?: MarketStreams;
+  brokerSigners?: BrokerSignerDirectory;
   /** Drops this process's cached answers for `topic` now, and tells other processes. */
   changed(topic: ChangeTopic): Promise<void>;
   /** Drops cached answers for a topic another process announced. */
@@ -98,6 +102,7 @@ export function createServices(dependencies: ApiDependencies): ApiServices {
     taskQueue: dependencies.taskQueue ?? ISSUER_TASK_QUEUE,
     attestations: dependencies.attestations,
     streams: dependencies.streams,
+    brokerSigners: dependencies.brokerSigners,
     forget,
     async changed(topic) {
       forget(topic);

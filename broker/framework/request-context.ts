@@ -1,9 +1,10 @@
 /**
  * Outermost middleware of the sandbox: a request id, every failure rendered as `{code, message, documentation}`,
- * one log line per request (never the credential's secret).
+ * one log line per request (never the credential's secret); a client gone before its body was read is logged as such.
  */
 import { randomUUID } from 'node:crypto';
 import type { Middleware } from 'koa';
+import { ClientAborted } from '../../api/framework/errors';
 import type { Logger } from '../../config/logger';
 import { BrokerError, brokerErrorBody } from '../errors';
 import type { BrokerState } from './state';
@@ -23,6 +24,12 @@ export function requestContext(options: { logger: Logger; baseUrl: () => string 
       await next();
       if (ctx.status === 404 && ctx.body === undefined) throw new BrokerError('NOT_FOUND', `No route for ${ctx.method} ${ctx.path}`);
     } catch (error) {
+      if (error instanceof ClientAborted) {
+        ctx.status = 400;
+        ctx.body = brokerErrorBody(baseUrl(), 'INVALID_REQUEST_BODY', error.message);
+        logger.info({ requestId, method: ctx.method, path: ctx.path, credential: ctx.state.credential?.key, clientAborted: true }, 'broker request aborted by the client');
+        return;
+      }
       const brokerError =
         error instanceof BrokerError ? error : new BrokerError('INTERNAL_ERROR', `Internal error (request id ${requestId})`, { cause: error });
       if (brokerError.code === 'INTERNAL_ERROR') logger.error({ requestId, err: error }, 'broker request failed');

@@ -1,18 +1,25 @@
 /**
  * Edge validation for the sandbox: path parameters, query strings and bodies are parsed with zod before a handler
- * sees them. A failure names the offending field and carries the code the route chose for that field.
+ * sees them. A failure names the offending field and carries the code the route chose for that field. Before any
+ * schema, text PostgreSQL cannot store (a NUL character, a lone surrogate) anywhere in the input is refused the same way.
  */
 import type { z } from 'zod';
+import { issueMessage, unstorableText } from '../../domain/input-text';
 import { BrokerError, type BrokerErrorCode } from '../errors';
 
 export type FieldCodes = Partial<Record<string, BrokerErrorCode>>;
 
 function describeIssue(issue: z.core.$ZodIssue): string {
   const field = issue.path.length > 0 ? issue.path.join('.') : 'body';
-  return `${field}: ${issue.message}`;
+  return `${field}: ${issueMessage(issue)}`;
 }
 
 function parse<T extends z.ZodType>(schema: T, input: unknown, fallback: BrokerErrorCode, what: string, codes: FieldCodes): z.infer<T> {
+  const unstorable = unstorableText(input);
+  if (unstorable) {
+    const field = unstorable.path.length > 0 ? unstorable.path.join('.') : 'body';
+    throw new BrokerError(codes[String(unstorable.path[0] ?? '')] ?? fallback, `Invalid ${what}: ${field}: ${unstorable.problem}`);
+  }
   const parsed = schema.safeParse(input);
   if (parsed.success) return parsed.data;
   const issue = parsed.error.issues[0]!;

@@ -21,7 +21,7 @@ export function brokerRouter(services: BrokerServices): Router<BrokerState> {
   const issuer = requireRole('issuer');
   const either = requireRole('participant', 'issuer');
   return new Router<BrokerState>({ prefix: '/v1/accounts' })
-    .use(basicAuth(services.db))
+    .use(basicAuth(services.db, { failuresPerMinute: services.authFailuresPerMinute }))
     .get('/:account_id', either, getAccountRoute(services))
     .put('/:account_id/tokenization/client', participant, linkClientRoute(services))
     .post('/:account_id/tokenization/connect', participant, connectRoute(services))

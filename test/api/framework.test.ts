@@ -1,4 +1,5 @@
 /** Cross-cutting behaviour: error shape and reference, request ids, bodies, unknown routes, rate limits, caching, 500s. */
+import { createApiKey, type KeyScope } from '../../db/queries/api-keys';
 import { createTestApi, TEST_BASE_URL, type TestApi } from '../support/api';
 
 let api: TestApi;
@@ -151,6 +152,37 @@ describe('failed authentication', () => {
       expect(missing.headers.ratelimit).toMatch(/^"failed-auth";r=0;t=\d+$/);
     } finally {
       guarded.db.query = query;
+    }
+  });
+
+  test('valid keys this process has not seen yet are never throttled in a first burst; concurrent requests of one key share one lookup', async () => {
+    const fresh = await createTestApi({ authFailuresPerMinute: 10, database: guarded });
+    const query = fresh.db.query.bind(fresh.db);
+    try {
+      const three = await Promise.all(['read', 'write', 'admin'].map(async (scope) => (await createApiKey(fresh.db, { name: `first burst ${scope}`, scope: scope as KeyScope })).secret));
+      const many = await Promise.all(Array.from({ length: 25 }, async (_, index) => (await createApiKey(fresh.db, { name: `first burst ${index}`, scope: 'read' })).secret));
+      const lookups: string[] = [];
+      // Slow key lookups, so that every request of a burst arrives while the first lookups are still under way.
+      fresh.db.query = (async (text: unknown, ...rest: unknown[]) => {
+        if (typeof text === 'string' && text.includes('api_keys')) {
+          lookups.push(text);
+          await new Promise((resolve) => setTimeout(resolve, 200));
+        }
+        return await (query as (...args: unknown[]) => Promise<unknown>)(text, ...rest);
+      }) as typeof fresh.db.query;
+
+      const burst = await Promise.all(Array.from({ length: 60 }, (_, index) => fresh.http.get('/v1/tickers').set('x-api-key', three[index % 3]!)));
+      expect(burst.map((response) => response.status)).toEqual(Array(60).fill(200));
+      expect(lookups).toHaveLength(3);
+
+      // More keys at once than the address may fail with: the lookups past the budget wait, then all pass.
+      const distinct = await Promise.all(many.map((key) => fresh.http.get('/v1/tickers').set('x-api-key', key)));
+      expect(distinct.map((response) => response.status)).toEqual(Array(25).fill(200));
+      expect(lookups).toHaveLength(28);
+      for (const response of distinct) expect(response.headers.ratelimit).toMatch(/^"key";/);
+    } finally {
+      fresh.db.query = query;
+      await fresh.close();
     }
   });
 

@@ -1,8 +1,14 @@
 /**
  * Edges a client meets before any business logic: empty and null bodies, a wallet address on a chain that does not
- * take one, the tick ingestion's own body limit (a full 5,000-tick request), and `Allow` on 405.
+ * take one, the tick ingestion's own body limit (a full 5,000-tick request), `Allow` on 405, and a client that goes
+ * away mid-body (a client abort in the log, not an outage).
  */
+import http from 'node:http';
+import { Writable } from 'node:stream';
+import pino from 'pino';
+import { listen } from '../../api/server';
 import { createTestApi, TEST_BASE_URL, type TestApi } from '../support/api';
+import { eventually } from '../support/temporal';
 
 let api: TestApi;
 beforeAll(async () => {
@@ -89,4 +95,37 @@ test.each([
   expect(response.status).toBe(405);
   expect(response.body.code).toBe('METHOD_NOT_ALLOWED');
   expect(response.headers.allow?.split(', ')).toContain(allowed);
+});
+
+test('a client that aborts mid-body is logged as a client abort, not as the database unreachable, and nothing is written', async () => {
+  const lines: Record<string, unknown>[] = [];
+  const sink = new Writable({
+    write(chunk: Buffer, _encoding, done) {
+      lines.push(JSON.parse(chunk.toString('utf8')) as Record<string, unknown>);
+      done();
+    },
+  });
+  const logged = await createTestApi({ database: api, logger: pino({ level: 'info' }, sink) });
+  const server = await listen(logged.app, { host: '127.0.0.1', port: 0 });
+  try {
+    const request = http.request(`${server.url}/v1/status/market/pause`, {
+      method: 'POST',
+      headers: { 'x-api-key': logged.keys.admin, 'content-type': 'application/json', 'content-length': '200' },
+    });
+    request.on('error', () => undefined);
+    request.write('{"reason": "half a bo');
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    request.destroy();
+    const aborted = await eventually(async () => {
+      const line = lines.find((entry) => entry.msg === 'request aborted by the client');
+      expect(line).toBeDefined();
+      return line!;
+    });
+    expect(aborted).toMatchObject({ method: 'POST', path: '/v1/status/market/pause', clientAborted: true, level: 30 });
+    expect(lines.filter((entry) => Number(entry.level) >= 40)).toEqual([]);
+    expect(lines.filter((entry) => entry.status === 503 || /database/i.test(String(entry.msg)))).toEqual([]);
+    expect((await api.db.query('SELECT paused FROM market_state')).rows[0].paused).toBe(false);
+  } finally {
+    await server.close();
+  }
 });

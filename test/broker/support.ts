@@ -198,6 +198,8 @@ export async function startTestSandbox(db: Pool, overrides: Partial<StartBrokerO
     retryMaxMs: 200,
     pollMs: 50,
     issuerTimeoutMs: 2_000,
+    // High enough not to matter; test/broker/failed-auth.test.ts sets its own.
+    authFailuresPerMinute: 10_000,
     ...overrides,
   };
   const sandbox: TestSandbox = {

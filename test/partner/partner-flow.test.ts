@@ -6,8 +6,13 @@
  * chain balances, journal rows and callbacks. The amounts are small, so every session's limit takes them: the test
  * runs at the real time, as the chain and the sandbox do.
  */
-import { maxUint256, parseEventLogs, type Hex } from 'viem';
+import { maxUint256, parseEventLogs, type Hex, type LocalAccount } from 'viem';
+import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
+import { evmNetwork, publicClientFor } from '../../chains/networks';
 import { issuerAbi, stockTokenAbi } from '../../contracts/abi';
+import { issuerDomain, signMintRequest } from '../../contracts/mint-request';
+import { ROLES } from '../../contracts/roles';
+import { onChainBrokerSigners } from '../../partner/broker-signature';
 import { sharesForTokens, tokensForShares } from '../../domain/partner';
 import { partnerMintWorkflowId } from '../../temporal/workflow-ids';
 import { eventually, recordProductHistory } from '../support/temporal';
@@ -78,13 +83,14 @@ describe('a partner mint', () => {
 
     const record = await settled(id);
     expect(record).toMatchObject({ status: 'completed', transfer_status: 'completed', tx_hash: expect.stringMatching(/^0x[0-9a-f]{64}$/) });
-    // The broker's record completes on the callback; the issuer's request right after it returns.
+    // The broker's record completes on the callback; the issuer's request right after it returns, and the workflow's
+    // view once it has taken in that step's result.
     const issued = await eventually(async () => {
       const request = (await issuerRequest(record.issuer_request_id)).body;
       expect(request).toMatchObject({ type: 'mint', status: 'completed', state: 'completed', qty: '2.5', txHash: record.tx_hash, clientId: stack.clientId });
+      expect(request.workflow).toMatchObject({ kind: 'mint', state: 'completed', step: 'done' });
       return request;
     });
-    expect(issued.workflow).toMatchObject({ kind: 'mint', state: 'completed', step: 'done' });
     const expected = tokensForShares('2.5', issued.sharesMultiplier);
     expect(issued.tokenAmount).toBe(expected.toString());
     expect((await tokenBalance('AAPLon')) - balanceBefore).toBe(expected);
@@ -185,6 +191,69 @@ describe('a partner mint', () => {
     }
   }, 90_000);
 
+  test('a mint the contract refuses is stored needs_review, holding its limit: rejected by an operator it releases it, resumed it mints', async () => {
+    const issuerContract = stack.chain.deployment.issuer;
+    const setBrokerRole = async (functionName: 'grantRole' | 'revokeRole') => {
+      const hash = await stack.chain.walletOf(0).writeContract({ address: issuerContract, abi: issuerAbi, functionName, args: [ROLES.brokerSigner, stack.brokerSigner.address] });
+      await stack.chain.client.waitForTransactionReceipt({ hash });
+    };
+    const mintUsage = async () =>
+      Number((await stack.database.db.query<{ usd: string }>(`SELECT coalesce(sum(notional_usd), 0)::text AS usd FROM partner_requests WHERE kind = 'mint' AND state <> 'rejected'`)).rows[0]!.usd);
+    expect((await stack.api.http.post('/v1/status/market/pause').set('x-api-key', admin()).send({ reason: 'hold the mints' })).status).toBe(200);
+    let roleRevoked = false;
+    try {
+      // Two mints, signed while the broker holds its role, held by the pause once confirmed.
+      const ids = [(await mint('1')).body.tokenization_request_id as string, (await mint('1.5')).body.tokenization_request_id as string];
+      const [givenUp, retried] = await Promise.all(
+        ids.map((id) =>
+          eventually(async () => {
+            const record = (await brokerRecord(id)).body;
+            expect((await issuerRequest(record.issuer_request_id)).body.workflow).toMatchObject({ state: 'confirmed', step: 'paused' });
+            return record.issuer_request_id as string;
+          }, 30_000),
+        ),
+      );
+      await setBrokerRole('revokeRole');
+      roleRevoked = true;
+      expect((await stack.api.http.post('/v1/status/market/resume').set('x-api-key', admin()).send({})).status).toBe(200);
+      for (const id of [givenUp!, retried!]) {
+        await eventually(async () => {
+          const held = (await issuerRequest(id)).body;
+          expect(held).toMatchObject({ state: 'needs_review', status: 'pending', txHash: null, reason: expect.stringContaining('SignerNotBroker') });
+          expect(held.workflow).toMatchObject({ step: 'needs_review' });
+        }, 30_000);
+      }
+      const listed = await stack.api.http.get('/v1/tokenization/requests?status=needs_review&type=mint').set('x-api-key', admin());
+      expect(listed.body.requests.map((request: { issuerRequestId: string }) => request.issuerRequestId)).toEqual(expect.arrayContaining([givenUp, retried]));
+
+      // Given up: rejected, its limit released, its workflow finished; a second reject is a conflict.
+      const usage = await mintUsage();
+      const notional = Number((await issuerRequest(givenUp!)).body.notionalUsd);
+      const rejected = await stack.api.http.post(`/v1/tokenization/requests/${givenUp}/reject`).set('x-api-key', admin()).send({ reason: 'the broker re-signs it' });
+      expect(rejected.status).toBe(200);
+      expect(rejected.body).toMatchObject({ state: 'rejected', status: 'rejected', reason: 'rejected by an operator: the broker re-signs it' });
+      expect(await mintUsage()).toBeCloseTo(usage - notional, 2);
+      const handle = stack.temporal.client.workflow.getHandle(partnerMintWorkflowId(givenUp!));
+      expect(await handle.result()).toMatchObject({ state: 'rejected', step: 'done' });
+      const again = await stack.api.http.post(`/v1/tokenization/requests/${givenUp}/reject`).set('x-api-key', admin()).send({ reason: 'twice' });
+      expect([again.status, again.body.code]).toEqual([409, 'REQUEST_CONFLICT']);
+      expect(await mintLogs(ids[0]!)).toHaveLength(0);
+      await recordProductHistory('partner-mint-review-rejected', handle);
+
+      // Fixed (the role granted again) and resumed: minted once, called back, completed.
+      await setBrokerRole('grantRole');
+      roleRevoked = false;
+      expect((await stack.api.http.post(`/v1/tokenization/requests/${retried}/resume`).set('x-api-key', admin())).status).toBe(200);
+      expect((await settled(ids[1]!)).status).toBe('completed');
+      await eventually(async () => expect((await issuerRequest(retried!)).body).toMatchObject({ state: 'completed', reason: null }), 30_000);
+      expect(await mintLogs(ids[1]!)).toHaveLength(1);
+      await recordProductHistory('partner-mint-review-resumed', stack.temporal.client.workflow.getHandle(partnerMintWorkflowId(retried!)));
+    } finally {
+      if (roleRevoked) await setBrokerRole('grantRole');
+      await stack.api.http.post('/v1/status/market/resume').set('x-api-key', admin()).send({});
+    }
+  }, 120_000);
+
   test('survives the broker down and the worker restarted between the mint and the callback: one mint, one callback', async () => {
     await stack.api.http.post('/v1/status/market/pause').set('x-api-key', admin()).send({ reason: 'hold the mint' });
     let resumed = false;
@@ -228,6 +297,75 @@ describe('the partner API', () => {
     nonce: '42',
     broker_signature: `0x${'11'.repeat(65)}`,
     ...overrides,
+  });
+
+  /** `issuance(overrides)` signed as the broker signs (or by `signer`), then `after` applied to the signed body. */
+  async function signedIssuance(overrides: Record<string, unknown> = {}, options: { signer?: LocalAccount; after?: Record<string, unknown> } = {}) {
+    const body = issuance(overrides) as ReturnType<typeof issuance> & Record<string, string | number>;
+    const signature = await signMintRequest(
+      options.signer ?? stack.brokerSigner,
+      {
+        tokenizationRequestId: String(body.tokenization_request_id),
+        underlyingSymbol: String(body.underlying_symbol),
+        tokenSymbol: String(body.token_symbol),
+        qty: BigInt(Math.round(Number(body.qty) * 1e9)),
+        wallet: body.wallet_address as `0x${string}`,
+        network: String(body.network),
+        clientAccountId: String(body.client_id),
+        created: BigInt(body.created),
+        nonce: BigInt(body.nonce),
+      },
+      issuerDomain(1, stack.chain.deployment.issuer),
+    );
+    return { ...body, broker_signature: signature, ...options.after };
+  }
+
+  /** USD of the mints counted against the session limits (every state but rejected). */
+  const mintUsage = async () =>
+    (await stack.database.db.query<{ usd: string }>(`SELECT coalesce(sum(notional_usd), 0)::text AS usd FROM partner_requests WHERE kind = 'mint' AND state <> 'rejected'`)).rows[0]!.usd;
+
+  test('refuses a forged, foreign or altered broker signature and a stale or future `created` before any limit is held; takes a good one', async () => {
+    const before = { rows: await countRows('SELECT count(*)::int AS n FROM partner_requests'), usage: await mintUsage() };
+    const now = Math.floor(Date.now() / 1000);
+    const cases: Array<[string, object, number, string]> = [
+      ['65 bytes that sign nothing', issuance(), 400, 'INVALID_BROKER_SIGNATURE'],
+      ['a signature by a key without the broker role', await signedIssuance({}, { signer: privateKeyToAccount(generatePrivateKey()) }), 400, 'INVALID_BROKER_SIGNATURE'],
+      ['a signed request altered after signing', await signedIssuance({ qty: '1' }, { after: { qty: '2' } }), 400, 'INVALID_BROKER_SIGNATURE'],
+      ['another client than the one signed for', await signedIssuance({ client_id: 'acct_other' }, { after: { client_id: stack.clientId } }), 400, 'INVALID_BROKER_SIGNATURE'],
+      ['created 16 minutes ago', await signedIssuance({ created: now - 16 * 60 }), 400, 'INVALID_CREATED'],
+      ['created 2 minutes ahead', await signedIssuance({ created: now + 120 }), 400, 'INVALID_CREATED'],
+    ];
+    for (const [name, body, status, code] of cases) {
+      const response = await stack.api.http.post('/v1/tokenization/inkind/issuance').set('x-api-key', stack.partnerKey).send(body);
+      expect([name, response.status, response.body.code]).toEqual([name, status, code]);
+    }
+    expect(await countRows('SELECT count(*)::int AS n FROM partner_requests')).toBe(before.rows);
+    expect(await mintUsage()).toBe(before.usage);
+
+    // The broker's own signature of the request as sent is taken; rejecting its confirm releases what it holds.
+    const good = await signedIssuance();
+    const accepted = await stack.api.http.post('/v1/tokenization/inkind/issuance').set('x-api-key', stack.partnerKey).send(good);
+    expect(accepted.status).toBe(201);
+    expect(Number(await mintUsage())).toBeGreaterThan(Number(before.usage));
+    const confirm = { tokenization_request_id: good.tokenization_request_id, issuer_request_id: accepted.body.issuer_request_id, status: 'rejected', reason: 'test: not journalled' };
+    expect((await stack.api.http.post('/v1/tokenization/inkind/issuance/confirm').set('x-api-key', stack.partnerKey).send(confirm)).status).toBe(200);
+    await eventually(async () => expect((await issuerRequest(accepted.body.issuer_request_id)).body.state).toBe('rejected'));
+    expect(await mintUsage()).toBe(before.usage);
+  });
+
+  test('answers 503 CHAIN_UNAVAILABLE, writing nothing, while the chain that says who may sign cannot be read', async () => {
+    const services = stack.api.app.services;
+    const working = services.brokerSigners;
+    services.brokerSigners = onChainBrokerSigners({ 'ethereum-1': publicClientFor(evmNetwork('ethereum-1', 'http://127.0.0.1:9')) });
+    try {
+      const before = await countRows('SELECT count(*)::int AS n FROM partner_requests');
+      const response = await stack.api.http.post('/v1/tokenization/inkind/issuance').set('x-api-key', stack.partnerKey).send(await signedIssuance());
+      expect([response.status, response.body.code]).toEqual([503, 'CHAIN_UNAVAILABLE']);
+      expect(response.body.message).toMatch(/cannot be read/);
+      expect(await countRows('SELECT count(*)::int AS n FROM partner_requests')).toBe(before);
+    } finally {
+      services.brokerSigners = working;
+    }
   });
 
   test('refuses every bad request in the documented shape and writes nothing', async () => {

@@ -4,6 +4,7 @@
  * and to `/prices/ohlc` once closed.
  */
 import * as grpc from '@grpc/grpc-js';
+import { createApiKey } from '../../db/queries/api-keys';
 import type { OHLCUpdateMessage, PriceUpdateMessage } from '../../streams/grpc-proto';
 import { GrpcStream, MINUTE_MS, SseClient, regularSessionMinute, startStreamStack, type StreamStack } from './support';
 
@@ -44,6 +45,14 @@ describe('refusals', () => {
     const call = start();
     expect((await call.ended()).code).toBe(code);
     expect(call.messages).toEqual([]);
+  });
+
+  test('valid keys the server has not seen yet all stream in a first burst, more of them at once than failures are allowed', async () => {
+    const fresh = await Promise.all(Array.from({ length: 5 }, async (_, index) => (await createApiKey(stack.db, { name: `grpc first burst ${index}`, scope: 'read' })).secret));
+    // One key four times (one lookup shared), four more keys once each: five lookups against a budget of two failures left.
+    const burst = [...Array.from({ length: 4 }, () => fresh[0]!), ...fresh.slice(1)].map((key) => prices(['AAPLon'], key));
+    const first = await Promise.all(burst.map((call) => call.next()));
+    expect(first.map((message) => message.primaryMarket.symbol)).toEqual(Array(8).fill('AAPLon'));
   });
 
   test('an address guessing keys gets RESOURCE_EXHAUSTED before its guesses are looked up; a valid key still streams', async () => {

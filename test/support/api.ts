@@ -18,6 +18,8 @@ import { MarketDataPipeline } from '../../price-feed/pipeline';
 import { cloneTemplateDatabase, type TestDb } from './database';
 import { recordFixtureDeployments } from '../../harness/fixture-deployments';
 import { answerExampleRecorder } from '../../harness/answer-examples';
+import type { MarketStreams } from '../../streams/market-streams';
+import type { Logger } from '../../config/logger';
 
 export const TEST_BASE_URL = 'http://issuer.test';
 
@@ -61,6 +63,10 @@ export interface TestApiOptions {
   database?: TestDb;
   /** Record fixture deployments of both EVM chains (harness/fixture-deployments.ts) so attestations can be signed; default true. */
   fixtureDeployments?: boolean;
+  /** The live-stream fan-out (without it the stream routes answer 404); the caller stops it. */
+  streams?: MarketStreams;
+  /** Where the app logs (default: nowhere). */
+  logger?: Logger;
 }
 
 export async function createTestApi(options: TestApiOptions = {}): Promise<TestApi> {
@@ -79,10 +85,11 @@ export async function createTestApi(options: TestApiOptions = {}): Promise<TestA
       CHECK_ANSWERS: 'fail',
     },
     db: database.db,
-    logger: pino({ level: 'silent' }),
+    logger: options.logger ?? pino({ level: 'silent' }),
     clock: () => pinned ?? Date.now(),
     temporal: options.temporal,
     taskQueue: options.taskQueue,
+    streams: options.streams,
     attestations: {
       signers: testSigners(),
       settings: { ...DEFAULT_ATTESTATION_SETTINGS, ...options.attestationSettings },

@@ -4,7 +4,9 @@
  * the current workflow code — a change that would break running workflows fails here. `redemption-before-partner-flow`
  * was recorded with the redemption workflow as it was before the partner flow (16a0c6b): it replays through
  * `patched('partner-redemption')`; `attestation-expired` was recorded before attestations could be `executing` and
- * replays through `patched('chain-finality')`.
+ * replays through `patched('chain-finality')`; `partner-mint-completed`, `partner-mint-rejected` and
+ * `redemption-delivered` were recorded before callbacks the broker refuses were bounded and refused mints stored for
+ * review: they replay through `patched('partner-callback-review')` and `patched('partner-mint-review')`.
  */
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
@@ -27,8 +29,12 @@ test('histories of every product workflow are recorded', () => {
     'attestation-executing-then-executed.json',
     'attestation-expired.json',
     'market-data-retention.json',
+    'partner-mint-callback-retried.json',
+    'partner-mint-callback-reviewed.json',
     'partner-mint-completed.json',
     'partner-mint-rejected.json',
+    'partner-mint-review-rejected.json',
+    'partner-mint-review-resumed.json',
     'redemption-before-partner-flow.json',
     'redemption-delivered.json',
     'redemption-over-limit.json',

@@ -31,7 +31,7 @@ export const issuanceBody = z.strictObject({
   nonce: z
     .string({ error: 'must be a decimal string' })
     .regex(/^\d{1,78}$/, 'must be a decimal uint256')
-    .refine((value) => BigInt(value) <= UINT256_MAX, 'must fit in a uint256'),
+    .refine((value) => !/^\d+$/.test(value) || BigInt(value) <= UINT256_MAX, 'must fit in a uint256'),
   broker_signature: z.string({ error: 'must be a string' }).regex(/^0x[0-9a-fA-F]{130}$/, 'must be a 65-byte 0x-prefixed hex signature'),
 });
 

@@ -22,7 +22,14 @@ const listQuery = z.strictObject({
   clientId: z.string().min(1).max(100).optional(),
   chainId: z.enum(EVM_CHAINS).optional(),
   limit: z.coerce.number().int().min(1).max(200).default(50).describe('Requests per page.'),
-  cursor: z.string().min(1).max(200).optional().describe("The previous page's `nextCursor`."),
+  cursor: z
+    .string()
+    .min(1)
+    .max(200)
+    .transform((cursor) => Buffer.from(cursor, 'base64url').toString('latin1'))
+    .pipe(z.string().regex(/^[\x21-\x7e]{1,128}$/, "must be a previous page's nextCursor"))
+    .optional()
+    .describe("The previous page's `nextCursor`."),
 });
 
 function listRequestsRoute(services: ApiServices): Middleware {
@@ -33,7 +40,7 @@ function listRequestsRoute(services: ApiServices): Middleware {
       status: query.status,
       clientId: query.clientId,
       chain: query.chainId,
-      after: query.cursor && Buffer.from(query.cursor, 'base64url').toString('utf8'),
+      after: query.cursor,
       limit: query.limit + 1,
     });
     const page = rows.slice(0, query.limit);

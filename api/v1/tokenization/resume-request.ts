@@ -1,9 +1,9 @@
 /**
  * POST /v1/tokenization/requests/{issuerRequestId}/resume (admin) `{clientId?}` — after an operator fixed what held
  * a request for review: a redemption from a wallet no client was linked to is assigned `clientId` (a client linked
- * to a partner account), and the workflow is told to look again (a refused mint is tried again, a redemption over
- * every limit is measured again). 200 with the request; 409 when the request is finished, or when `clientId` is
- * given for a request not awaiting one.
+ * to a partner account), and the workflow is told to look again (a refused mint is tried again, a refused callback
+ * is sent again, a redemption over every limit is measured again). 200 with the request; 409 when the request is
+ * finished, or when `clientId` is given for a request not awaiting one.
  */
 import type { Middleware } from 'koa';
 import { findPartnerClient, findPartnerRequest, updatePartnerRequest } from '../../../db/queries/partner';
@@ -51,7 +51,7 @@ export const resumeRequestOperation = defineOperation({
   operationId: 'resumePartnerRequest',
   summary: 'Resume a request held for review',
   description:
-    "After an operator fixed what held the request: with `clientId`, a redemption from a wallet no client was linked to (`needs_review` without a client) is assigned that client, which must be linked to a partner account; then the request's workflow is told to look again (a refused mint is tried again, a redemption over every limit is measured again). The body may be left out.",
+    "After an operator fixed what held the request: with `clientId`, a redemption from a wallet no client was linked to (`needs_review` without a client) is assigned that client, which must be linked to a partner account; then the request's workflow is told to look again (a mint the contract refused is tried again, a callback the broker kept refusing is sent again, a redemption over every limit is measured again). The body may be left out.",
   access: 'admin',
   params: requestParams,
   body: resumeBody,

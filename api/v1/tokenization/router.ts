@@ -12,6 +12,7 @@ import { getRequestOperation } from './get-request';
 import { issuanceOperation } from './issuance';
 import { listRequestsOperation } from './list-requests';
 import { putClientOperation } from './put-client';
+import { rejectRequestOperation } from './reject-request';
 import { resumeRequestOperation } from './resume-request';
 import { tokenizedAssetsOperation } from './tokenized-assets';
 import { unlinkClientOperation } from './unlink-client';
@@ -20,7 +21,7 @@ import { unlinkClientOperation } from './unlink-client';
 export const tokenizationResource: Resource = {
   tag: 'Partner flow',
   description:
-    "The brokerage partner's in-kind flow (Ethereum and BNB Chain): the broker links its accounts, lists what it may tokenize, asks for mints and confirms the journals with its partner-scoped key; operators (admin) onboard clients, enable their wallets and follow and resume every mint and redemption.",
+    "The brokerage partner's in-kind flow (Ethereum and BNB Chain): the broker links its accounts, lists what it may tokenize, asks for mints and confirms the journals with its partner-scoped key; operators (admin) onboard clients, enable their wallets and follow, resume and (for a mint the contract refused) reject every mint and redemption.",
   operations: [
     connectAccountOperation,
     tokenizedAssetsOperation,
@@ -34,5 +35,6 @@ export const tokenizationResource: Resource = {
     listRequestsOperation,
     getRequestOperation,
     resumeRequestOperation,
+    rejectRequestOperation,
   ],
 };

@@ -1,0 +1,101 @@
+/**
+ * The broker's EIP-712 signature of an issuance, checked when the issuance arrives as the issuer contract will check
+ * it in `processMint`: the `MintRequest` rebuilt from the issuance (the client's id as `clientAccountId`, `qty` in
+ * 1e-9 shares) must recover to a signer holding BROKER_SIGNER_ROLE on that chain's issuer contract. The role is read
+ * on chain (`hasRole`), memoised briefly per chain and signer; a chain that cannot be read refuses the issuance with
+ * CHAIN_UNAVAILABLE rather than accept a signature nobody checked.
+ */
+import { getAddress, recoverTypedDataAddress, type Address, type Hex, type PublicClient } from 'viem';
+import { issuerAbi } from '../contracts/abi';
+import { issuerDomain, MINT_REQUEST_TYPES } from '../contracts/mint-request';
+import { ROLES } from '../contracts/roles';
+import { Decimal } from '../domain/money';
+import type { PartnerChain, PartnerNetwork } from '../domain/partner';
+import { PartnerRefused } from './errors';
+
+/** How long one chain's answer about one signer is used before it is read again. */
+const ROLE_MEMO_MS = 10_000;
+
+/** Whether a signer holds BROKER_SIGNER_ROLE on an issuer contract; throws when the chain cannot be read. */
+export interface BrokerSignerDirectory {
+  isBrokerSigner(chain: PartnerChain, issuer: Address, signer: Address): Promise<boolean>;
+}
+
+/** The directory of the chains this process reads (a chain without a client cannot be read). */
+export function onChainBrokerSigners(clients: Partial<Record<PartnerChain, PublicClient>>, memoMs = ROLE_MEMO_MS): BrokerSignerDirectory {
+  const memo = new Map<string, { holds: Promise<boolean>; expiresAt: number }>();
+  return {
+    async isBrokerSigner(chain, issuer, signer) {
+      const key = `${chain}:${issuer.toLowerCase()}:${signer.toLowerCase()}`;
+      const now = Date.now();
+      const known = memo.get(key);
+      if (known && known.expiresAt > now) return await known.holds;
+      const client = clients[chain];
+      if (!client) throw new Error(`this process reads no RPC of ${chain}`);
+      const holds = client.readContract({ address: issuer, abi: issuerAbi, functionName: 'hasRole', args: [ROLES.brokerSigner, signer] });
+      if (memo.size > 10_000) memo.clear();
+      memo.set(key, { holds, expiresAt: now + memoMs });
+      // A failed read is not remembered: the next issuance asks the chain again.
+      holds.catch(() => memo.delete(key));
+      return await holds;
+    },
+  };
+}
+
+export interface SignedIssuance {
+  tokenizationRequestId: string;
+  underlyingSymbol: string;
+  tokenSymbol: string;
+  /** Shares, at most nine decimals. */
+  qty: string;
+  wallet: Address;
+  network: PartnerNetwork;
+  clientId: string;
+  /** Epoch seconds. */
+  created: number;
+  /** uint256 decimal string. */
+  nonce: string;
+  signature: Hex;
+}
+
+/** Refuses the issuance unless its signature recovers to a broker signer of the chain's issuer contract. */
+export async function verifyBrokerSignature(
+  signers: BrokerSignerDirectory,
+  target: { chain: PartnerChain; chainId: number; issuer: Address },
+  issuance: SignedIssuance,
+): Promise<void> {
+  let signer: Address;
+  try {
+    signer = await recoverTypedDataAddress({
+      domain: issuerDomain(target.chainId, target.issuer),
+      types: MINT_REQUEST_TYPES,
+      primaryType: 'MintRequest',
+      message: {
+        tokenizationRequestId: issuance.tokenizationRequestId,
+        underlyingSymbol: issuance.underlyingSymbol,
+        tokenSymbol: issuance.tokenSymbol,
+        qty: BigInt(new Decimal(issuance.qty).times(1e9).toFixed(0)),
+        wallet: getAddress(issuance.wallet),
+        network: issuance.network,
+        clientAccountId: issuance.clientId,
+        created: BigInt(issuance.created),
+        nonce: BigInt(issuance.nonce),
+      },
+      signature: issuance.signature,
+    });
+  } catch (error) {
+    throw new PartnerRefused('INVALID_BROKER_SIGNATURE', `broker_signature is not a valid signature of the mint request: ${(error as Error).message.split('\n')[0]}`);
+  }
+  let holds: boolean;
+  try {
+    holds = await signers.isBrokerSigner(target.chain, target.issuer, signer);
+  } catch (error) {
+    throw new PartnerRefused('CHAIN_UNAVAILABLE', `The broker signature cannot be checked now: ${target.chain} cannot be read (${(error as Error).message.split('\n')[0]})`);
+  }
+  if (!holds) {
+    throw new PartnerRefused(
+      'INVALID_BROKER_SIGNATURE',
+      `broker_signature recovers to ${signer}, which does not hold BROKER_SIGNER_ROLE on the issuer contract on ${issuance.network}: the request was signed by another key, or altered after signing`,
+    );
+  }
+}

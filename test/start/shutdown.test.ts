@@ -1,0 +1,175 @@
+/**
+ * `npm start` stops everything it starts. The real command, on free ports and a data directory of its own, is started
+ * on the fresh directory and then restarted, and each run is ended with SIGTERM to its process group — once while it is
+ * still starting. After each: no process of the run is left (none in its process group, neither its PostgreSQL nor its
+ * chains by pid, none naming its data directory on its command line), and its last log line is `stopped`.
+ * Whatever happens, everything this test started is killed by process group and pid at the end.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { chmodSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import net from 'node:net';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+
+const ROOT = path.join(__dirname, '..', '..');
+const dataDir = mkdtempSync(path.join(tmpdir(), 'issuer-shutdown-'));
+// Searchable by all, so that PostgreSQL (run as the `postgres` user under root) keeps its cluster inside it.
+chmodSync(dataDir, 0o755);
+
+interface ProcessEntry {
+  pid: number;
+  pgid: number;
+  cmdline: string;
+}
+
+/** Every process of the machine with its process group and command line, from /proc. */
+function processes(): ProcessEntry[] {
+  const entries: ProcessEntry[] = [];
+  for (const name of readdirSync('/proc')) {
+    if (!/^\d+$/.test(name)) continue;
+    try {
+      const stat = readFileSync(`/proc/${name}/stat`, 'utf8');
+      // pid (comm) state ppid pgrp …; comm may hold spaces and parentheses.
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      const cmdline = readFileSync(`/proc/${name}/cmdline`, 'utf8').replaceAll('\0', ' ').trim();
+      entries.push({ pid: Number(name), pgid: Number(fields[2]), cmdline });
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return entries;
+}
+
+function alive(pid: number): boolean {
+  try {
+    const state = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return state.slice(state.lastIndexOf(')') + 2, state.lastIndexOf(')') + 3) !== 'Z';
+  } catch {
+    return false;
+  }
+}
+
+/** What of the run is still there: its process group's members and anything naming its data directory. */
+function leftovers(pgid: number, pids: number[]): string[] {
+  const named = processes().filter((entry) => entry.pgid === pgid || entry.cmdline.includes(dataDir));
+  return [...named.map((entry) => `${entry.pid} ${entry.cmdline}`), ...pids.filter(alive).map((pid) => `${pid} (by pid)`)];
+}
+
+async function freePort(): Promise<number> {
+  return await new Promise((resolve, reject) => {
+    const server = net.createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as net.AddressInfo;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+async function waitUntil(what: string, check: () => boolean, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+interface Run {
+  child: ChildProcess;
+  pgid: number;
+  output(): string;
+  exited: Promise<void>;
+}
+
+const runs: Run[] = [];
+/** Every PostgreSQL and chain pid a run had, for the final sweep. */
+const childPids = new Set<number>();
+let env: NodeJS.ProcessEnv;
+
+function start(): Run {
+  const child = spawn('npm', ['start'], { cwd: ROOT, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+  let text = '';
+  child.stdout!.setEncoding('utf8').on('data', (chunk: string) => (text += chunk));
+  child.stderr!.setEncoding('utf8').on('data', (chunk: string) => (text += chunk));
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  const run = { child, pgid: child.pid!, output: () => text, exited };
+  runs.push(run);
+  return run;
+}
+
+/** The pids of the run's PostgreSQL (its lock file) and chains (their pid files) while they run. */
+function serverPids(): number[] {
+  const pids: number[] = [];
+  const lock = path.join(dataDir, 'postgres', 'postmaster.pid');
+  if (existsSync(lock)) pids.push(Number(readFileSync(lock, 'utf8').split('\n')[0]));
+  const chains = path.join(dataDir, 'chains');
+  if (existsSync(chains)) {
+    for (const file of readdirSync(chains).filter((name) => name.endsWith('.pid'))) pids.push(Number(readFileSync(path.join(chains, file), 'utf8').trim()));
+  }
+  for (const pid of pids) childPids.add(pid);
+  return pids;
+}
+
+/** Sends SIGTERM to the run's process group and checks that nothing of it is left. */
+async function terminate(run: Run, pids: number[]): Promise<void> {
+  process.kill(-run.pgid, 'SIGTERM');
+  await Promise.race([run.exited, new Promise((_, reject) => setTimeout(() => reject(new Error(`npm start did not exit: ${run.output().slice(-2_000)}`)), 90_000))]);
+  await waitUntil(`the run's processes to go (${leftovers(run.pgid, pids).join('; ')})`, () => leftovers(run.pgid, pids).length === 0, 15_000);
+  const logLines = run
+    .output()
+    .split('\n')
+    .filter((line) => line.startsWith('{'))
+    .map((line) => JSON.parse(line) as { msg?: string; level?: number });
+  expect(logLines.at(-1)).toMatchObject({ msg: 'stopped', level: 30 });
+  expect(logLines.filter((line) => (line.level ?? 0) >= 50)).toEqual([]);
+}
+
+beforeAll(async () => {
+  const ports = { PORT: 0, GRPC_PORT: 0, EMBEDDED_POSTGRES_PORT: 0, ANVIL_PORT_ETHEREUM: 0, ANVIL_PORT_BSC: 0, BROKER_SANDBOX_PORT: 0 };
+  for (const name of Object.keys(ports) as (keyof typeof ports)[]) ports[name] = await freePort();
+  env = { ...process.env, ...Object.fromEntries(Object.entries(ports).map(([name, port]) => [name, String(port)])), DATA_DIR: dataDir, LOG_FORMAT: 'json', LOG_LEVEL: 'info' };
+  for (const name of ['DATABASE_URL', 'TEMPORAL_ADDRESS', 'RPC_URL_ETHEREUM', 'RPC_URL_BSC', 'BROKER_URL', 'BROKER_ACCOUNT_ID', 'BROKER_KEY', 'BROKER_SECRET', 'NODE_OPTIONS']) delete env[name];
+});
+
+afterAll(async () => {
+  for (const run of runs) {
+    try {
+      process.kill(-run.pgid, 'SIGKILL');
+    } catch {
+      // gone
+    }
+  }
+  for (const entry of processes().filter((candidate) => candidate.cmdline.includes(dataDir))) childPids.add(entry.pid);
+  for (const pid of childPids) {
+    try {
+      process.kill(pid, 'SIGKILL');
+    } catch {
+      // gone
+    }
+  }
+  await waitUntil('every process of the test to go', () => [...childPids].every((pid) => !alive(pid)), 10_000).catch(() => undefined);
+  rmSync(dataDir, { recursive: true, force: true });
+});
+
+const ready = (run: Run) => run.output().includes('Tokenized-stock issuer is ready');
+
+test.each([
+  ['on a fresh data directory, once ready', 'ready'],
+  ['restarted, once ready', 'ready'],
+  ['restarted again, once ready', 'ready'],
+  ['restarted, while still starting (its database and chains up)', 'starting'],
+  ['restarted after that, once ready', 'ready'],
+] as const)('npm start %s: SIGTERM to its process group leaves nothing of it running', async (_name, when) => {
+  const run = start();
+  if (when === 'ready') {
+    await waitUntil('the ready banner', () => ready(run) || run.child.exitCode !== null, 240_000);
+    expect([ready(run), run.output().slice(-2_000)]).toEqual([true, expect.any(String)]);
+  } else {
+    await waitUntil('the chains to run', () => run.output().includes('local anvil chains running') || run.child.exitCode !== null, 240_000);
+    expect(ready(run)).toBe(false);
+  }
+  const pids = serverPids();
+  expect(pids.length).toBe(3);
+  expect(pids.every(alive)).toBe(true);
+  await terminate(run, pids);
+}, 300_000);
