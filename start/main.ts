@@ -75,8 +75,9 @@ async function main(): Promise<void> {
   };
   // Ours from the very start, so that a signal during start-up stops what has started instead of ending the process
   // under it. Listeners the parts add for themselves (the Temporal runtime's) are taken off once started, so that
-  // everything stops in order (the worker drains before the database goes); tsx's own, hidden from `listeners`,
-  // stays, so that it knows this process handles the signal and does not kill it.
+  // everything stops in order (the worker drains before the database goes). The scripts run TypeScript with
+  // `node --import tsx`, not the tsx CLI: its parent process kills a child that does not acknowledge a signal within
+  // 30 ms, which a busy start-up (or a loaded machine) misses, leaving PostgreSQL and the chains behind.
   for (const signal of SHUTDOWN_SIGNALS) process.on(signal, stop);
 
   const starting = startProduct(config, { logger, signal: aborted.signal });

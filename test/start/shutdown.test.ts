@@ -66,6 +66,9 @@ async function freePort(): Promise<number> {
   });
 }
 
+/** npm exits at once on the signal; the product then has its own shutdown deadline (60 s, start/main.ts) and a margin. */
+const STOP_WITHIN_MS = 70_000;
+
 async function waitUntil(what: string, check: () => boolean, timeoutMs: number): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!check()) {
@@ -114,7 +117,7 @@ function serverPids(): number[] {
 async function terminate(run: Run, pids: number[]): Promise<void> {
   process.kill(-run.pgid, 'SIGTERM');
   await Promise.race([run.exited, new Promise((_, reject) => setTimeout(() => reject(new Error(`npm start did not exit: ${run.output().slice(-2_000)}`)), 90_000))]);
-  await waitUntil(`the run's processes to go (${leftovers(run.pgid, pids).join('; ')})`, () => leftovers(run.pgid, pids).length === 0, 15_000);
+  await waitUntil(`the run's processes to go (${leftovers(run.pgid, pids).join('; ')}); its output ends: ${run.output().slice(-3_000)}`, () => leftovers(run.pgid, pids).length === 0, STOP_WITHIN_MS);
   const logLines = run
     .output()
     .split('\n')
