@@ -22,29 +22,9 @@ import type { ChainContext, ChainContexts } from '../chains/context';
 import { describeFinality, finalBlockNumber, headerOf, type BlockHeader } from '../chains/finality';
 import { publicClientFor } from '../chains/networks';
 import { inTransaction, type Database } from '../db/pool';
-import { chainTokenAddresses, findChainDeployment, type ChainDeploymentRecord } from '../db/queries/chains';
-import {
-  conflictingLogs,
-  deleteChainMessages,
-  firstFinalLogAbove,
-  haltChainWatcher,
-  loadChainWindow,
-  lockWatcherCursor,
-  pendingChainMessages,
-  promoteFinal,
-  readWatcherCursor,
-  recordObservedExecutions,
-  recordObservedRedemptions,
-  recordWatcherError,
-  recordWatcherProgress,
-  resumeChainWatcher,
-  rewindChain,
-  storeChainBlocks,
-  type ChainMessage,
-  type ObservedExecution,
-  type ObservedRedemption,
-  type WatcherCursor,
-} from '../db/queries/chain-watcher';
+import { chainTokensByAddress, findChainDeployment, type ChainDeploymentRecord } from '../db/queries/chain-deployments';
+import { conflictingLogs, firstFinalLogAbove, promoteFinal, recordObservedExecutions, recordObservedRedemptions, rewindChain, type ObservedExecution, type ObservedRedemption } from '../db/queries/chain-observations';
+import { deleteChainMessages, haltChainWatcher, loadChainWindow, lockWatcherCursor, pendingChainMessages, readWatcherCursor, recordWatcherError, recordWatcherProgress, resumeChainWatcher, storeChainBlocks, type ChainMessage, type WatcherCursor } from '../db/queries/chain-watcher';
 import { forEachConcurrently } from '../domain/concurrency';
 import type { EvmChain } from '../signing';
 import {
@@ -333,12 +313,11 @@ export function createChainWatcherActivities(deps: ChainWatcherActivityDependenc
           final: location.blockNumber <= finalBlock,
         };
       });
-      const symbols = redeems.length > 0 ? new Map(Object.entries(await chainTokenAddresses(db, chain)).map(([symbol, address]) => [address.toLowerCase(), symbol])) : new Map<string, string>();
+      const tokens = redeems.length > 0 ? await chainTokensByAddress(db, chain) : new Map<string, { symbol: string; ticker: string }>();
       redemptions = redeems.map((log) => {
         const location = where(log);
         if (log.args.amount! <= 0n) throw unprocessable(chain, location, 'a burn of no tokens');
-        const symbol = symbols.get(log.args.token!.toLowerCase()) ?? null;
-        const tokenSymbol = symbol ?? 'UNKNOWN';
+        const token = tokens.get(log.args.token!.toLowerCase());
         return {
           ...location,
           redemptionId: redemptionWorkflowId(context.network.chainId, location.txHash, location.logIndex),
@@ -346,9 +325,10 @@ export function createChainWatcherActivities(deps: ChainWatcherActivityDependenc
           wallet: log.args.wallet!.toLowerCase() as `0x${string}`,
           userId: log.args.userId!,
           token: getAddress(log.args.token!),
-          symbol,
-          underlyingSymbol: tokenSymbol.replace(/on$/, ''),
-          tokenSymbol,
+          symbol: token?.symbol ?? null,
+          // A burn of a token that is not the product's still gets a request, for an operator to look at.
+          underlyingSymbol: token?.ticker ?? 'UNKNOWN',
+          tokenSymbol: token?.symbol ?? 'UNKNOWN',
           amount: log.args.amount!.toString(),
           usdNotional: log.args.usdNotional!.toString(),
           final: location.blockNumber <= finalBlock,

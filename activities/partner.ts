@@ -11,20 +11,13 @@ import { sendTransactionOnce, TransactionWouldRevertError } from '../chains/tran
 import { issuerAbi } from '../contracts/abi';
 import { inTransaction, type Database } from '../db/pool';
 import { readWatcherCursor } from '../db/queries/chain-watcher';
-import { findChainDeployment } from '../db/queries/chains';
+import { findChainDeployment } from '../db/queries/chain-deployments';
 import { multipliersAt } from '../db/queries/corporate-actions';
 import { getMarketState, listCurrentAssetEvents } from '../db/queries/operator-controls';
-import {
-  findPartnerRequest,
-  findPartnerSessionLimit,
-  insertPartnerRedemption,
-  lockPartnerLimit,
-  partnerSessionUsage,
-  updatePartnerRequest,
-  type PartnerRequestRecord,
-  type PartnerRequestState,
-} from '../db/queries/partner';
-import { findLatestPrice } from '../db/queries/prices';
+import { findPartnerRequest, fixPartnerMintAmount, insertPartnerRedemption, updatePartnerRequest, type PartnerRequestRecord, type PartnerRequestState } from '../db/queries/partner-requests';
+import { findPartnerSessionLimit, largestPartnerSessionLimit, lockPartnerLimit, partnerSessionUsage } from '../db/queries/partner-limits';
+import { findRedemptionToDeliver } from '../db/queries/redemptions';
+import { findLatestPrice } from '../db/queries/latest-prices';
 import { sessionIntervalAt } from '../domain/calendar';
 import { Decimal } from '../domain/money';
 import { networkOfChain, notionalUsd, sharesForTokens, tokensForShares } from '../domain/partner';
@@ -171,11 +164,7 @@ export function createPartnerActivities(deps: PartnerActivityDependencies) {
       if (found.tokenAmount === null) {
         const multiplier = (await multipliersAt(db, Date.now())).get(found.tokenSymbol) ?? '1';
         const amount = tokensForShares(found.qty!, multiplier);
-        await db.query(
-          `UPDATE partner_requests SET token_amount = $2::numeric, shares_multiplier = $3::numeric, updated_at = now()
-            WHERE issuer_request_id = $1 AND token_amount IS NULL`,
-          [found.issuerRequestId, amount.toString(), multiplier],
-        );
+        await fixPartnerMintAmount(db, found.issuerRequestId, { tokenAmount: amount.toString(), sharesMultiplier: multiplier });
       }
       const request = await requireRequest(input.issuerRequestId);
       const signed = request.mintRequest!;
@@ -276,22 +265,14 @@ export function createPartnerActivities(deps: PartnerActivityDependencies) {
      * linked to a partner account), or `needs_review` when there is none. Once per redemption.
      */
     async openPartnerRedemption(input: { redemptionId: string }): Promise<PartnerRequestSnapshot> {
-      const { rows } = await db.query<{ chain: string; wallet: string; symbol: string | null; amount: string; txHash: string; clientId: string | null }>(
-        `SELECT r.chain, r.wallet, r.symbol, r.amount::text, r.tx_hash AS "txHash",
-                (SELECT w.account_id FROM account_wallets w JOIN partner_clients c ON c.client_id = w.account_id
-                  WHERE w.chain = r.chain AND w.address = r.wallet AND w.partner_enabled AND c.partner_account IS NOT NULL) AS "clientId"
-           FROM redemptions r WHERE r.redemption_id = $1`,
-        [input.redemptionId],
-      );
-      const redemption = rows[0];
+      const redemption = await findRedemptionToDeliver(db, input.redemptionId);
       if (!redemption) throw ApplicationFailure.create({ type: partnerFailureTypes.requestNotFound, message: `no redemption ${input.redemptionId}`, nonRetryable: true });
-      const tokenSymbol = redemption.symbol ?? 'UNKNOWN';
       const request = await insertPartnerRedemption(db, {
         redemptionId: input.redemptionId,
         clientId: redemption.clientId,
         chain: redemption.chain,
-        underlyingSymbol: tokenSymbol.replace(/on$/, ''),
-        tokenSymbol,
+        underlyingSymbol: redemption.ticker ?? 'UNKNOWN',
+        tokenSymbol: redemption.symbol ?? 'UNKNOWN',
         wallet: redemption.wallet,
         tokenAmount: redemption.amount,
         txHash: redemption.txHash,
@@ -311,11 +292,7 @@ export function createPartnerActivities(deps: PartnerActivityDependencies) {
         if ((await findPartnerRequest(client, input.issuerRequestId, { forUpdate: true }))!.sessionStart !== null) return { outcome: 'reserved' };
         const session = sessionIntervalAt(input.at);
         const limit = await findPartnerSessionLimit(client, request.underlyingSymbol, session.session, 'redeem');
-        const { rows } = await client.query<{ max: string | null }>(
-          `SELECT max(limit_usd)::text AS max FROM partner_session_limits WHERE underlying = $1 AND kind = 'redeem'`,
-          [request.underlyingSymbol],
-        );
-        const largestLimit = rows[0]!.max;
+        const largestLimit = await largestPartnerSessionLimit(client, request.underlyingSymbol, 'redeem');
         if (limit === undefined || largestLimit === null) return { outcome: 'review', reason: `${request.underlyingSymbol} has no redemption limits in the partner flow` };
 
         const multiplier = (await multipliersAt(client, input.at)).get(request.tokenSymbol) ?? '1';

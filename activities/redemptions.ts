@@ -3,7 +3,8 @@
  * with the catalogue symbol of the burned token. The partner flow carries it on from there.
  */
 import type { Database } from '../db/pool';
-import { recordRedemption, type RedemptionRecord } from '../db/queries/chains';
+import { tokenSymbolOf } from '../db/queries/chain-deployments';
+import { recordRedemption, type RedemptionRecord } from '../db/queries/redemptions';
 import type { RedemptionInput } from '../temporal/messages';
 
 export interface RedemptionActivityDependencies {
@@ -14,10 +15,6 @@ export function createRedemptionActivities({ db }: RedemptionActivityDependencie
   return {
     /** Records the redemption as `pending`; a retry (or a second workflow for the same log) answers the row already there. */
     async recordPendingRedemption(input: RedemptionInput & { redemptionId: string }): Promise<RedemptionRecord> {
-      const { rows } = await db.query<{ symbol: string }>(
-        `SELECT symbol FROM asset_addresses WHERE network_chain_id = $1 AND lower(address) = lower($2)`,
-        [input.chain, input.token],
-      );
       return await recordRedemption(db, {
         redemptionId: input.redemptionId,
         chain: input.chain,
@@ -28,7 +25,7 @@ export function createRedemptionActivities({ db }: RedemptionActivityDependencie
         wallet: input.wallet.toLowerCase() as `0x${string}`,
         userId: input.userId as `0x${string}`,
         token: input.token as `0x${string}`,
-        symbol: rows[0]?.symbol ?? null,
+        symbol: (await tokenSymbolOf(db, input.chain, input.token)) ?? null,
         amount: input.amount,
         usdNotional: input.usdNotional,
       });

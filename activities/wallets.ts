@@ -11,7 +11,7 @@ import type { IssuerChains } from '../chains/context';
 import { sendTransactionOnce, TransactionWouldRevertError } from '../chains/transactions';
 import { identityRegistryAbi } from '../contracts/abi';
 import type { Database } from '../db/pool';
-import { findChainDeployment } from '../db/queries/chains';
+import { findChainDeployment } from '../db/queries/chain-deployments';
 import { findWallet, recordWalletOutcome, type WalletRecord } from '../db/queries/wallets';
 import type { EvmChain } from '../signing';
 import { chainFailureTypes } from './chain-watcher';

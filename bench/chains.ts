@@ -30,7 +30,7 @@ import { migrate } from '../db/migrate';
 import { createPool, type Database } from '../db/pool';
 import { createAccount } from '../db/queries/accounts';
 import { listAssets } from '../db/queries/assets';
-import { readChainCursor, resetChainCursor } from '../db/queries/chains';
+import { readWatcherCursor, resetChainCursor } from '../db/queries/chain-watcher';
 import { seedCatalogue } from '../db/seed';
 import { CATALOGUE } from '../domain/catalogue';
 import { Decimal } from '../domain/money';
@@ -260,7 +260,7 @@ export async function benchChains(serverUrl: string, options: { events?: number;
       if (scan.caughtUp) break;
     }
     const scanMs = performance.now() - scanStarted;
-    if ((await readChainCursor(db, 'ethereum-1'))! <= startBlock) throw new Error('the scan did not move the cursor');
+    if ((await readWatcherCursor(db, 'ethereum-1'))!.nextBlock <= startBlock) throw new Error('the scan did not move the cursor');
     await client.connection.close();
     if (worker.getState() === 'RUNNING') worker.shutdown();
     await running;

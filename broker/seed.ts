@@ -11,7 +11,7 @@ import { applyMigrations } from '../db/migrate';
 import { BROKER_MIGRATIONS } from './migrate';
 import { accountPositions, ensureAccount } from './queries/accounts';
 import { storeCredential, type Credential } from './queries/credentials';
-import { moveShares } from './queries/journal';
+import { topUpPosition } from './queries/journal';
 
 export const DEVELOPMENT_SYMBOLS = ['AAPL', 'NVDA', 'TSLA', 'MSFT', 'AMZN'] as const;
 
@@ -77,23 +77,7 @@ export async function seedBrokerSandbox(db: Pool, options: SeedBrokerSandboxOpti
     await ensureAccount(db, { accountId, accountNumber: seed.accountNumber, email: seed.email, kind: 'participant', ownerKey: options.brokerCredential.key });
     const minimum = new Decimal(seed.minimumShares ?? '1000');
     for (const symbol of seed.symbols ?? DEVELOPMENT_SYMBOLS) {
-      await inTransaction(db, async (client) => {
-        const { rows } = await client.query<{ qty: string }>('SELECT qty FROM broker.positions WHERE account_id = $1 AND symbol = $2 FOR UPDATE', [accountId, symbol]);
-        const held = new Decimal(rows[0]?.qty ?? '0');
-        if (held.gte(minimum)) return;
-        const { rows: count } = await client.query<{ n: string }>('SELECT count(*) AS n FROM broker.journal WHERE to_account = $1 AND symbol = $2 AND reason = $3', [
-          accountId,
-          symbol,
-          'deposit',
-        ]);
-        await moveShares(client, {
-          toAccount: accountId,
-          symbol,
-          qty: minimum.minus(held).toFixed(),
-          reason: 'deposit',
-          idempotencyKey: `deposit:${accountId}:${symbol}:${Number(count[0]!.n) + 1}`,
-        });
-      });
+      await inTransaction(db, (client) => topUpPosition(client, { accountId, symbol, minimum: minimum.toFixed() }));
     }
     accounts.push({ accountId, accountNumber: seed.accountNumber, email: seed.email, positions: await accountPositions(db, accountId) });
   }

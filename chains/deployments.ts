@@ -7,7 +7,7 @@
 import type { LocalAccount } from 'viem';
 import type { AssetDefinition } from '../domain/catalogue';
 import type { Database } from '../db/pool';
-import { findChainDeployment, recordChainDeployment, type ChainDeploymentRecord } from '../db/queries/chains';
+import { findChainDeployment, recordChainDeployment, type ChainDeploymentRecord } from '../db/queries/chain-deployments';
 import type { ChainContext } from './context';
 import { issuerAbi } from '../contracts/abi';
 import { ROLES } from '../contracts/roles';

@@ -11,10 +11,11 @@
  * Not handled: replacing a stored transaction that the network dropped for good (fee spikes on a real chain); an
  * operator replaces it by hand.
  */
-import type { Database } from '../db/pool';
+import { inTransaction, type Database } from '../db/pool';
 import {
   findChainTransaction,
   insertChainTransaction,
+  lockSenderNonces,
   nextStoredNonce,
   recordChainTransactionOutcome,
   type ChainTransactionRecord,
@@ -92,15 +93,10 @@ async function signAndStore(database: Database, parameters: SendOnceParameters):
   const data = encodeFunctionData({ abi, functionName, args });
   const gas = await client.estimateGas({ account, to, data });
   const fees = await client.estimateFeesPerGas();
-  const db = await database.connect();
-  try {
-    await db.query('BEGIN');
-    await db.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`chain-tx:${network.chain}:${account.address.toLowerCase()}`]);
+  return await inTransaction(database, async (db): Promise<ChainTransactionRecord> => {
+    await lockSenderNonces(db, network.chain, account.address.toLowerCase());
     const raced = await findChainTransaction(db, key);
-    if (raced) {
-      await db.query('COMMIT');
-      return raced;
-    }
+    if (raced) return raced;
     const onChain = await client.getTransactionCount({ address: account.address, blockTag: 'pending' });
     const nonce = Math.max(onChain, await nextStoredNonce(db, network.chain, account.address.toLowerCase()));
     const raw = await account.signTransaction({
@@ -115,14 +111,8 @@ async function signAndStore(database: Database, parameters: SendOnceParameters):
     });
     const record = { key, chain: network.chain, sender: account.address.toLowerCase(), nonce, txHash: keccak256(raw), raw };
     await insertChainTransaction(db, record);
-    await db.query('COMMIT');
     return { ...record, state: 'signed', blockNumber: null };
-  } catch (error) {
-    await db.query('ROLLBACK').catch(() => undefined);
-    throw error;
-  } finally {
-    db.release();
-  }
+  });
 }
 
 /** Receipts are looked for this often; the stored bytes are sent again this often while none is found. */

@@ -5,7 +5,7 @@
  */
 import { CATALOGUE } from '../domain/catalogue';
 import type { Queryable } from '../db/pool';
-import { recordChainDeployment } from '../db/queries/chains';
+import { recordChainDeployment } from '../db/queries/chain-deployments';
 import type { EvmChain } from '../signing';
 
 const testAddress = (tag: number, index: number) => `0x${tag.toString(16).padStart(8, '0')}${index.toString(16).padStart(32, '0')}` as const;

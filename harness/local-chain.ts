@@ -9,7 +9,7 @@ import { chainContexts, type ChainContext } from '../chains/context';
 import { ensureDeployment } from '../chains/deployments';
 import { evmNetwork, viemChain } from '../chains/networks';
 import type { Database } from '../db/pool';
-import type { ChainDeploymentRecord } from '../db/queries/chains';
+import type { ChainDeploymentRecord } from '../db/queries/chain-deployments';
 import { CATALOGUE } from '../domain/catalogue';
 import type { EvmChain } from '../signing';
 import { anvilAccount } from '../start/chains';

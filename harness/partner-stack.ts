@@ -25,7 +25,7 @@ import { createApp, type App } from '../api/app';
 import { chainWatcherProbes } from '../api/health/readiness';
 import { newBrokerCredential, seedBrokerSandbox, startBroker, type Credential, type RunningBroker, type SeededSandbox } from '../broker';
 import { createApiKey, findActiveApiKey, type KeyScope } from '../db/queries/api-keys';
-import { chainTokenAddresses } from '../db/queries/chains';
+import { chainTokenAddresses } from '../db/queries/chain-deployments';
 import type { Database } from '../db/pool';
 import { Decimal } from '../domain/money';
 import { BrokerClient } from '../partner/broker-client';

@@ -15,19 +15,12 @@
  */
 import { randomUUID } from 'node:crypto';
 import { inTransaction, type Database, type Queryable } from '../db/pool';
-import { chainTokenAddresses, findChainDeployment, type ChainDeploymentRecord } from '../db/queries/chains';
-import {
-  findPartnerClient,
-  findPartnerRequestByTokenizationId,
-  findPartnerSessionLimit,
-  findPartnerWallet,
-  insertPartnerMint,
-  lockPartnerLimit,
-  partnerSessionUsage,
-  type PartnerRequestRecord,
-  type SignedMintRequest,
-} from '../db/queries/partner';
-import { findLatestPrice } from '../db/queries/prices';
+import { chainTokenAddresses, findChainDeployment, type ChainDeploymentRecord } from '../db/queries/chain-deployments';
+import { findPartnerClient } from '../db/queries/partner-clients';
+import { findPartnerRequestByTokenizationId, insertPartnerMint, storeBrokerConfirm, type PartnerRequestRecord, type SignedMintRequest } from '../db/queries/partner-requests';
+import { findPartnerSessionLimit, lockPartnerLimit, partnerSessionUsage } from '../db/queries/partner-limits';
+import { findPartnerWallet } from '../db/queries/wallets';
+import { findLatestPrice } from '../db/queries/latest-prices';
 import { sessionIntervalAt } from '../domain/calendar';
 import { Decimal } from '../domain/money';
 import { chainOfNetwork, notionalUsd, tokenSymbolOf, type PartnerNetwork } from '../domain/partner';
@@ -208,11 +201,7 @@ export async function confirmIssuance(deps: Pick<PartnerDependencies, 'db' | 'wo
     throw new PartnerRefused('REQUEST_CONFLICT', `Tokenization request ${confirm.tokenizationRequestId} is issuer request ${stored.issuerRequestId}`);
   }
   // Only a request still waiting for its confirm takes one (not one that timed out meanwhile).
-  await deps.db.query(
-    `UPDATE partner_requests SET confirm_status = $2, reason = CASE WHEN $2 = 'rejected' THEN $3 ELSE reason END, updated_at = now()
-      WHERE issuer_request_id = $1 AND confirm_status IS NULL AND state = 'created'`,
-    [stored.issuerRequestId, confirm.status, confirm.reason ?? 'the broker rejected the journal'],
-  );
+  await storeBrokerConfirm(deps.db, stored.issuerRequestId, { status: confirm.status, reason: confirm.reason ?? 'the broker rejected the journal' });
   const request = (await findPartnerRequestByTokenizationId(deps.db, confirm.tokenizationRequestId))!;
   if (request.confirmStatus === null) {
     throw new PartnerRefused('REQUEST_CONFLICT', `Issuer request ${request.issuerRequestId} is ${request.state}: ${request.reason ?? 'it takes no confirm'}`);

@@ -4,7 +4,7 @@
  */
 import { type Client, WorkflowExecutionAlreadyStartedError, WorkflowIdConflictPolicy, WorkflowIdReusePolicy } from '@temporalio/client';
 import type { Queryable } from '../db/pool';
-import { listUnfinishedPartnerMints } from '../db/queries/partner';
+import { listUnfinishedPartnerMints } from '../db/queries/partner-requests';
 import { partnerMintWorkflowId } from '../temporal/workflow-ids';
 import type { partnerMintWorkflow } from '../workflows';
 

@@ -9,7 +9,8 @@
  * above completes), with up to WRITE_CONCURRENCY series in flight while the next ones are computed.
  */
 import type { Database } from '../db/pool';
-import { insertHistoricalCandles, latestCandleStarts, upsertLatestPrices, type CandleWrite, type Market } from '../db/queries/prices';
+import { insertHistoricalCandles, latestCandleStarts, type CandleWrite, type Market } from '../db/queries/candles';
+import { upsertLatestPrices } from '../db/queries/latest-prices';
 import type { AssetDefinition } from '../domain/catalogue';
 import { sessionsBetween } from '../domain/calendar';
 import { aggregate, bucketStart, intervalMs, type Interval } from '../domain/market/candles';

@@ -2,7 +2,7 @@
  * Folds a batch of ticks into one partial candle per symbol, market, interval and bucket,
  * ready to merge into stored candles in a single statement.
  */
-import type { CandleWrite, Market } from '../db/queries/prices';
+import type { CandleWrite, Market } from '../db/queries/candles';
 import { bucketStart, INTERVALS } from '../domain/market/candles';
 import { Decimal, formatDecimal } from '../domain/money';
 import type { PriceTick } from './price-source';

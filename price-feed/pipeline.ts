@@ -4,7 +4,8 @@
  */
 import type { Database } from '../db/pool';
 import { multipliersAt } from '../db/queries/corporate-actions';
-import { listLatestPrices, mergeCandles, upsertLatestPrices, type CandleWrite, type LatestPriceRecord } from '../db/queries/prices';
+import { listLatestPrices, upsertLatestPrices, type LatestPriceRecord } from '../db/queries/latest-prices';
+import { mergeCandles, type CandleWrite } from '../db/queries/candles';
 import { Decimal, formatDecimal, Rounding } from '../domain/money';
 import { candlesOfTicks } from './candle-batch';
 import type { PriceTick } from './price-source';

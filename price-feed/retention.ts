@@ -1,6 +1,6 @@
 /** Candle retention: each interval keeps as much history as its longest OHLC range needs. */
 import type { Database } from '../db/pool';
-import { pruneCandles } from '../db/queries/prices';
+import { pruneCandles } from '../db/queries/candles';
 import { INTERVAL_PLANS } from './backfill';
 
 /** Deletes candles older than their interval's retention; returns how many. */

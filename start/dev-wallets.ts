@@ -10,7 +10,7 @@ import { anvilAccount } from './chains';
 import { sendTransactionOnce } from '../chains/transactions';
 import { stablecoinAbi } from '../contracts/abi';
 import type { Database } from '../db/pool';
-import type { ChainDeploymentRecord } from '../db/queries/chains';
+import type { ChainDeploymentRecord } from '../db/queries/chain-deployments';
 import { registerWallet, type WalletWorkflows } from '../wallets/registration';
 
 /** Development stablecoin each wallet holds (USD, 6 decimals). */

@@ -27,8 +27,9 @@ import type { Logger } from '../config/logger';
 import { evmPrivateKeySchema } from '../signing/key-schemas';
 import type { Database } from '../db/pool';
 import { createApiKey, findActiveApiKey } from '../db/queries/api-keys';
-import type { ChainDeploymentRecord } from '../db/queries/chains';
-import { setWalletPartnerEnabled, upsertPartnerClient } from '../db/queries/partner';
+import type { ChainDeploymentRecord } from '../db/queries/chain-deployments';
+import { setWalletPartnerEnabled } from '../db/queries/wallets';
+import { upsertPartnerClient } from '../db/queries/partner-clients';
 import type { BrokerConnection } from '../partner/broker-client';
 
 /** The issuer id participants name in `issuer` of a mint through the sandbox (stack.json `issuer.id`). */

@@ -2,7 +2,7 @@
 import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { Queryable } from '../db/pool';
-import { chainTokenAddresses, type ChainDeploymentRecord } from '../db/queries/chains';
+import { chainTokenAddresses, type ChainDeploymentRecord } from '../db/queries/chain-deployments';
 import type { RunningChains } from './chains';
 import type { DevKeys } from './dev-keys';
 

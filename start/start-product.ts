@@ -35,7 +35,7 @@ import { readStackFile, stackChains, writeStackFile, type StackFile } from './st
 import { startChains } from './chains';
 import { ensureDevWallets } from './dev-wallets';
 import { ensureDeployment } from '../chains/deployments';
-import type { ChainDeploymentRecord } from '../db/queries/chains';
+import type { ChainDeploymentRecord } from '../db/queries/chain-deployments';
 import { configuredBroker } from '../partner/broker-client';
 import { onChainBrokerSigners } from '../partner/broker-signature';
 import { DEVELOPMENT_ISSUER_ID, loadSandboxSecrets, sandboxConnection, startSandbox } from './partner-sandbox';

@@ -4,7 +4,8 @@
  * for Server-Sent Events once when it is made, whatever the number of subscribers.
  */
 import type { AssetRecord } from '../db/queries/assets';
-import type { CandleRecord, LatestPriceRecord } from '../db/queries/prices';
+import type { CandleRecord } from '../db/queries/candles';
+import type { LatestPriceRecord } from '../db/queries/latest-prices';
 import type { Interval } from '../domain/market/candles';
 import type { Candle as CandleView } from '../api/v1/assets/schemas';
 import type { AssetPrice as AssetPriceView } from '../api/v1/assets/schemas';

@@ -12,9 +12,9 @@ import { randomUUID } from 'node:crypto';
 import type { Logger } from '../config/logger';
 import type { Database } from '../db/pool';
 import { listAssets, type AssetRecord } from '../db/queries/assets';
-import { listLatestPrices, type CandleRecord, type CandleWrite, type LatestPriceRecord } from '../db/queries/prices';
+import { listLatestPrices, type LatestPriceRecord } from '../db/queries/latest-prices';
+import { readCandles, readNewestCandles, type CandleRecord, type CandleWrite, type StoredCandle } from '../db/queries/candles';
 import { bucketEnd } from '../domain/market/candles';
-import { readCandles, readNewestCandles, type StoredCandle } from './candle-queries';
 import {
   candleEventData,
   candleTopic,

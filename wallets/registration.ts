@@ -12,6 +12,7 @@ import {
   requestWalletUnregistration,
   type RequestRegistrationOutcome,
   type WalletRecord,
+  listWalletsUnderWay,
 } from '../db/queries/wallets';
 import { walletRegistrationWorkflowId } from '../temporal/workflow-ids';
 import type { walletRegistrationWorkflow } from '../workflows';
@@ -60,9 +61,7 @@ export async function unregisterWallet(
 
 /** Starts (or finds) the workflow of every wallet change still under way; answers how many. */
 export async function recoverWalletRegistrations(db: Queryable, workflows: WalletWorkflows): Promise<number> {
-  const { rows } = await db.query<{ chain: string; address: string }>(
-    `SELECT chain, address FROM account_wallets WHERE state IN ('registering', 'unregistering') ORDER BY updated_at`,
-  );
+  const rows = await listWalletsUnderWay(db);
   for (const row of rows) {
     const wallet = await findWallet(db, row.chain, row.address);
     if (wallet) await startWalletRegistrationWorkflow(workflows, wallet);

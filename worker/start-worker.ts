@@ -9,7 +9,7 @@ import { type Client, WorkflowIdConflictPolicy } from '@temporalio/client';
 import { DefaultLogger, NativeConnection, Runtime, type LogLevel, type Worker } from '@temporalio/worker';
 import { createActivities } from '../activities';
 import type { IssuerChains } from '../chains/context';
-import { listChainDeployments } from '../db/queries/chains';
+import { listChainDeployments } from '../db/queries/chain-deployments';
 import { recoverAttestationWorkflows } from '../attestations/lifecycle-workflows';
 import type { Logger } from '../config/logger';
 import type { Database } from '../db/pool';

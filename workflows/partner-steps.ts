@@ -5,7 +5,7 @@
  */
 import { condition, patched, proxyActivities, setHandler, sleep } from '@temporalio/workflow';
 import type { PartnerActivities, PartnerRequestSnapshot } from '../activities/partner';
-import type { PartnerRequestState } from '../db/queries/partner';
+import type { PartnerRequestState } from '../db/queries/partner-requests';
 import { partnerResumeSignal, type PartnerRequestWorkflowState } from '../temporal/messages';
 
 /** Steps that read and write SQL, or call the broker: retried with backoff until they succeed (the broker may be down for long). */

@@ -7,7 +7,9 @@
 import { createHash } from 'node:crypto';
 import type { Context } from 'koa';
 import type { Pool, PoolClient } from 'pg';
+import { inTransaction } from '../../db/pool';
 import { BrokerError } from '../errors';
+import { claimIdempotencyKey, findIdempotentResponse, storeIdempotentResponse } from '../queries/idempotent-responses';
 
 const KEY = /^[\x21-\x7e][\x20-\x7e]{0,127}$/;
 
@@ -39,50 +41,26 @@ export interface StoredResponse {
   replayed: boolean;
 }
 
-/** Runs `write` in a transaction, under the idempotency key when there is one. */
+/**
+ * Runs `write` in a transaction, under the idempotency key when there is one: a key already claimed answers the
+ * response stored under it (once its first request committed), or 422 when it was claimed for another body.
+ */
 export async function idempotentWrite(
   db: Pool,
   idempotency: { scope: string; key: string | undefined; fingerprint: string },
   write: (client: PoolClient) => Promise<{ status: number; body: unknown }>,
 ): Promise<StoredResponse> {
-  const client = await db.connect();
-  try {
-    await client.query('BEGIN');
-    if (idempotency.key !== undefined) {
-      const claimed = await client.query(
-        `INSERT INTO broker.idempotent_responses (scope, idempotency_key, request_sha256) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING RETURNING 1`,
-        [idempotency.scope, idempotency.key, idempotency.fingerprint],
-      );
-      if (claimed.rowCount === 0) {
-        const { rows } = await client.query<{ request_sha256: string; status: number; body: unknown }>(
-          'SELECT request_sha256, status, body FROM broker.idempotent_responses WHERE scope = $1 AND idempotency_key = $2',
-          [idempotency.scope, idempotency.key],
-        );
-        await client.query('COMMIT');
-        const stored = rows[0]!;
-        if (stored.request_sha256 !== idempotency.fingerprint) {
-          throw new BrokerError('IDEMPOTENCY_KEY_REUSED', 'This Idempotency-Key was already used with another request body');
-        }
-        return { status: stored.status, body: stored.body, replayed: true };
-      }
+  const { scope, key, fingerprint } = idempotency;
+  return await inTransaction(db, async (client) => {
+    if (key !== undefined && !(await claimIdempotencyKey(client, scope, key, fingerprint))) {
+      const stored = (await findIdempotentResponse(client, scope, key))!;
+      if (stored.fingerprint !== fingerprint) throw new BrokerError('IDEMPOTENCY_KEY_REUSED', 'This Idempotency-Key was already used with another request body');
+      return { status: stored.status, body: stored.body, replayed: true };
     }
     const response = await write(client);
-    if (idempotency.key !== undefined) {
-      await client.query('UPDATE broker.idempotent_responses SET status = $3, body = $4 WHERE scope = $1 AND idempotency_key = $2', [
-        idempotency.scope,
-        idempotency.key,
-        response.status,
-        JSON.stringify(response.body),
-      ]);
-    }
-    await client.query('COMMIT');
+    if (key !== undefined) await storeIdempotentResponse(client, scope, key, response);
     return { ...response, replayed: false };
-  } catch (error) {
-    await client.query('ROLLBACK').catch(() => undefined);
-    throw error;
-  } finally {
-    client.release();
-  }
+  });
 }
 
 /** Answers a stored or fresh response, marking a replay. */

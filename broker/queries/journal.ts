@@ -58,3 +58,25 @@ export async function moveShares(client: PoolClient, movement: Movement): Promis
   );
   return { outcome: 'moved', journalId: Number(rows[0]!.journal_id) };
 }
+
+/**
+ * Deposits into an account what its position of `symbol` lacks to reach `minimum` (nothing when it holds that much),
+ * as one more `deposit` journal row, under the position's lock.
+ */
+export async function topUpPosition(client: PoolClient, position: { accountId: string; symbol: string; minimum: string }): Promise<void> {
+  const { accountId, symbol } = position;
+  const { rows } = await client.query<{ qty: string }>('SELECT qty FROM broker.positions WHERE account_id = $1 AND symbol = $2 FOR UPDATE', [accountId, symbol]);
+  const held = new Decimal(rows[0]?.qty ?? '0');
+  if (held.gte(position.minimum)) return;
+  const { rows: count } = await client.query<{ n: string }>(
+    `SELECT count(*) AS n FROM broker.journal WHERE to_account = $1 AND symbol = $2 AND reason = 'deposit'`,
+    [accountId, symbol],
+  );
+  await moveShares(client, {
+    toAccount: accountId,
+    symbol,
+    qty: new Decimal(position.minimum).minus(held).toFixed(),
+    reason: 'deposit',
+    idempotencyKey: `deposit:${accountId}:${symbol}:${Number(count[0]!.n) + 1}`,
+  });
+}

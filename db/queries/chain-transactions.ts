@@ -24,6 +24,11 @@ export async function findChainTransaction(db: Queryable, key: string): Promise<
   return rows[0];
 }
 
+/** Serialises nonce allocation of one sender on one chain until the transaction ends. */
+export async function lockSenderNonces(db: Queryable, chain: string, sender: string): Promise<void> {
+  await db.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`chain-tx:${chain}:${sender}`]);
+}
+
 /** The next nonce this table knows of for a sender on a chain (0 when it has sent nothing). */
 export async function nextStoredNonce(db: Queryable, chain: string, sender: string): Promise<number> {
   const { rows } = await db.query<{ next: number }>(

@@ -92,3 +92,47 @@ export async function findWalletOwner(db: Queryable, chain: string, address: str
   const wallet = await findWallet(db, chain, address);
   return wallet && wallet.state === 'registered' ? { accountId: wallet.accountId, userId: wallet.userId } : undefined;
 }
+
+/** Marks a wallet of the client enabled (or not) for the flow; false when the client has no such wallet. */
+export async function setWalletPartnerEnabled(db: Queryable, wallet: { chain: string; address: string; clientId: string; enabled: boolean }): Promise<boolean> {
+  const { rowCount } = await db.query(
+    `UPDATE account_wallets SET partner_enabled = $4, updated_at = now() WHERE chain = $1 AND address = $2 AND account_id = $3`,
+    [wallet.chain, wallet.address.toLowerCase(), wallet.clientId, wallet.enabled],
+  );
+  return rowCount === 1;
+}
+
+export interface PartnerWalletRecord {
+  chain: string;
+  address: `0x${string}`;
+  clientId: string;
+  /** The identity registry's state of the wallet. */
+  state: WalletState;
+  partnerEnabled: boolean;
+}
+
+/** The wallet as the flow sees it, whoever holds it. */
+export async function findPartnerWallet(db: Queryable, chain: string, address: string): Promise<PartnerWalletRecord | undefined> {
+  const { rows } = await db.query<PartnerWalletRecord>(
+    `SELECT chain, address, account_id AS "clientId", state, partner_enabled AS "partnerEnabled" FROM account_wallets WHERE chain = $1 AND address = $2`,
+    [chain, address.toLowerCase()],
+  );
+  return rows[0];
+}
+
+export async function listPartnerWallets(db: Queryable, clientId: string): Promise<PartnerWalletRecord[]> {
+  const { rows } = await db.query<PartnerWalletRecord>(
+    `SELECT chain, address, account_id AS "clientId", state, partner_enabled AS "partnerEnabled" FROM account_wallets
+      WHERE account_id = $1 AND partner_enabled ORDER BY chain, address`,
+    [clientId],
+  );
+  return rows;
+}
+
+/** The wallets whose registration change is still under way (`registering`, `unregistering`), oldest change first. */
+export async function listWalletsUnderWay(db: Queryable): Promise<{ chain: string; address: string }[]> {
+  const { rows } = await db.query<{ chain: string; address: string }>(
+    `SELECT chain, address FROM account_wallets WHERE state IN ('registering', 'unregistering') ORDER BY updated_at`,
+  );
+  return rows;
+}

@@ -2,7 +2,7 @@
 import { Decimal } from '../../domain/money';
 import { VALID_PAIRS } from '../../domain/market/candles';
 import { CATALOGUE } from '../../domain/catalogue';
-import { recordChainDeployment } from '../../db/queries/chains';
+import { recordChainDeployment } from '../../db/queries/chain-deployments';
 import { createTestApi, type TestApi } from '../support/api';
 
 let api: TestApi;

@@ -10,7 +10,8 @@ import { maxUint256, parseUnits, zeroHash } from 'viem';
 import { createActivities } from '../../activities';
 import { identityRegistryAbi, issuerAbi, stablecoinAbi, stockTokenAbi, tokenManagerAbi } from '../../contracts/abi';
 import { findActiveApiKey } from '../../db/queries/api-keys';
-import { findChainDeployment, readChainCursor, recordChainDeployment, resetChainCursor } from '../../db/queries/chains';
+import { findChainDeployment, recordChainDeployment } from '../../db/queries/chain-deployments';
+import { readWatcherCursor, resetChainCursor } from '../../db/queries/chain-watcher';
 import { listAccountWallets } from '../../db/queries/wallets';
 import { chainWatcherWorkflowId } from '../../temporal/workflow-ids';
 import type { chainWatcherWorkflow } from '../../workflows';
@@ -253,7 +254,7 @@ describe('executions and redemptions seen by the chain watcher', () => {
     await resetChainCursor(database.db, chain.chain, chain.deployment.deployedBlock);
     await temporal.startWorker(chainActivities());
     const head = Number(await chain.client.getBlockNumber());
-    await eventually(async () => expect(await readChainCursor(database.db, chain.chain)).toBeGreaterThan(head), 30_000);
+    await eventually(async () => expect((await readWatcherCursor(database.db, chain.chain))?.nextBlock).toBeGreaterThan(head), 30_000);
     expect(await counts()).toEqual(before);
   });
 });

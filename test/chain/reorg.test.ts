@@ -17,7 +17,7 @@ import { DefaultLogger } from '@temporalio/worker';
 import type { Client } from '@temporalio/client';
 import { encodeFunctionData, maxUint256, parseEventLogs, parseUnits, type Hex } from 'viem';
 import { createChainWatcherActivities } from '../../activities/chain-watcher';
-import { resetChainCursor } from '../../db/queries/chains';
+import { resetChainCursor } from '../../db/queries/chain-watcher';
 import { issuerAbi, stablecoinAbi, stockTokenAbi, tokenManagerAbi } from '../../contracts/abi';
 import { Decimal } from '../../domain/money';
 import { sharesForTokens } from '../../domain/partner';

@@ -9,7 +9,7 @@ import { randomUUID } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createActivities } from '../../activities';
-import { insertPartnerMint, findPartnerRequest, updatePartnerRequest } from '../../db/queries/partner';
+import { insertPartnerMint, findPartnerRequest, updatePartnerRequest } from '../../db/queries/partner-requests';
 import { BrokerClient } from '../../partner/broker-client';
 import { partnerResumeSignal } from '../../temporal/messages';
 import { BROKER_CALLBACK_ATTEMPTS } from '../../workflows/partner-steps';

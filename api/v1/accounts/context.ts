@@ -1,6 +1,6 @@
 /** What the wallet routes share: the account a path names, and the chain's deployment they write to. */
 import { findAccount, type Account } from '../../../db/queries/accounts';
-import { findChainDeployment } from '../../../db/queries/chains';
+import { findChainDeployment } from '../../../db/queries/chain-deployments';
 import type { WalletWorkflows } from '../../../wallets/registration';
 import { ApiError } from '../../framework/errors';
 import type { ApiServices } from '../../services';

@@ -1,6 +1,6 @@
 /** GET /v1/assets/{symbol}/prices/latest — the latest price of one asset. */
 import type { Middleware } from 'koa';
-import { findLatestPrice } from '../../../db/queries/prices';
+import { findLatestPrice } from '../../../db/queries/latest-prices';
 import { ApiError } from '../../framework/errors';
 import type { ApiServices } from '../../services';
 import { respondCached } from '../respond';

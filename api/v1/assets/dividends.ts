@@ -1,7 +1,7 @@
 /** GET /v1/assets/{symbol}/dividends — trailing-year yield at the current price, payout frequency, last dividend. */
 import type { Middleware } from 'koa';
 import { listDividends } from '../../../db/queries/corporate-actions';
-import { findLatestPrice } from '../../../db/queries/prices';
+import { findLatestPrice } from '../../../db/queries/latest-prices';
 import { newYorkDate } from '../../../domain/calendar';
 import { dividendYield, payoutFrequency } from '../../../domain/market/statistics';
 import { formatDecimal } from '../../../domain/money';

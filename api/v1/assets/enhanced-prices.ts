@@ -3,7 +3,8 @@
  * of open market (a plain 24 h for assets that trade off-hours), sortable by price.
  */
 import type { Middleware } from 'koa';
-import { listLatestPrices, windowOpenPrices } from '../../../db/queries/prices';
+import { listLatestPrices } from '../../../db/queries/latest-prices';
+import { windowOpenPrices } from '../../../db/queries/candles';
 import { change24h } from '../../../domain/market/statistics';
 import { parseQuery } from '../../framework/validation';
 import type { ApiServices } from '../../services';

@@ -1,6 +1,6 @@
 /** GET /v1/assets/all/prices/latest — the latest token and underlying price of every asset. */
 import type { Middleware } from 'koa';
-import { listLatestPrices } from '../../../db/queries/prices';
+import { listLatestPrices } from '../../../db/queries/latest-prices';
 import { parseQuery } from '../../framework/validation';
 import type { ApiServices } from '../../services';
 import { respondCached } from '../respond';

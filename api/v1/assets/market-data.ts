@@ -5,7 +5,8 @@
 import type { Middleware } from 'koa';
 import type { AssetRecord } from '../../../db/queries/assets';
 import { multipliersAt } from '../../../db/queries/corporate-actions';
-import { dailyStatistics, findLatestPrice, listCandles, windowOpenPrices } from '../../../db/queries/prices';
+import { dailyStatistics, listCandles, windowOpenPrices } from '../../../db/queries/candles';
+import { findLatestPrice } from '../../../db/queries/latest-prices';
 import { change24h } from '../../../domain/market/statistics';
 import { Decimal, formatDecimal, Rounding } from '../../../domain/money';
 import { ApiError } from '../../framework/errors';

@@ -1,7 +1,7 @@
 /** GET /v1/assets/{symbol}/prices/ohlc?interval&range — candles of the token and its underlying. */
 import type { Middleware } from 'koa';
 import { z } from 'zod';
-import { listCandles } from '../../../db/queries/prices';
+import { listCandles } from '../../../db/queries/candles';
 import { INTERVALS, RANGES, VALID_PAIRS, type Interval } from '../../../domain/market/candles';
 import { ApiError } from '../../framework/errors';
 import { parseParams, parseQuery } from '../../framework/validation';

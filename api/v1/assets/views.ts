@@ -1,6 +1,7 @@
 /** JSON shapes of the assets resource, built from database records. */
 import type { AddressRecord, AssetRecord } from '../../../db/queries/assets';
-import type { CandleRecord, LatestPriceRecord } from '../../../db/queries/prices';
+import type { CandleRecord } from '../../../db/queries/candles';
+import type { LatestPriceRecord } from '../../../db/queries/latest-prices';
 import type { AddressEntry, AssetPrice, Candle } from './schemas';
 
 export function assetPriceView(asset: AssetRecord, price: LatestPriceRecord): AssetPrice {

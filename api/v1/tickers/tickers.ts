@@ -1,6 +1,7 @@
 /** GET /v1/tickers — last price and 24 h volumes of every token against the settlement token. */
 import type { Middleware } from 'koa';
-import { listLatestPrices, primaryVolumesSince } from '../../../db/queries/prices';
+import { listLatestPrices } from '../../../db/queries/latest-prices';
+import { primaryVolumesSince } from '../../../db/queries/candles';
 import { z } from 'zod';
 import { defineOperation } from '../../contract/operation';
 import type { ApiServices } from '../../services';

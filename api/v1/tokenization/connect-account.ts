@@ -5,7 +5,7 @@
  * same client id.
  */
 import type { Middleware } from 'koa';
-import { connectPartnerAccount } from '../../../db/queries/partner';
+import { connectPartnerAccount } from '../../../db/queries/partner-clients';
 import { readJsonBody } from '../../framework/body';
 import { ApiError } from '../../framework/errors';
 import { parseBody } from '../../framework/validation';

@@ -3,7 +3,7 @@
  * flow and removes it from the chain's identity registry: 202 while the registry is written.
  */
 import type { Middleware } from 'koa';
-import { setWalletPartnerEnabled } from '../../../db/queries/partner';
+import { setWalletPartnerEnabled } from '../../../db/queries/wallets';
 import { unregisterWallet } from '../../../wallets/registration';
 import { ApiError } from '../../framework/errors';
 import { parseParams } from '../../framework/validation';

@@ -5,7 +5,8 @@
  * 409 when another account holds the wallet.
  */
 import type { Middleware } from 'koa';
-import { findPartnerClient, setWalletPartnerEnabled } from '../../../db/queries/partner';
+import { findPartnerClient } from '../../../db/queries/partner-clients';
+import { setWalletPartnerEnabled } from '../../../db/queries/wallets';
 import { findWallet } from '../../../db/queries/wallets';
 import { registerWallet } from '../../../wallets/registration';
 import { readJsonBody } from '../../framework/body';

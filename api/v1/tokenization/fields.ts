@@ -1,7 +1,9 @@
 /** The partner flow's request fields (the brokerage network's names, snake_case) and the admin views. */
 import { z } from 'zod';
 import { EVM_CHAINS } from '../../../chains/networks';
-import type { PartnerClientRecord, PartnerRequestRecord, PartnerWalletRecord } from '../../../db/queries/partner';
+import type { PartnerClientRecord } from '../../../db/queries/partner-clients';
+import type { PartnerRequestRecord } from '../../../db/queries/partner-requests';
+import type { PartnerWalletRecord } from '../../../db/queries/wallets';
 import type { ErrorCode } from '../../../domain/error-codes';
 import { networkOfChain, partnerStatus, PARTNER_NETWORKS, type PartnerNetwork } from '../../../domain/partner';
 import type { PartnerRequestWorkflowState } from '../../../temporal/messages';

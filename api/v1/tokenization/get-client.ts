@@ -1,6 +1,7 @@
 /** GET /v1/tokenization/clients/{clientId} (admin) — the client's onboarding, partner link and enabled wallets. */
 import type { Middleware } from 'koa';
-import { findPartnerClient, listPartnerWallets } from '../../../db/queries/partner';
+import { findPartnerClient } from '../../../db/queries/partner-clients';
+import { listPartnerWallets } from '../../../db/queries/wallets';
 import { ApiError } from '../../framework/errors';
 import { parseParams } from '../../framework/validation';
 import type { ApiServices } from '../../services';

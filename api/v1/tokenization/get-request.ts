@@ -1,6 +1,6 @@
 /** GET /v1/tokenization/requests/{issuerRequestId} (admin) — one partner request with where its workflow stands. */
 import type { Middleware } from 'koa';
-import { findPartnerRequest } from '../../../db/queries/partner';
+import { findPartnerRequest } from '../../../db/queries/partner-requests';
 import { ApiError } from '../../framework/errors';
 import { parseParams } from '../../framework/validation';
 import type { ApiServices } from '../../services';

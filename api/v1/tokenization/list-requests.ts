@@ -6,7 +6,7 @@
 import type { Middleware } from 'koa';
 import { z } from 'zod';
 import { EVM_CHAINS } from '../../../chains/networks';
-import { listPartnerRequests } from '../../../db/queries/partner';
+import { listPartnerRequests } from '../../../db/queries/partner-requests';
 import { parseQuery } from '../../framework/validation';
 import type { ApiServices } from '../../services';
 import { requestView } from './fields';

@@ -5,7 +5,8 @@
  * either side of the link is linked to another.
  */
 import type { Middleware } from 'koa';
-import { findPartnerClient, linkPartnerAccount, listPartnerWallets, upsertPartnerClient } from '../../../db/queries/partner';
+import { findPartnerClient, linkPartnerAccount, upsertPartnerClient } from '../../../db/queries/partner-clients';
+import { listPartnerWallets } from '../../../db/queries/wallets';
 import { readJsonBody } from '../../framework/body';
 import { ApiError } from '../../framework/errors';
 import { parseBody, parseParams } from '../../framework/validation';

@@ -6,7 +6,7 @@
  */
 import type { Middleware } from 'koa';
 import { z } from 'zod';
-import { findPartnerRequest, updatePartnerRequest } from '../../../db/queries/partner';
+import { findPartnerRequest, updatePartnerRequest } from '../../../db/queries/partner-requests';
 import { partnerResumeSignal } from '../../../temporal/messages';
 import { defineOperation } from '../../contract/operation';
 import { readJsonBody } from '../../framework/body';

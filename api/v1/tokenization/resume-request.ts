@@ -6,7 +6,8 @@
  * finished, or when `clientId` is given for a request not awaiting one.
  */
 import type { Middleware } from 'koa';
-import { findPartnerClient, findPartnerRequest, updatePartnerRequest } from '../../../db/queries/partner';
+import { findPartnerClient } from '../../../db/queries/partner-clients';
+import { findPartnerRequest, updatePartnerRequest } from '../../../db/queries/partner-requests';
 import { partnerStatus } from '../../../domain/partner';
 import { partnerResumeSignal } from '../../../temporal/messages';
 import { readJsonBody } from '../../framework/body';

@@ -3,7 +3,7 @@
  * types come from them. The partner routes answer in the brokerage network's snake_case, the operators' in camelCase.
  */
 import { z } from 'zod';
-import type { PartnerRequestState } from '../../../db/queries/partner';
+import type { PartnerRequestState } from '../../../db/queries/partner-requests';
 import type { WalletState } from '../../../db/queries/wallets';
 import { PARTNER_NETWORKS, type PartnerNetwork } from '../../../domain/partner';
 import { component, decimalString, epochMs } from '../../contract/components';

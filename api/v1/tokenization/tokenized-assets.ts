@@ -3,8 +3,8 @@
  * token and the networks the token is deployed on: `{tokens: [{underlying, token, networks}]}`.
  */
 import type { Middleware } from 'koa';
-import { chainTokenAddresses } from '../../../db/queries/chains';
-import { listPartnerUnderlyings } from '../../../db/queries/partner';
+import { chainTokenAddresses } from '../../../db/queries/chain-deployments';
+import { listPartnerUnderlyings } from '../../../db/queries/partner-limits';
 import { PARTNER_NETWORKS, tokenSymbolOf, type PartnerNetwork } from '../../../domain/partner';
 import type { ApiServices } from '../../services';
 import { defineOperation } from '../../contract/operation';

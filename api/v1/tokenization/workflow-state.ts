@@ -1,6 +1,6 @@
 /** Where a partner request's workflow stands, asked with `partnerRequestState` (null when it cannot answer now). */
 import type { Client } from '@temporalio/client';
-import type { PartnerRequestRecord } from '../../../db/queries/partner';
+import type { PartnerRequestRecord } from '../../../db/queries/partner-requests';
 import { partnerRequestStateQuery, type PartnerRequestWorkflowState } from '../../../temporal/messages';
 import { partnerMintWorkflowId } from '../../../temporal/workflow-ids';
 

@@ -1,165 +1,11 @@
 /**
- * The partner (brokerage) in-kind flow in SQL: the clients onboarded for it and the brokerage account each is linked
- * to, the wallets enabled for it, its session limits, and the mint and redemption requests it carries.
- * Addresses are stored lowercase; quantities travel as decimal strings.
+ * The mint and redemption requests of the partner (brokerage) in-kind flow (`partner_requests`; a redemption's state
+ * is mirrored on its `redemptions` row). Addresses are stored lowercase; quantities travel as decimal strings.
  */
 import type { Queryable } from '../pool';
-import type { WalletState } from './wallets';
 
-// ---------------------------------------------------------------------------------------------------------------
-// Clients
-
-export interface PartnerClientRecord {
-  clientId: string;
-  email: string;
-  eligible: boolean;
-  /** The partner's account number, once the partner linked it. */
-  partnerAccount: string | null;
-  linkedAt: Date | null;
-}
-
-const CLIENT_COLUMNS = `client_id AS "clientId", email, eligible, partner_account AS "partnerAccount", linked_at AS "linkedAt"`;
-
-/** Onboards an account for the flow, or changes its email or eligibility (the link is kept). */
-export async function upsertPartnerClient(db: Queryable, client: { clientId: string; email: string; eligible: boolean }): Promise<PartnerClientRecord> {
-  const { rows } = await db.query<PartnerClientRecord>(
-    `INSERT INTO partner_clients (client_id, email, eligible) VALUES ($1, lower($2), $3)
-     ON CONFLICT (client_id) DO UPDATE SET email = EXCLUDED.email, eligible = EXCLUDED.eligible, updated_at = now()
-     RETURNING ${CLIENT_COLUMNS}`,
-    [client.clientId, client.email, client.eligible],
-  );
-  return rows[0]!;
-}
-
-export async function findPartnerClient(db: Queryable, clientId: string): Promise<PartnerClientRecord | undefined> {
-  const { rows } = await db.query<PartnerClientRecord>(`SELECT ${CLIENT_COLUMNS} FROM partner_clients WHERE client_id = $1`, [clientId]);
-  return rows[0];
-}
-
-export async function findPartnerClientByEmail(db: Queryable, email: string): Promise<PartnerClientRecord | undefined> {
-  const { rows } = await db.query<PartnerClientRecord>(`SELECT ${CLIENT_COLUMNS} FROM partner_clients WHERE email = lower($1)`, [email]);
-  return rows[0];
-}
-
-export type ConnectOutcome =
-  | { outcome: 'linked'; client: PartnerClientRecord }
-  | { outcome: 'unknown_email' }
-  | { outcome: 'already_linked'; client: PartnerClientRecord };
-
-/**
- * Links the partner account to the client onboarded with `email`. Linking the same pair again answers `linked`
- * (a retried connect); a client linked to another account, or an account linked to another client, is `already_linked`.
- */
-export async function connectPartnerAccount(db: Queryable, request: { email: string; account: string }): Promise<ConnectOutcome> {
-  const { rows } = await db.query<PartnerClientRecord>(
-    `UPDATE partner_clients SET partner_account = $2, linked_at = now(), updated_at = now()
-      WHERE email = lower($1) AND partner_account IS NULL
-        AND NOT EXISTS (SELECT 1 FROM partner_clients WHERE partner_account = $2)
-     RETURNING ${CLIENT_COLUMNS}`,
-    [request.email, request.account],
-  );
-  if (rows[0]) return { outcome: 'linked', client: rows[0] };
-  const client = await findPartnerClientByEmail(db, request.email);
-  if (!client) return { outcome: 'unknown_email' };
-  return client.partnerAccount === request.account ? { outcome: 'linked', client } : { outcome: 'already_linked', client };
-}
-
-/** Links the client to the partner account (an operator's link); false when either is linked to another. */
-export async function linkPartnerAccount(db: Queryable, clientId: string, account: string): Promise<boolean> {
-  const { rowCount } = await db.query(
-    `UPDATE partner_clients SET partner_account = $2, linked_at = coalesce(linked_at, now()), updated_at = now()
-      WHERE client_id = $1 AND (partner_account IS NULL OR partner_account = $2)
-        AND NOT EXISTS (SELECT 1 FROM partner_clients WHERE partner_account = $2 AND client_id <> $1)`,
-    [clientId, account],
-  );
-  return rowCount === 1;
-}
-
-/** Removes the client's link to its partner account; answers the client as it is afterwards. */
-export async function unlinkPartnerAccount(db: Queryable, clientId: string): Promise<PartnerClientRecord | undefined> {
-  const { rows } = await db.query<PartnerClientRecord>(
-    `UPDATE partner_clients SET partner_account = NULL, linked_at = NULL, updated_at = now() WHERE client_id = $1 RETURNING ${CLIENT_COLUMNS}`,
-    [clientId],
-  );
-  return rows[0];
-}
-
-// ---------------------------------------------------------------------------------------------------------------
-// Wallets enabled for the flow
-
-/** Marks a wallet of the client enabled (or not) for the flow; false when the client has no such wallet. */
-export async function setWalletPartnerEnabled(db: Queryable, wallet: { chain: string; address: string; clientId: string; enabled: boolean }): Promise<boolean> {
-  const { rowCount } = await db.query(
-    `UPDATE account_wallets SET partner_enabled = $4, updated_at = now() WHERE chain = $1 AND address = $2 AND account_id = $3`,
-    [wallet.chain, wallet.address.toLowerCase(), wallet.clientId, wallet.enabled],
-  );
-  return rowCount === 1;
-}
-
-export interface PartnerWalletRecord {
-  chain: string;
-  address: `0x${string}`;
-  clientId: string;
-  /** The identity registry's state of the wallet. */
-  state: WalletState;
-  partnerEnabled: boolean;
-}
-
-/** The wallet as the flow sees it, whoever holds it. */
-export async function findPartnerWallet(db: Queryable, chain: string, address: string): Promise<PartnerWalletRecord | undefined> {
-  const { rows } = await db.query<PartnerWalletRecord>(
-    `SELECT chain, address, account_id AS "clientId", state, partner_enabled AS "partnerEnabled" FROM account_wallets WHERE chain = $1 AND address = $2`,
-    [chain, address.toLowerCase()],
-  );
-  return rows[0];
-}
-
-export async function listPartnerWallets(db: Queryable, clientId: string): Promise<PartnerWalletRecord[]> {
-  const { rows } = await db.query<PartnerWalletRecord>(
-    `SELECT chain, address, account_id AS "clientId", state, partner_enabled AS "partnerEnabled" FROM account_wallets
-      WHERE account_id = $1 AND partner_enabled ORDER BY chain, address`,
-    [clientId],
-  );
-  return rows;
-}
-
-// ---------------------------------------------------------------------------------------------------------------
-// Session limits
-
+/** A partner request mints tokens for delivered shares, or delivers shares for burnt tokens. */
 export type PartnerKind = 'mint' | 'redeem';
-
-/** The USD limit of `kind` for the underlying in `session`; undefined when the underlying is not offered. */
-export async function findPartnerSessionLimit(db: Queryable, underlying: string, session: string, kind: PartnerKind): Promise<string | undefined> {
-  const { rows } = await db.query<{ limit: string }>(
-    `SELECT limit_usd::text AS "limit" FROM partner_session_limits WHERE underlying = $1 AND session = $2 AND kind = $3`,
-    [underlying, session, kind],
-  );
-  return rows[0]?.limit;
-}
-
-/** The underlyings the flow offers (those with limits). */
-export async function listPartnerUnderlyings(db: Queryable): Promise<string[]> {
-  const { rows } = await db.query<{ underlying: string }>(`SELECT DISTINCT underlying FROM partner_session_limits ORDER BY underlying`);
-  return rows.map((row) => row.underlying);
-}
-
-/** USD notional already counted against the session (started at `sessionStart`) for the underlying and direction. */
-export async function partnerSessionUsage(db: Queryable, kind: PartnerKind, underlying: string, sessionStart: number): Promise<string> {
-  const { rows } = await db.query<{ used: string }>(
-    `SELECT coalesce(sum(notional_usd), 0)::text AS used FROM partner_requests
-      WHERE kind = $1 AND underlying_symbol = $2 AND session_start = $3 AND state <> 'rejected'`,
-    [kind, underlying, sessionStart],
-  );
-  return rows[0]!.used;
-}
-
-/** Serialises limit checks of one underlying and direction until the transaction ends. */
-export async function lockPartnerLimit(db: Queryable, kind: PartnerKind, underlying: string): Promise<void> {
-  await db.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`partner-limit:${kind}:${underlying}`]);
-}
-
-// ---------------------------------------------------------------------------------------------------------------
-// Requests
 
 export type PartnerRequestState =
   | 'awaiting_finality'
@@ -398,4 +244,25 @@ export async function listUnfinishedPartnerMints(db: Queryable): Promise<string[
     `SELECT issuer_request_id AS id FROM partner_requests WHERE kind = 'mint' AND state NOT IN ('completed', 'rejected') ORDER BY created_at`,
   );
   return rows.map((row) => row.id);
+}
+
+/** Fixes a mint's token amount and the multiplier it was computed with, at the first attempt only (later ones keep it). */
+export async function fixPartnerMintAmount(db: Queryable, issuerRequestId: string, mint: { tokenAmount: string; sharesMultiplier: string }): Promise<void> {
+  await db.query(
+    `UPDATE partner_requests SET token_amount = $2::numeric, shares_multiplier = $3::numeric, updated_at = now()
+      WHERE issuer_request_id = $1 AND token_amount IS NULL`,
+    [issuerRequestId, mint.tokenAmount, mint.sharesMultiplier],
+  );
+}
+
+/**
+ * Stores the broker's confirm of a mint still waiting for one (`created`, no confirm yet); a rejection stores its
+ * reason. A request that timed out meanwhile, or was confirmed before, is left as it is: the caller reads it back.
+ */
+export async function storeBrokerConfirm(db: Queryable, issuerRequestId: string, confirm: { status: 'completed' | 'rejected'; reason: string }): Promise<void> {
+  await db.query(
+    `UPDATE partner_requests SET confirm_status = $2, reason = CASE WHEN $2 = 'rejected' THEN $3 ELSE reason END, updated_at = now()
+      WHERE issuer_request_id = $1 AND confirm_status IS NULL AND state = 'created'`,
+    [issuerRequestId, confirm.status, confirm.reason],
+  );
 }

@@ -1,14 +1,11 @@
-/** Reads and writes of market data: latest prices and OHLC candles. */
+/**
+ * OHLC candles of every interval (`candles`), for the token (`primary`) and its underlying: live merges and
+ * historical inserts, the ranges the API serves, statistics over them, retention, and the buckets the live streams
+ * read back after a stored batch.
+ */
 import type { Queryable } from '../pool';
 
 export type Market = 'primary' | 'underlying';
-
-export interface LatestPriceRecord {
-  symbol: string;
-  tokenPrice: string;
-  underlyingPrice: string;
-  observedAt: number;
-}
 
 export interface CandleRecord {
   bucketStart: number;
@@ -23,36 +20,6 @@ export interface CandleWrite extends CandleRecord {
   symbol: string;
   market: Market;
   interval: string;
-}
-
-export async function listLatestPrices(db: Queryable): Promise<LatestPriceRecord[]> {
-  const { rows } = await db.query<LatestPriceRecord>(
-    `SELECT symbol, token_price::text AS "tokenPrice", underlying_price::text AS "underlyingPrice", observed_at AS "observedAt"
-       FROM latest_prices ORDER BY symbol`,
-  );
-  return rows;
-}
-
-/** The latest price of one symbol, if it has one. */
-export async function findLatestPrice(db: Queryable, symbol: string): Promise<LatestPriceRecord | undefined> {
-  const { rows } = await db.query<LatestPriceRecord>(
-    `SELECT symbol, token_price::text AS "tokenPrice", underlying_price::text AS "underlyingPrice", observed_at AS "observedAt"
-       FROM latest_prices WHERE symbol = $1`,
-    [symbol],
-  );
-  return rows[0];
-}
-
-export async function upsertLatestPrices(db: Queryable, prices: LatestPriceRecord[]): Promise<void> {
-  if (prices.length === 0) return;
-  await db.query(
-    `INSERT INTO latest_prices (symbol, token_price, underlying_price, observed_at)
-     SELECT * FROM unnest($1::text[], $2::numeric[], $3::numeric[], $4::bigint[])
-     ON CONFLICT (symbol) DO UPDATE SET token_price = EXCLUDED.token_price, underlying_price = EXCLUDED.underlying_price,
-       observed_at = EXCLUDED.observed_at
-     WHERE latest_prices.observed_at <= EXCLUDED.observed_at`,
-    [prices.map((p) => p.symbol), prices.map((p) => p.tokenPrice), prices.map((p) => p.underlyingPrice), prices.map((p) => p.observedAt)],
-  );
 }
 
 function candleColumns(candles: CandleWrite[]): unknown[] {
@@ -181,4 +148,34 @@ export async function dailyStatistics(db: Queryable, symbol: string, market: Mar
     [symbol, market, yearAgo, monthAgo],
   );
   return rows[0]!;
+}
+
+export interface StoredCandle extends CandleRecord {
+  symbol: string;
+  market: Market;
+  interval: string;
+}
+
+const STORED_COLUMNS = `symbol, market, interval, bucket_start AS "bucketStart", open::text, high::text, low::text, close::text, volume::text`;
+
+/** The stored candles (both markets) of each (symbol, interval, bucket start). */
+export async function readCandles(db: Queryable, keys: { symbol: string; interval: string; bucketStart: number }[]): Promise<StoredCandle[]> {
+  if (keys.length === 0) return [];
+  const { rows } = await db.query<StoredCandle>(
+    `SELECT ${STORED_COLUMNS} FROM candles
+      WHERE (symbol, interval, bucket_start) IN (SELECT * FROM unnest($1::text[], $2::text[], $3::bigint[]))`,
+    [keys.map((key) => key.symbol), keys.map((key) => key.interval), keys.map((key) => key.bucketStart)],
+  );
+  return rows;
+}
+
+/** The newest stored bucket of a symbol and interval (both markets), if any. */
+export async function readNewestCandles(db: Queryable, symbol: string, interval: string): Promise<StoredCandle[]> {
+  const { rows } = await db.query<StoredCandle>(
+    `SELECT ${STORED_COLUMNS} FROM candles
+      WHERE symbol = $1 AND interval = $2
+        AND bucket_start = (SELECT max(bucket_start) FROM candles WHERE symbol = $1 AND interval = $2)`,
+    [symbol, interval],
+  );
+  return rows;
 }

@@ -1,7 +1,4 @@
-/**
- * The on-chain half in SQL: contracts deployed per chain, each watcher's cursor, and the redemptions as their
- * workflows read them. What the watchers record per log, block and stage is in `chain-watcher.ts`.
- */
+/** The product's contracts deployed per EVM chain (`chain_deployments`) and the token addresses they made (`asset_addresses`). */
 import type { Queryable } from '../pool';
 
 export interface ChainDeploymentRecord {
@@ -87,85 +84,21 @@ export async function chainTokenAddresses(db: Queryable, chain: string): Promise
   return Object.fromEntries(rows.map((row) => [row.symbol, row.address]));
 }
 
-export async function readChainCursor(db: Queryable, chain: string): Promise<number | undefined> {
-  const { rows } = await db.query<{ nextBlock: number }>(`SELECT next_block AS "nextBlock" FROM chain_cursors WHERE chain = $1`, [chain]);
-  return rows[0]?.nextBlock;
+/** The catalogue symbol of a token address on a chain, if it is one of the product's tokens. */
+export async function tokenSymbolOf(db: Queryable, chain: string, address: string): Promise<string | undefined> {
+  const { rows } = await db.query<{ symbol: string }>(`SELECT symbol FROM asset_addresses WHERE network_chain_id = $1 AND lower(address) = lower($2)`, [
+    chain,
+    address,
+  ]);
+  return rows[0]?.symbol;
 }
 
-/** Moves the cursor forward to `nextBlock` (never back: a stale scan cannot undo a newer one). */
-export async function advanceChainCursor(db: Queryable, chain: string, nextBlock: number): Promise<void> {
-  await db.query(`UPDATE chain_cursors SET next_block = $2, updated_at = now() WHERE chain = $1 AND next_block < $2`, [chain, nextBlock]);
-}
-
-/**
- * Sets the cursor anywhere (an operator re-scanning blocks); what was recorded stays recorded once. The stored block
- * hashes from the new cursor on are dropped: the scan fetches those blocks again.
- */
-export async function resetChainCursor(db: Queryable, chain: string, nextBlock: number): Promise<void> {
-  await db.query(
-    `WITH dropped AS (DELETE FROM chain_blocks WHERE chain = $1 AND number >= $2)
-     UPDATE chain_cursors SET next_block = $2, updated_at = now() WHERE chain = $1`,
-    [chain, nextBlock],
+/** The product's tokens on a chain by lowercase address: each one's catalogue symbol and the ticker of its underlying. */
+export async function chainTokensByAddress(db: Queryable, chain: string): Promise<Map<string, { symbol: string; ticker: string }>> {
+  const { rows } = await db.query<{ address: string; symbol: string; ticker: string }>(
+    `SELECT lower(t.address) AS address, t.symbol, a.ticker FROM asset_addresses t JOIN assets a USING (symbol) WHERE t.network_chain_id = $1`,
+    [chain],
   );
+  return new Map(rows.map((row) => [row.address, { symbol: row.symbol, ticker: row.ticker }]));
 }
 
-/** One IssuerRedeem log, as the redemption workflow records it. */
-export interface RedemptionRecord {
-  redemptionId: string;
-  chain: string;
-  txHash: `0x${string}`;
-  logIndex: number;
-  blockNumber: number;
-  /** Epoch milliseconds. */
-  blockTime: number;
-  wallet: `0x${string}`;
-  userId: `0x${string}`;
-  token: `0x${string}`;
-  symbol: string | null;
-  /** Token base units (18 decimals). */
-  amount: string;
-  /** USD, 18 decimals, as the contract reported it. */
-  usdNotional: string;
-  state: string;
-}
-
-const REDEMPTION_COLUMNS = `redemption_id AS "redemptionId", chain, tx_hash AS "txHash", log_index AS "logIndex", block_number AS "blockNumber",
-  block_time AS "blockTime", wallet, user_id AS "userId", token, symbol, amount::text, usd_notional::text AS "usdNotional", state`;
-
-/** Records a redemption as `pending` once; a second call answers the row already there. */
-export async function recordRedemption(db: Queryable, redemption: Omit<RedemptionRecord, 'state'>): Promise<RedemptionRecord> {
-  const { rows } = await db.query<RedemptionRecord>(
-    `WITH inserted AS (
-       INSERT INTO redemptions (redemption_id, chain, tx_hash, log_index, block_number, block_time, wallet, user_id, token, symbol, amount, usd_notional)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11::numeric, $12::numeric)
-       ON CONFLICT (redemption_id) DO NOTHING
-       RETURNING ${REDEMPTION_COLUMNS}
-     )
-     SELECT * FROM inserted UNION ALL SELECT ${REDEMPTION_COLUMNS} FROM redemptions WHERE redemption_id = $1 AND NOT EXISTS (SELECT 1 FROM inserted)`,
-    [
-      redemption.redemptionId,
-      redemption.chain,
-      redemption.txHash,
-      redemption.logIndex,
-      redemption.blockNumber,
-      redemption.blockTime,
-      redemption.wallet,
-      redemption.userId,
-      redemption.token,
-      redemption.symbol,
-      redemption.amount,
-      redemption.usdNotional,
-    ],
-  );
-  return rows[0]!;
-}
-
-export async function listRedemptions(db: Queryable, filter: { chain?: string; wallet?: string } = {}): Promise<RedemptionRecord[]> {
-  const { rows } = await db.query<RedemptionRecord>(
-    `SELECT ${REDEMPTION_COLUMNS} FROM redemptions
-      WHERE ($1::text IS NULL OR chain = $1) AND ($2::text IS NULL OR wallet = $2)
-      ORDER BY block_number, log_index`,
-    [filter.chain ?? null, filter.wallet?.toLowerCase() ?? null],
-  );
-  return rows;
-}
