@@ -4,10 +4,7 @@
  */
 import { z } from 'zod';
 import type { ErrorCode } from '../../domain/error-codes';
-import { INVALID_SYMBOL_MESSAGE } from './errors';
-
-/** A token symbol as clients write it: at least three characters, ending in `on`. */
-export const symbolSchema = z.string().min(3, INVALID_SYMBOL_MESSAGE).endsWith('on', INVALID_SYMBOL_MESSAGE);
+import { symbolSchema } from '../../domain/token-symbol';
 
 export const symbolParams = z.object({ symbol: symbolSchema });
 export const SYMBOL_PARAM_CODES: Partial<Record<string, ErrorCode>> = { symbol: 'INVALID_SYMBOL' };

@@ -7,7 +7,7 @@
 import type { z } from 'zod';
 import type { ErrorCode } from '../../domain/error-codes';
 import { issueMessage, unstorableText } from '../../domain/input-text';
-import { ApiError } from './errors';
+import { ApiError } from '../../domain/errors';
 
 function describeIssue(issue: z.core.$ZodIssue): string {
   const field = issue.path.length > 0 ? issue.path.join('.') : 'body';

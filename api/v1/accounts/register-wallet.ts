@@ -7,7 +7,7 @@
 import type { Middleware } from 'koa';
 import { registerWallet } from '../../../wallets/registration';
 import { readJsonBody } from '../../framework/body';
-import { ApiError } from '../../framework/errors';
+import { ApiError } from '../../../domain/errors';
 import { parseBody, parseParams } from '../../framework/validation';
 import type { ApiServices } from '../../services';
 import { defineOperation } from '../../contract/operation';

@@ -4,7 +4,7 @@
  */
 import type { Middleware } from 'koa';
 import { unregisterWallet } from '../../../wallets/registration';
-import { ApiError } from '../../framework/errors';
+import { ApiError } from '../../../domain/errors';
 import { parseParams } from '../../framework/validation';
 import type { ApiServices } from '../../services';
 import { defineOperation } from '../../contract/operation';

@@ -1,14 +1,13 @@
 /** GET /v1/assets/{symbol}/prices/latest — the latest price of one asset. */
 import type { Middleware } from 'koa';
 import { findLatestPrice } from '../../../db/queries/prices';
-import { ApiError } from '../../framework/errors';
+import { ApiError } from '../../../domain/errors';
 import type { ApiServices } from '../../services';
 import { respondCached } from '../respond';
-import { assetPriceView } from './views';
 import { SYMBOL_PARAM_CODES, symbolParams } from '../../framework/path-params';
 import { parseParams } from '../../framework/validation';
 import { defineOperation } from '../../contract/operation';
-import { assetPriceSchema } from './schemas';
+import { assetPriceSchema, assetPriceView } from '../../../domain/market/views';
 
 function assetPriceRoute(services: ApiServices): Middleware {
   return async (ctx) => {

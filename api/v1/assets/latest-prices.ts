@@ -5,9 +5,8 @@ import { parseQuery } from '../../framework/validation';
 import type { ApiServices } from '../../services';
 import { respondCached } from '../respond';
 import { sortByPrice, sortQuery } from './sort';
-import { assetPriceView } from './views';
 import { defineOperation } from '../../contract/operation';
-import { assetPriceSchema, type AssetPrice } from './schemas';
+import { assetPriceSchema, assetPriceView, type AssetPrice } from '../../../domain/market/views';
 import { z } from 'zod';
 
 function latestPricesRoute(services: ApiServices): Middleware {

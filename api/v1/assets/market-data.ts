@@ -8,7 +8,7 @@ import { multipliersAt } from '../../../db/queries/corporate-actions';
 import { dailyStatistics, findLatestPrice, listCandles, windowOpenPrices } from '../../../db/queries/prices';
 import { change24h } from '../../../domain/market/statistics';
 import { Decimal, formatDecimal, Rounding } from '../../../domain/money';
-import { ApiError } from '../../framework/errors';
+import { ApiError } from '../../../domain/errors';
 import type { ApiServices } from '../../services';
 import { respondCached } from '../respond';
 import { windowStart } from './windows';

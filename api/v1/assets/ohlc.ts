@@ -3,7 +3,7 @@ import type { Middleware } from 'koa';
 import { z } from 'zod';
 import { listCandles } from '../../../db/queries/prices';
 import { INTERVALS, RANGES, VALID_PAIRS, type Interval } from '../../../domain/market/candles';
-import { ApiError } from '../../framework/errors';
+import { ApiError } from '../../../domain/errors';
 import { parseParams, parseQuery } from '../../framework/validation';
 import type { ApiServices } from '../../services';
 import { respondCached } from '../respond';
@@ -11,7 +11,7 @@ import { windowStart } from './windows';
 import { SYMBOL_PARAM_CODES, symbolParams } from '../../framework/path-params';
 import { defineOperation } from '../../contract/operation';
 import { ohlcSchema, type Ohlc } from './schemas';
-import { candleView } from './views';
+import { candleView } from '../../../domain/market/views';
 
 const ohlcQuery = z.object({ interval: z.enum(INTERVALS), range: z.enum(RANGES) });
 

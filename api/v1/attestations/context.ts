@@ -10,7 +10,7 @@ import type { StoredAttestation } from '../../../db/queries/attestations';
 import type { ErrorCode } from '../../../domain/error-codes';
 import { amountProblem, REQUEST_FIELD_CODES, type SoftQuoteRequest } from '../../../attestations/request-schema';
 import type { z } from 'zod';
-import { ApiError } from '../../framework/errors';
+import { ApiError } from '../../../domain/errors';
 import { parseBody } from '../../framework/validation';
 import { readJsonBody } from '../../framework/body';
 import type { ApiState } from '../../framework/state';

@@ -7,7 +7,7 @@ import { issueAttestation } from '../../../attestations/issue-attestation';
 import { attestationRequest } from '../../../attestations/request-schema';
 import { startAttestationWorkflow } from '../../../attestations/lifecycle-workflows';
 import { defineOperation } from '../../contract/operation';
-import { ApiError } from '../../framework/errors';
+import { ApiError } from '../../../domain/errors';
 import type { ApiState } from '../../framework/state';
 import type { ApiServices } from '../../services';
 import { callerOf, LIMIT_REFUSALS, PRICING_REFUSALS, QUOTE_BODY_ERRORS, readQuoteBody, refusalsAsApiErrors, requireAttestations } from './context';

@@ -1,7 +1,7 @@
 /** GET /v1/attestations/{attestationId} — one of the calling account's attestations and its state. */
 import type { Middleware } from 'koa';
 import { findAccountAttestation } from '../../../db/queries/attestations';
-import { ApiError } from '../../framework/errors';
+import { ApiError } from '../../../domain/errors';
 import type { ApiState } from '../../framework/state';
 import type { ApiServices } from '../../services';
 import { attestationIdParams } from '../../framework/path-params';

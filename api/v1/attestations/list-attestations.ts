@@ -8,7 +8,7 @@
 import type { Middleware } from 'koa';
 import { z } from 'zod';
 import { listAccountAttestations } from '../../../db/queries/attestation-list';
-import { symbolSchema } from '../../framework/path-params';
+import { symbolSchema } from '../../../domain/token-symbol';
 import type { ApiState } from '../../framework/state';
 import { parseQuery } from '../../framework/validation';
 import type { ApiServices } from '../../services';

@@ -13,7 +13,7 @@ import { sessionExposure, userUsage, type UserUsage } from '../../../db/queries/
 import { Decimal, formatDecimal, Rounding } from '../../../domain/money';
 import { quotePrice, tokenAmountForNotional } from '../../../domain/pricing';
 import { defineOperation } from '../../contract/operation';
-import { documentationUrl } from '../../framework/errors';
+import { documentationUrl } from '../../../domain/errors';
 import type { ApiState } from '../../framework/state';
 import { parseQuery } from '../../framework/validation';
 import type { ApiServices } from '../../services';

@@ -5,7 +5,7 @@
 import type { Middleware } from 'koa';
 import { INGEST_BODY_LIMIT_BYTES, ingestRequest } from '../../../price-feed/ingest';
 import { readJsonBody } from '../../framework/body';
-import { ApiError } from '../../framework/errors';
+import { ApiError } from '../../../domain/errors';
 import { parseBody } from '../../framework/validation';
 import { defineOperation } from '../../contract/operation';
 import type { ApiServices } from '../../services';

@@ -7,7 +7,7 @@ import { z } from 'zod';
 import { insertAssetEvent } from '../../../db/queries/operator-controls';
 import { defineOperation } from '../../contract/operation';
 import { readJsonBody } from '../../framework/body';
-import { ApiError } from '../../framework/errors';
+import { ApiError } from '../../../domain/errors';
 import { parseBody } from '../../framework/validation';
 import type { ApiServices } from '../../services';
 import { assetStatusView } from './asset-statuses';

@@ -2,7 +2,7 @@
 import type { Middleware } from 'koa';
 import { deleteAssetEvent } from '../../../db/queries/operator-controls';
 import { defineOperation } from '../../contract/operation';
-import { ApiError } from '../../framework/errors';
+import { ApiError } from '../../../domain/errors';
 import { eventIdParams } from '../../framework/path-params';
 import { parseParams } from '../../framework/validation';
 import type { ApiServices } from '../../services';

@@ -7,7 +7,7 @@ import { z } from 'zod';
 import { insertAssetEvent, listCurrentAssetEvents, type AssetStatusCode } from '../../../db/queries/operator-controls';
 import { defineOperation } from '../../contract/operation';
 import { readJsonBody } from '../../framework/body';
-import { ApiError } from '../../framework/errors';
+import { ApiError } from '../../../domain/errors';
 import { SYMBOL_PARAM_CODES, symbolParams } from '../../framework/path-params';
 import { parseBody, parseParams } from '../../framework/validation';
 import type { ApiServices } from '../../services';

@@ -5,7 +5,7 @@
 import type { Middleware } from 'koa';
 import { setWalletPartnerEnabled } from '../../../db/queries/partner';
 import { unregisterWallet } from '../../../wallets/registration';
-import { ApiError } from '../../framework/errors';
+import { ApiError } from '../../../domain/errors';
 import { parseParams } from '../../framework/validation';
 import type { ApiServices } from '../../services';
 import { requireChain } from '../accounts/context';

@@ -9,7 +9,7 @@ import { findPartnerClient, setWalletPartnerEnabled } from '../../../db/queries/
 import { findWallet } from '../../../db/queries/wallets';
 import { registerWallet } from '../../../wallets/registration';
 import { readJsonBody } from '../../framework/body';
-import { ApiError } from '../../framework/errors';
+import { ApiError } from '../../../domain/errors';
 import { parseBody, parseParams } from '../../framework/validation';
 import type { ApiServices } from '../../services';
 import { requireChain } from '../accounts/context';

@@ -1,7 +1,7 @@
 /** GET /v1/tokenization/clients/{clientId} (admin) — the client's onboarding, partner link and enabled wallets. */
 import type { Middleware } from 'koa';
 import { findPartnerClient, listPartnerWallets } from '../../../db/queries/partner';
-import { ApiError } from '../../framework/errors';
+import { ApiError } from '../../../domain/errors';
 import { parseParams } from '../../framework/validation';
 import type { ApiServices } from '../../services';
 import { clientParams, clientView } from './fields';

@@ -1,7 +1,7 @@
 /** GET /v1/tokenization/requests/{issuerRequestId} (admin) — one partner request with where its workflow stands. */
 import type { Middleware } from 'koa';
 import { findPartnerRequest } from '../../../db/queries/partner';
-import { ApiError } from '../../framework/errors';
+import { ApiError } from '../../../domain/errors';
 import { parseParams } from '../../framework/validation';
 import type { ApiServices } from '../../services';
 import { requestParams, requestView } from './fields';

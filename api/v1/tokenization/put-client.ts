@@ -7,7 +7,7 @@
 import type { Middleware } from 'koa';
 import { findPartnerClient, linkPartnerAccount, listPartnerWallets, upsertPartnerClient } from '../../../db/queries/partner';
 import { readJsonBody } from '../../framework/body';
-import { ApiError } from '../../framework/errors';
+import { ApiError } from '../../../domain/errors';
 import { parseBody, parseParams } from '../../framework/validation';
 import type { ApiServices } from '../../services';
 import { requireAccount } from '../accounts/context';

@@ -10,7 +10,7 @@ import { findPartnerRequest, updatePartnerRequest } from '../../../db/queries/pa
 import { partnerResumeSignal } from '../../../temporal/messages';
 import { defineOperation } from '../../contract/operation';
 import { readJsonBody } from '../../framework/body';
-import { ApiError } from '../../framework/errors';
+import { ApiError } from '../../../domain/errors';
 import { parseBody, parseParams } from '../../framework/validation';
 import type { ApiServices } from '../../services';
 import { requireWorkflows } from './context';

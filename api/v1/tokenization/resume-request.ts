@@ -10,7 +10,7 @@ import { findPartnerClient, findPartnerRequest, updatePartnerRequest } from '../
 import { partnerStatus } from '../../../domain/partner';
 import { partnerResumeSignal } from '../../../temporal/messages';
 import { readJsonBody } from '../../framework/body';
-import { ApiError } from '../../framework/errors';
+import { ApiError } from '../../../domain/errors';
 import { parseBody, parseParams } from '../../framework/validation';
 import type { ApiServices } from '../../services';
 import { requireWorkflows } from './context';

@@ -1,7 +1,7 @@
 /** DELETE /v1/tokenization/clients/{clientId}/link (admin) — removes the client's link to its partner account. */
 import type { Middleware } from 'koa';
 import { listPartnerWallets, unlinkPartnerAccount } from '../../../db/queries/partner';
-import { ApiError } from '../../framework/errors';
+import { ApiError } from '../../../domain/errors';
 import { parseParams } from '../../framework/validation';
 import type { ApiServices } from '../../services';
 import { clientParams, clientView } from './fields';
