@@ -1,6 +1,6 @@
 /**
- * The path parameters routes share, as zod schemas for `parseParams`: a token symbol, an attestation id,
- * a workflow id, an asset status event id.
+ * The path parameters operations share, as the zod schemas they declare: a token symbol (with the code it fails
+ * with), an attestation id, a workflow id, an asset status event id.
  */
 import { z } from 'zod';
 import type { ErrorCode } from '../../domain/error-codes';
