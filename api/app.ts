@@ -5,11 +5,12 @@
  */
 import Router from '@koa/router';
 import Koa from 'koa';
+import { RateLimiter } from '../access/rate-limiter';
 import { AnswerChecker, checkAnswers } from './contract/answer-check';
 import { mountResources } from './contract/mount';
 import { allowedMethods } from './framework/allowed-methods';
 import { authenticate } from './framework/auth';
-import { RateLimiter, rateLimit } from './framework/rate-limit';
+import { rateLimit } from './framework/rate-limit';
 import { requestContext } from './framework/request-context';
 import type { ApiState } from './framework/state';
 import { API_RESOURCES, openApiDocument } from './resources';

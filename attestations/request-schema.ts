@@ -68,15 +68,15 @@ export type SoftQuoteRequest = z.infer<typeof softQuoteRequest>;
 export type AttestationRequest = z.infer<typeof attestationRequest>;
 
 /** The code a failing field answers with; unknown fields and non-objects are INVALID_REQUEST_BODY. */
-export const REQUEST_FIELD_CODES: Partial<Record<string, ErrorCode>> = {
+export const SOFT_QUOTE_FIELD_CODES: Partial<Record<keyof SoftQuoteRequest, ErrorCode>> = {
   symbol: 'INVALID_SYMBOL',
   side: 'INVALID_SIDE',
   tokenAmount: 'INVALID_TOKEN_AMOUNT',
   notionalValue: 'INVALID_NOTIONAL_VALUE',
   duration: 'INVALID_DURATION',
   chainId: 'INVALID_CHAIN_ID',
-  userAddress: 'INVALID_USER_ADDRESS',
 };
+export const REQUEST_FIELD_CODES: Partial<Record<keyof AttestationRequest, ErrorCode>> = { ...SOFT_QUOTE_FIELD_CODES, userAddress: 'INVALID_USER_ADDRESS' };
 
 /** Exactly one of tokenAmount and notionalValue: the message says which rule was broken. */
 export function amountProblem(request: SoftQuoteRequest): string | undefined {

@@ -7,15 +7,13 @@ import type { AssetRecord } from '../db/queries/assets';
 import type { CandleRecord } from '../db/queries/candles';
 import type { LatestPriceRecord } from '../db/queries/latest-prices';
 import type { Interval } from '../domain/market/candles';
-import type { Candle as CandleView } from '../api/v1/assets/schemas';
-import type { AssetPrice as AssetPriceView } from '../api/v1/assets/schemas';
-import { assetPriceView, candleView } from '../api/v1/assets/views';
+import { assetPriceView, candleView, type AssetPrice, type CandleView } from '../domain/market/views';
 
 /** The candle intervals the streams serve. */
 export const STREAM_INTERVALS = ['1min', '5min', '15min'] as const satisfies readonly Interval[];
 export type StreamInterval = (typeof STREAM_INTERVALS)[number];
 
-export type PriceEventData = AssetPriceView;
+export type PriceEventData = AssetPrice;
 
 export interface CandleEventData {
   interval: StreamInterval;

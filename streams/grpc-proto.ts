@@ -5,7 +5,7 @@
 import path from 'node:path';
 import * as grpc from '@grpc/grpc-js';
 import * as protoLoader from '@grpc/proto-loader';
-import type { Candle as CandleView } from '../api/v1/assets/schemas';
+import type { CandleView } from '../domain/market/views';
 import type { StreamEvent } from './events';
 
 export const PROTO_PATH = path.join(__dirname, '..', 'proto', 'market_stream.proto');

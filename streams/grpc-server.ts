@@ -7,11 +7,11 @@
  * `maxPendingMessages` unsent is ended with RESOURCE_EXHAUSTED and a reason.
  */
 import * as grpc from '@grpc/grpc-js';
-import type { ApiKeyResolver } from '../api/framework/auth';
-import { ApiError } from '../api/framework/errors';
-import { failedAuthPolicy, FailedAuthentications } from '../api/framework/failed-auth';
+import type { ApiKeyResolver } from '../access/api-keys';
+import { failedAuthPolicy, FailedAuthentications } from '../access/failed-auth';
 import type { Logger } from '../config/logger';
 import { isDatabaseUnreachable } from '../db/pool';
+import { ApiError } from '../domain/errors';
 import type { StreamEvent } from './events';
 import { eventMessage, marketDataService, type StreamOHLCRequest, type StreamPriceUpdatesRequest } from './grpc-proto';
 import type { StreamRequest } from './hub';

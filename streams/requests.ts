@@ -3,8 +3,8 @@
  * (malformed: INVALID_SYMBOL, unknown: ASSET_NOT_FOUND) and one of the streamed candle intervals (INVALID_INTERVAL).
  */
 import { z } from 'zod';
-import { ApiError, INVALID_SYMBOL_MESSAGE } from '../api/framework/errors';
-import { symbolSchema } from '../api/framework/path-params';
+import { ApiError } from '../domain/errors';
+import { INVALID_SYMBOL_MESSAGE, symbolSchema } from '../domain/token-symbol';
 import { STREAM_INTERVALS, type StreamInterval } from './events';
 import type { MarketStreamHub, StreamRequest } from './hub';
 

@@ -12,7 +12,7 @@ import Ajv2020, { type ValidateFunction } from 'ajv/dist/2020';
 import addFormats from 'ajv-formats';
 import type { Context, Middleware } from 'koa';
 import type { Logger } from '../../config/logger';
-import { errorBody } from '../framework/errors';
+import { errorBody } from '../../domain/errors';
 import type { ApiState } from '../framework/state';
 import type { OpenApiDocument } from './document';
 

@@ -33,9 +33,3 @@ component(
     })
     .describe('Every failure has this shape.'),
 );
-
-/** A decimal number written as a string (amounts, prices, multipliers). */
-export const decimalString = z.string().regex(/^-?\d+(\.\d+)?$/);
-
-/** A Unix epoch time in milliseconds. */
-export const epochMs = z.int().nonnegative();

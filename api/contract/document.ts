@@ -6,7 +6,7 @@
  */
 import { z } from 'zod';
 import { ERROR_CODES, type ErrorCode } from '../../domain/error-codes';
-import { documentationUrl } from '../framework/errors';
+import { documentationUrl } from '../../domain/errors';
 import { namedComponents } from './components';
 import { errorCodesOf, type Answer, type Operation, type Resource } from './operation';
 import { API_EXAMPLES } from './examples';

@@ -1,13 +1,17 @@
 /**
  * Mounts declared operations: `public` ones on the router without authentication, the others on the keyed router
- * (authentication and rate limiting in front), each behind the scope check its `access` names.
+ * (authentication and rate limiting in front), each behind the scope check its `access` names. Before its handler
+ * runs, the request's path parameters, query and body (read up to the operation's limit) are validated with the
+ * operation's schemas, in that order, and the handler is handed what they parsed.
  */
 import type Router from '@koa/router';
 import type { Middleware } from 'koa';
 import { requirePartnerScope, requireScope } from '../framework/auth';
+import { readJsonBody } from '../framework/body';
 import type { ApiState } from '../framework/state';
+import { parseBody, parseParams, parseQuery } from '../framework/validation';
 import type { ApiServices } from '../services';
-import { routerPath, type Access, type Resource } from './operation';
+import { routerPath, type Access, type ApiContext, type Operation, type RequestInput, type Resource } from './operation';
 
 function scopeCheck(access: Access): Middleware<ApiState>[] {
   switch (access) {
@@ -21,11 +25,24 @@ function scopeCheck(access: Access): Middleware<ApiState>[] {
   }
 }
 
+/** The request as the operation's schemas parse it; a field that fails answers with the code the operation names for it. */
+async function requestInput(operation: Operation, ctx: ApiContext, bodyLimitBytes: number): Promise<RequestInput> {
+  const codes = operation.fieldCodes ?? {};
+  const params = operation.params && parseParams(operation.params, ctx.params, codes);
+  const query = operation.query && parseQuery(operation.query, ctx.query, codes);
+  const body = operation.body && parseBody(operation.body, await readJsonBody(ctx, bodyLimitBytes), codes);
+  return { params, query, body };
+}
+
 export function mountResources(routers: { open: Router<ApiState>; keyed: Router<ApiState> }, services: ApiServices, resources: readonly Resource[]): void {
   for (const operation of resources.flatMap((resource) => resource.operations)) {
     const router = operation.access === 'public' ? routers.open : routers.keyed;
-    router.register(routerPath(operation.path), [operation.method.toUpperCase()], [...scopeCheck(operation.access), operation.handler(services)], {
-      name: operation.operationId,
-    });
+    const handler = operation.handler(services);
+    const bodyLimitBytes = Math.max(services.config.BODY_LIMIT_BYTES, operation.bodyLimitBytes ?? 0);
+    const handle: Middleware<ApiState> = async (ctx) => {
+      // Parsed with this operation's own schemas, so it is the input its handler is typed for (`never` in the erased type).
+      await handler(ctx, (await requestInput(operation, ctx, bodyLimitBytes)) as never);
+    };
+    router.register(routerPath(operation.path), [operation.method.toUpperCase()], [...scopeCheck(operation.access), handle], { name: operation.operationId });
   }
 }

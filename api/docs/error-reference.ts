@@ -1,5 +1,5 @@
 /** The public error reference that every error's `documentation` URL points into (anchors are lowercase codes). */
-import type { Middleware } from 'koa';
+import type { Handler } from '../contract/operation';
 import { ERROR_CODES } from '../../domain/error-codes';
 
 function escapeHtml(text: string): string {
@@ -23,7 +23,7 @@ ${rows}
 </tbody></table></body></html>`;
 }
 
-export function errorReference(): Middleware {
+export function errorReference(): Handler {
   const page = renderPage();
   return (ctx) => {
     ctx.type = 'html';

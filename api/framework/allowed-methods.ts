@@ -4,7 +4,7 @@
  */
 import type Router from '@koa/router';
 import type { Middleware } from 'koa';
-import { ApiError } from './errors';
+import { ApiError } from '../../domain/errors';
 import type { ApiState } from './state';
 
 export function allowedMethods(router: Router<ApiState>): Middleware<ApiState> {

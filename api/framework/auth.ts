@@ -1,81 +1,16 @@
 /**
- * API-key authentication and scopes. Keys are looked up by hash; lookups are memoised for a few
- * seconds (`API_KEY_CACHE_SECONDS`) and dropped at once when this process revokes or is told of a revocation, and
- * concurrent lookups of one key share one query. Failed authentications are throttled per client address
- * (`AUTH_FAILURES_PER_MINUTE`, default 10, see failed-auth.ts): only a key found unknown or revoked costs its address a
- * failure, and an address with none left gets 429 RATE_LIMITED before its key is looked up, so guessing keys never
- * reaches the database faster.
+ * API-key authentication and scopes. Keys are looked up through the process's `ApiKeyResolver` (access/api-keys.ts).
+ * Failed authentications are throttled per client address (`AUTH_FAILURES_PER_MINUTE`, default 10, see
+ * access/failed-auth.ts): only a key found unknown or revoked costs its address a failure, and an address with none
+ * left gets 429 RATE_LIMITED before its key is looked up, so guessing keys never reaches the database faster.
  */
 import type { Context, Middleware } from 'koa';
-import { findActiveApiKey, type ApiKey, type KeyScope } from '../../db/queries/api-keys';
-import type { Database } from '../../db/pool';
-import { ApiError } from './errors';
-import { failedAuthPolicy, FailedAuthentications } from './failed-auth';
-import { rateLimitHeaders } from './rate-limit';
+import type { ApiKeyResolver } from '../../access/api-keys';
+import { failedAuthPolicy, FailedAuthentications } from '../../access/failed-auth';
+import { rateLimitHeaders } from '../../access/rate-limiter';
+import type { ApiKey, KeyScope } from '../../db/queries/api-keys';
+import { ApiError } from '../../domain/errors';
 import type { ApiState } from './state';
-
-interface CachedLookup {
-  key: ApiKey | undefined;
-  expiresAt: number;
-}
-
-export class ApiKeyResolver {
-  private readonly cache = new Map<string, CachedLookup>();
-  /** Lookups under way, by secret: concurrent requests with one key share one query. */
-  private readonly inFlight = new Map<string, Promise<ApiKey | undefined>>();
-  /** Secrets that were valid at their last lookup, memoised or not (bounded). */
-  private readonly knownValid = new Set<string>();
-
-  constructor(
-    private readonly db: Database,
-    private readonly ttlMs: number,
-  ) {}
-
-  async resolve(secret: string): Promise<ApiKey | undefined> {
-    const cached = this.cache.get(secret);
-    if (cached && cached.expiresAt > Date.now()) return cached.key;
-    let lookup = this.inFlight.get(secret);
-    if (!lookup) {
-      lookup = this.lookUp(secret).finally(() => this.inFlight.delete(secret));
-      this.inFlight.set(secret, lookup);
-    }
-    return await lookup;
-  }
-
-  /** Whether a lookup of `secret` is under way (a request for it now shares that one). */
-  lookingUp(secret: string): boolean {
-    return this.inFlight.has(secret);
-  }
-
-  private async lookUp(secret: string): Promise<ApiKey | undefined> {
-    const key = await findActiveApiKey(this.db, secret);
-    if (key) {
-      if (this.knownValid.size > 10_000) this.knownValid.clear();
-      this.knownValid.add(secret);
-    } else {
-      this.knownValid.delete(secret);
-    }
-    if (this.ttlMs > 0) {
-      if (this.cache.size > 10_000) this.cache.clear();
-      this.cache.set(secret, { key, expiresAt: Date.now() + this.ttlMs });
-    }
-    return key;
-  }
-
-  /**
-   * Whether `secret` was a valid key at its last lookup (memoised or not: it is looked up again once its memo is gone,
-   * and a revoked key is refused then). Such a key never costs its address a failed-authentication token, so many
-   * clients behind one address, or one client with many requests in flight, are not throttled as if they were guessing.
-   */
-  knows(secret: string): boolean {
-    return this.knownValid.has(secret);
-  }
-
-  /** Forget every memoised lookup (after a key is created or revoked). */
-  clear(): void {
-    this.cache.clear();
-  }
-}
 
 /**
  * The key a request presents: `x-api-key`, or for partner keys HTTP basic credentials (the key's id as user name,
@@ -101,7 +36,7 @@ function basicCredentialsProblem(key: ApiKey, basicUser: string | undefined): st
 
 /**
  * Resolves `x-api-key` (or a partner key's basic credentials) into `ctx.state.apiKey`. A key this process does not know
- * to be valid is looked up under the client address's failed-authentication budget (see failed-auth.ts); answers
+ * to be valid is looked up under the client address's failed-authentication budget (see access/failed-auth.ts); answers
  * refused for the key carry the `failed-auth` RateLimit fields.
  */
 export function authenticate(resolver: ApiKeyResolver, options: { failuresPerMinute: number }): Middleware<ApiState> {

@@ -3,7 +3,7 @@
  * that goes away mid-body is `ClientAborted` (never taken for an outage).
  */
 import type { Context } from 'koa';
-import { ApiError, ClientAborted } from './errors';
+import { ApiError, ClientAborted } from '../../domain/errors';
 
 export async function readJsonBody(ctx: Context, limitBytes: number): Promise<unknown> {
   const declared = Number(ctx.get('content-length') || '0');

@@ -1,13 +1,10 @@
 /**
- * The path parameters routes share, as zod schemas for `parseParams`: a token symbol, an attestation id,
- * a workflow id, an asset status event id.
+ * The path parameters operations share, as the zod schemas they declare: a token symbol (with the code it fails
+ * with), an attestation id, a workflow id, an asset status event id.
  */
 import { z } from 'zod';
 import type { ErrorCode } from '../../domain/error-codes';
-import { INVALID_SYMBOL_MESSAGE } from './errors';
-
-/** A token symbol as clients write it: at least three characters, ending in `on`. */
-export const symbolSchema = z.string().min(3, INVALID_SYMBOL_MESSAGE).endsWith('on', INVALID_SYMBOL_MESSAGE);
+import { symbolSchema } from '../../domain/token-symbol';
 
 export const symbolParams = z.object({ symbol: symbolSchema });
 export const SYMBOL_PARAM_CODES: Partial<Record<string, ErrorCode>> = { symbol: 'INVALID_SYMBOL' };

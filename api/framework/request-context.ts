@@ -6,7 +6,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { Middleware } from 'koa';
-import { ApiError, ClientAborted, errorBody } from './errors';
+import { ApiError, ClientAborted, errorBody } from '../../domain/errors';
 import type { Logger } from '../../config/logger';
 import { isDatabaseUnreachable } from '../../db/pool';
 import type { ApiState } from './state';

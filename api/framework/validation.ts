@@ -1,13 +1,14 @@
 /**
- * Edge validation: path parameters, query strings and bodies are parsed with zod before a handler sees them.
- * A failure names the offending field and carries the code the route chose for it. Before any schema, text
- * PostgreSQL cannot store (a NUL character, a lone surrogate) anywhere in the input is refused the same way, so no
- * route can pass it on to fail as a server error.
+ * Edge validation: path parameters, query strings and bodies are parsed with zod before a handler sees them (the
+ * mount, api/contract/mount.ts, calls these with each operation's schemas and field codes). A failure names the
+ * offending field and carries the code the operation chose for it. Before any schema, text PostgreSQL cannot store
+ * (a NUL character, a lone surrogate) anywhere in the input is refused the same way, so no route can pass it on to
+ * fail as a server error.
  */
 import type { z } from 'zod';
 import type { ErrorCode } from '../../domain/error-codes';
 import { issueMessage, unstorableText } from '../../domain/input-text';
-import { ApiError } from './errors';
+import { ApiError } from '../../domain/errors';
 
 function describeIssue(issue: z.core.$ZodIssue): string {
   const field = issue.path.length > 0 ? issue.path.join('.') : 'body';

@@ -4,7 +4,8 @@
  */
 import { listAssets, type AssetRecord } from '../../db/queries/assets';
 import type { Database } from '../../db/pool';
-import { ApiError, INVALID_SYMBOL_MESSAGE } from '../framework/errors';
+import { ApiError } from '../../domain/errors';
+import { INVALID_SYMBOL_MESSAGE } from '../../domain/token-symbol';
 
 const RELOAD_MS = 60_000;
 

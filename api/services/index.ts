@@ -10,7 +10,7 @@ import type { PriceTickInput } from '../../price-feed/ingest';
 import type { MarketStreams } from '../../streams/market-streams';
 import type { BrokerSignerDirectory } from '../../partner/broker-signature';
 import { ISSUER_TASK_QUEUE } from '../../temporal/task-queues';
-import { ApiKeyResolver } from '../framework/auth';
+import { ApiKeyResolver } from '../../access/api-keys';
 import type { ReadinessProbe } from '../health/readiness';
 import { ResponseCache } from '../framework/cache';
 import type { Logger } from '../../config/logger';

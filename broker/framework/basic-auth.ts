@@ -8,8 +8,8 @@
 import { createHash } from 'node:crypto';
 import type { Middleware } from 'koa';
 import type { Pool } from 'pg';
-import { failedAuthPolicy, FailedAuthentications } from '../../api/framework/failed-auth';
-import { rateLimitHeaders, type TakeResult } from '../../api/framework/rate-limit';
+import { failedAuthPolicy, FailedAuthentications } from '../../access/failed-auth';
+import { rateLimitHeaders, type TakeResult } from '../../access/rate-limiter';
 import { BrokerError } from '../errors';
 import { verifyCredential, type CredentialRole } from '../queries/credentials';
 import type { BrokerState } from './state';

@@ -3,7 +3,7 @@
  * that goes away mid-body is `ClientAborted`, logged as such rather than as an internal error.
  */
 import type { Context } from 'koa';
-import { ClientAborted } from '../../api/framework/errors';
+import { ClientAborted } from '../../domain/errors';
 import { BrokerError } from '../errors';
 
 export async function readJsonBody(ctx: Context, limitBytes: number): Promise<unknown> {

@@ -4,7 +4,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { Middleware } from 'koa';
-import { ClientAborted } from '../../api/framework/errors';
+import { ClientAborted } from '../../domain/errors';
 import type { Logger } from '../../config/logger';
 import { BrokerError, brokerErrorBody } from '../errors';
 import type { BrokerState } from './state';

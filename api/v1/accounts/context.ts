@@ -2,7 +2,7 @@
 import { findAccount, type Account } from '../../../db/queries/accounts';
 import { findChainDeployment } from '../../../db/queries/chain-deployments';
 import type { WalletWorkflows } from '../../../wallets/registration';
-import { ApiError } from '../../framework/errors';
+import { ApiError } from '../../../domain/errors';
 import type { ApiServices } from '../../services';
 
 export async function requireAccount(services: ApiServices, accountId: string): Promise<Account> {

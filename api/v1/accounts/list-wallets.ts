@@ -1,20 +1,9 @@
 /** GET /v1/accounts/{accountId}/wallets (admin) — the account's wallets per chain with their registration state. */
-import type { Middleware } from 'koa';
 import { listAccountWallets } from '../../../db/queries/wallets';
-import { parseParams } from '../../framework/validation';
-import type { ApiServices } from '../../services';
 import { defineOperation } from '../../contract/operation';
 import { requireAccount } from './context';
 import { walletListSchema, type WalletList } from './schemas';
 import { accountParams, walletView } from './wallet-params';
-
-function listWalletsRoute(services: ApiServices): Middleware {
-  return async (ctx) => {
-    const { accountId } = parseParams(accountParams, ctx.params);
-    await requireAccount(services, accountId);
-    ctx.body = { wallets: (await listAccountWallets(services.db, accountId)).map(walletView) } satisfies WalletList;
-  };
-}
 
 export const listWalletsOperation = defineOperation({
   method: 'get',
@@ -26,5 +15,8 @@ export const listWalletsOperation = defineOperation({
   params: accountParams,
   answers: { 200: { description: 'The wallets.', schema: walletListSchema } },
   errors: ['ACCOUNT_NOT_FOUND'],
-  handler: listWalletsRoute,
+  handler: (services) => async (ctx, { params: { accountId } }) => {
+    await requireAccount(services, accountId);
+    ctx.body = { wallets: (await listAccountWallets(services.db, accountId)).map(walletView) } satisfies WalletList;
+  },
 });

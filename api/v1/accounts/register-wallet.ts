@@ -4,31 +4,12 @@
  * registry, 200 for the account's own wallet as it stands (a repeated request changes nothing), 409 when another
  * account holds the wallet.
  */
-import type { Middleware } from 'koa';
 import { registerWallet } from '../../../wallets/registration';
-import { readJsonBody } from '../../framework/body';
-import { ApiError } from '../../framework/errors';
-import { parseBody, parseParams } from '../../framework/validation';
-import type { ApiServices } from '../../services';
+import { ApiError } from '../../../domain/errors';
 import { defineOperation } from '../../contract/operation';
 import { requireAccount, requireChain } from './context';
 import { walletSchema } from './schemas';
 import { accountParams, WALLET_FIELD_CODES, walletBody, walletView } from './wallet-params';
-
-function registerWalletRoute(services: ApiServices): Middleware {
-  return async (ctx) => {
-    const { accountId } = parseParams(accountParams, ctx.params);
-    const body = parseBody(walletBody, await readJsonBody(ctx, services.config.BODY_LIMIT_BYTES), WALLET_FIELD_CODES);
-    await requireAccount(services, accountId);
-    const workflows = await requireChain(services, body.chainId);
-    const outcome = await registerWallet(services.db, workflows, { accountId, chain: body.chainId, address: body.address });
-    if (outcome.outcome === 'taken') {
-      throw new ApiError('WALLET_ALREADY_REGISTERED', `Wallet ${body.address} is registered to another account on ${body.chainId}`);
-    }
-    ctx.status = outcome.outcome === 'requested' ? 202 : 200;
-    ctx.body = walletView(outcome.wallet);
-  };
-}
 
 export const registerWalletOperation = defineOperation({
   method: 'post',
@@ -40,10 +21,20 @@ export const registerWalletOperation = defineOperation({
   access: 'admin',
   params: accountParams,
   body: walletBody,
+  fieldCodes: WALLET_FIELD_CODES,
   answers: {
     200: { description: "The account's own wallet as it stands: the request changed nothing.", schema: walletSchema },
     202: { description: 'The registration is under way (`registering`).', schema: walletSchema },
   },
-  errors: ['INVALID_CHAIN_ID', 'INVALID_WALLET_ADDRESS', 'ACCOUNT_NOT_FOUND', 'TEMPORAL_UNAVAILABLE', 'CHAIN_UNAVAILABLE', 'WALLET_ALREADY_REGISTERED'],
-  handler: registerWalletRoute,
+  errors: ['ACCOUNT_NOT_FOUND', 'TEMPORAL_UNAVAILABLE', 'CHAIN_UNAVAILABLE', 'WALLET_ALREADY_REGISTERED'],
+  handler: (services) => async (ctx, { params: { accountId }, body }) => {
+    await requireAccount(services, accountId);
+    const workflows = await requireChain(services, body.chainId);
+    const outcome = await registerWallet(services.db, workflows, { accountId, chain: body.chainId, address: body.address });
+    if (outcome.outcome === 'taken') {
+      throw new ApiError('WALLET_ALREADY_REGISTERED', `Wallet ${body.address} is registered to another account on ${body.chainId}`);
+    }
+    ctx.status = outcome.outcome === 'requested' ? 202 : 200;
+    ctx.body = walletView(outcome.wallet);
+  },
 });

@@ -1,7 +1,8 @@
 /** The answers of the accounts resource as zod schemas (named in the OpenAPI document); the routes' types come from them. */
 import { z } from 'zod';
 import { EVM_CHAINS } from '../../../chains/networks';
-import { component, epochMs } from '../../contract/components';
+import { epochMs } from '../../../domain/json-formats';
+import { component } from '../../contract/components';
 
 export const walletSchema = component(
   'Wallet',

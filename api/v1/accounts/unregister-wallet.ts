@@ -2,27 +2,12 @@
  * DELETE /v1/accounts/{accountId}/wallets/{chainId}/{address} (admin) — removes the account's wallet from the
  * chain's identity registry: 202 `unregistering` while the workflow writes the registry.
  */
-import type { Middleware } from 'koa';
 import { unregisterWallet } from '../../../wallets/registration';
-import { ApiError } from '../../framework/errors';
-import { parseParams } from '../../framework/validation';
-import type { ApiServices } from '../../services';
+import { ApiError } from '../../../domain/errors';
 import { defineOperation } from '../../contract/operation';
 import { requireAccount, requireChain } from './context';
 import { walletSchema } from './schemas';
 import { WALLET_FIELD_CODES, walletParams, walletView } from './wallet-params';
-
-function unregisterWalletRoute(services: ApiServices): Middleware {
-  return async (ctx) => {
-    const { accountId, chainId, address } = parseParams(walletParams, ctx.params, WALLET_FIELD_CODES);
-    await requireAccount(services, accountId);
-    const workflows = await requireChain(services, chainId);
-    const wallet = await unregisterWallet(services.db, workflows, { accountId, chain: chainId, address });
-    if (!wallet) throw new ApiError('WALLET_NOT_FOUND', `Account ${accountId} has no wallet ${address} on ${chainId}`);
-    ctx.status = wallet.state === 'unregistering' ? 202 : 200;
-    ctx.body = walletView(wallet);
-  };
-}
 
 export const unregisterWalletOperation = defineOperation({
   method: 'delete',
@@ -32,10 +17,18 @@ export const unregisterWalletOperation = defineOperation({
   description: "Removes the account's wallet from the chain's identity registry, answering at once while a workflow writes the registry.",
   access: 'admin',
   params: walletParams,
+  fieldCodes: WALLET_FIELD_CODES,
   answers: {
     200: { description: 'The wallet as it stands, when a concurrent change left it in another state than `unregistering`.', schema: walletSchema },
     202: { description: 'The removal is under way (`unregistering`).', schema: walletSchema },
   },
-  errors: ['INVALID_CHAIN_ID', 'INVALID_WALLET_ADDRESS', 'ACCOUNT_NOT_FOUND', 'TEMPORAL_UNAVAILABLE', 'CHAIN_UNAVAILABLE', 'WALLET_NOT_FOUND'],
-  handler: unregisterWalletRoute,
+  errors: ['ACCOUNT_NOT_FOUND', 'TEMPORAL_UNAVAILABLE', 'CHAIN_UNAVAILABLE', 'WALLET_NOT_FOUND'],
+  handler: (services) => async (ctx, { params: { accountId, chainId, address } }) => {
+    await requireAccount(services, accountId);
+    const workflows = await requireChain(services, chainId);
+    const wallet = await unregisterWallet(services.db, workflows, { accountId, chain: chainId, address });
+    if (!wallet) throw new ApiError('WALLET_NOT_FOUND', `Account ${accountId} has no wallet ${address} on ${chainId}`);
+    ctx.status = wallet.state === 'unregistering' ? 202 : 200;
+    ctx.body = walletView(wallet);
+  },
 });

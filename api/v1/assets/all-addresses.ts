@@ -1,20 +1,10 @@
 /** GET /v1/assets/all/addresses — every token's contract addresses per chain. */
-import type { Middleware } from 'koa';
 import { listAddresses } from '../../../db/queries/assets';
-import type { ApiServices } from '../../services';
 import { respondCached } from '../respond';
 import { addressEntryViews } from './views';
 import { defineOperation } from '../../contract/operation';
 import { addressEntrySchema } from './schemas';
 import { z } from 'zod';
-
-function allAddressesRoute(services: ApiServices): Middleware {
-  return async (ctx) => {
-    await respondCached(ctx, services, { tag: 'catalogue', key: 'addresses:all', ttlMs: 60_000 }, async () =>
-      addressEntryViews(await listAddresses(services.db)),
-    );
-  };
-}
 
 export const allAddressesOperation = defineOperation({
   method: 'get',
@@ -24,5 +14,9 @@ export const allAddressesOperation = defineOperation({
   access: 'read',
   answers: { 200: { description: 'One entry per token with its contract on each chain, in symbol order.', schema: z.array(addressEntrySchema) } },
   errors: [],
-  handler: allAddressesRoute,
+  handler: (services) => async (ctx) => {
+    await respondCached(ctx, services, { tag: 'catalogue', key: 'addresses:all', ttlMs: 60_000 }, async () =>
+      addressEntryViews(await listAddresses(services.db)),
+    );
+  },
 });

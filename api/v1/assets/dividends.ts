@@ -1,20 +1,27 @@
 /** GET /v1/assets/{symbol}/dividends — trailing-year yield at the current price, payout frequency, last dividend. */
-import type { Middleware } from 'koa';
 import { listDividends } from '../../../db/queries/corporate-actions';
 import { findLatestPrice } from '../../../db/queries/latest-prices';
 import { newYorkDate } from '../../../domain/calendar';
 import { dividendYield, payoutFrequency } from '../../../domain/market/statistics';
 import { formatDecimal } from '../../../domain/money';
-import type { ApiServices } from '../../services';
 import { respondCached } from '../respond';
 import { SYMBOL_PARAM_CODES, symbolParams } from '../../framework/path-params';
-import { parseParams } from '../../framework/validation';
 import { defineOperation } from '../../contract/operation';
 import { dividendsSchema, type DividendInfo } from './schemas';
 
-function dividendsRoute(services: ApiServices): Middleware {
-  return async (ctx) => {
-    const asset = await services.assets.resolve(parseParams(symbolParams, ctx.params, SYMBOL_PARAM_CODES).symbol);
+export const dividendsOperation = defineOperation({
+  method: 'get',
+  path: '/v1/assets/{symbol}/dividends',
+  operationId: 'getDividends',
+  summary: 'Dividend information of one asset',
+  description: 'Trailing-year yield at the current price, payout frequency (by the average days between payments) and the last dividend.',
+  access: 'read',
+  params: symbolParams,
+  fieldCodes: SYMBOL_PARAM_CODES,
+  answers: { 200: { description: 'The dividend information.', schema: dividendsSchema } },
+  errors: ['ASSET_NOT_FOUND'],
+  handler: (services) => async (ctx, { params }) => {
+    const asset = await services.assets.resolve(params.symbol);
     await respondCached(ctx, services, { tag: 'corporate-actions', key: `dividends:${asset.symbol}`, ttlMs: 60_000 }, async (): Promise<DividendInfo> => {
       const now = services.clock();
       const today = newYorkDate(now);
@@ -31,18 +38,5 @@ function dividendsRoute(services: ApiServices): Middleware {
         timestamp: now,
       };
     });
-  };
-}
-
-export const dividendsOperation = defineOperation({
-  method: 'get',
-  path: '/v1/assets/{symbol}/dividends',
-  operationId: 'getDividends',
-  summary: 'Dividend information of one asset',
-  description: 'Trailing-year yield at the current price, payout frequency (by the average days between payments) and the last dividend.',
-  access: 'read',
-  params: symbolParams,
-  answers: { 200: { description: 'The dividend information.', schema: dividendsSchema } },
-  errors: ['INVALID_SYMBOL', 'ASSET_NOT_FOUND'],
-  handler: dividendsRoute,
+  },
 });

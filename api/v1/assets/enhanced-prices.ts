@@ -2,12 +2,9 @@
  * GET /v1/assets/all/prices/latest/enhanced — latest prices with the change over the last 24 h
  * of open market (a plain 24 h for assets that trade off-hours), sortable by price.
  */
-import type { Middleware } from 'koa';
 import { listLatestPrices } from '../../../db/queries/latest-prices';
 import { windowOpenPrices } from '../../../db/queries/candles';
 import { change24h } from '../../../domain/market/statistics';
-import { parseQuery } from '../../framework/validation';
-import type { ApiServices } from '../../services';
 import { respondCached } from '../respond';
 import { sortByPrice, sortQuery } from './sort';
 import { windowStart } from './windows';
@@ -15,9 +12,18 @@ import { defineOperation } from '../../contract/operation';
 import { enhancedPriceSchema, type EnhancedPrice } from './schemas';
 import { z } from 'zod';
 
-function enhancedPricesRoute(services: ApiServices): Middleware {
-  return async (ctx) => {
-    const { sort } = parseQuery(sortQuery, ctx.query, { sort: 'INVALID_SORT' });
+export const enhancedPricesOperation = defineOperation({
+  method: 'get',
+  path: '/v1/assets/all/prices/latest/enhanced',
+  operationId: 'listEnhancedPrices',
+  summary: 'Latest prices with their 24-hour change',
+  description: 'The change is over the last 24 hours of open market; for assets that trade off-hours, over a plain 24 hours.',
+  access: 'read',
+  query: sortQuery,
+  fieldCodes: { sort: 'INVALID_SORT' },
+  answers: { 200: { description: 'One entry per asset with a price, in symbol order unless sorted.', schema: z.array(enhancedPriceSchema) } },
+  errors: [],
+  handler: (services) => async (ctx, { query: { sort } }) => {
     await respondCached(ctx, services, { tag: 'prices', key: `enhanced:${sort ?? ''}`, ttlMs: 1_000 }, async () => {
       const now = services.clock();
       const [assets, prices] = await Promise.all([services.assets.all(), listLatestPrices(services.db)]);
@@ -34,18 +40,5 @@ function enhancedPricesRoute(services: ApiServices): Middleware {
       });
       return sortByPrice(views, (view) => view.price, sort);
     });
-  };
-}
-
-export const enhancedPricesOperation = defineOperation({
-  method: 'get',
-  path: '/v1/assets/all/prices/latest/enhanced',
-  operationId: 'listEnhancedPrices',
-  summary: 'Latest prices with their 24-hour change',
-  description: 'The change is over the last 24 hours of open market; for assets that trade off-hours, over a plain 24 hours.',
-  access: 'read',
-  query: sortQuery,
-  answers: { 200: { description: 'One entry per asset with a price, in symbol order unless sorted.', schema: z.array(enhancedPriceSchema) } },
-  errors: ['INVALID_SORT'],
-  handler: enhancedPricesRoute,
+  },
 });

@@ -1,18 +1,22 @@
 /** GET /v1/assets/all/prices/latest — the latest token and underlying price of every asset. */
-import type { Middleware } from 'koa';
 import { listLatestPrices } from '../../../db/queries/latest-prices';
-import { parseQuery } from '../../framework/validation';
-import type { ApiServices } from '../../services';
 import { respondCached } from '../respond';
 import { sortByPrice, sortQuery } from './sort';
-import { assetPriceView } from './views';
 import { defineOperation } from '../../contract/operation';
-import { assetPriceSchema, type AssetPrice } from './schemas';
+import { assetPriceSchema, assetPriceView, type AssetPrice } from '../../../domain/market/views';
 import { z } from 'zod';
 
-function latestPricesRoute(services: ApiServices): Middleware {
-  return async (ctx) => {
-    const { sort } = parseQuery(sortQuery, ctx.query, { sort: 'INVALID_SORT' });
+export const latestPricesOperation = defineOperation({
+  method: 'get',
+  path: '/v1/assets/all/prices/latest',
+  operationId: 'listLatestPrices',
+  summary: 'Latest price of every asset',
+  access: 'read',
+  query: sortQuery,
+  fieldCodes: { sort: 'INVALID_SORT' },
+  answers: { 200: { description: 'One entry per asset with a price, in symbol order unless sorted.', schema: z.array(assetPriceSchema) } },
+  errors: [],
+  handler: (services) => async (ctx, { query: { sort } }) => {
     await respondCached(ctx, services, { tag: 'prices', key: `all:${sort ?? ''}`, ttlMs: 1_000 }, async (): Promise<AssetPrice[]> => {
       const [assets, prices] = await Promise.all([services.assets.all(), listLatestPrices(services.db)]);
       const bySymbol = new Map(assets.map((asset) => [asset.symbol, asset]));
@@ -22,17 +26,5 @@ function latestPricesRoute(services: ApiServices): Middleware {
       });
       return sortByPrice(views, (view) => view.primaryMarket.price, sort);
     });
-  };
-}
-
-export const latestPricesOperation = defineOperation({
-  method: 'get',
-  path: '/v1/assets/all/prices/latest',
-  operationId: 'listLatestPrices',
-  summary: 'Latest price of every asset',
-  access: 'read',
-  query: sortQuery,
-  answers: { 200: { description: 'One entry per asset with a price, in symbol order unless sorted.', schema: z.array(assetPriceSchema) } },
-  errors: ['INVALID_SORT'],
-  handler: latestPricesRoute,
+  },
 });

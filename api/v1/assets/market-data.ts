@@ -2,19 +2,17 @@
  * GET /v1/assets/{symbol}/market — price, 24 h change and history, holders, multiplier, sessions,
  * and the underlying's statistics (null for portfolio tokens, which list their constituents instead).
  */
-import type { Middleware } from 'koa';
 import type { AssetRecord } from '../../../db/queries/assets';
 import { multipliersAt } from '../../../db/queries/corporate-actions';
 import { dailyStatistics, listCandles, windowOpenPrices } from '../../../db/queries/candles';
 import { findLatestPrice } from '../../../db/queries/latest-prices';
 import { change24h } from '../../../domain/market/statistics';
 import { Decimal, formatDecimal, Rounding } from '../../../domain/money';
-import { ApiError } from '../../framework/errors';
+import { ApiError } from '../../../domain/errors';
 import type { ApiServices } from '../../services';
 import { respondCached } from '../respond';
 import { windowStart } from './windows';
 import { SYMBOL_PARAM_CODES, symbolParams } from '../../framework/path-params';
-import { parseParams } from '../../framework/validation';
 import { defineOperation } from '../../contract/operation';
 import { marketDataSchema, type MarketData } from './schemas';
 
@@ -33,9 +31,19 @@ async function underlyingMarket(services: ApiServices, asset: AssetRecord, price
   };
 }
 
-function marketDataRoute(services: ApiServices): Middleware {
-  return async (ctx) => {
-    const asset = await services.assets.resolve(parseParams(symbolParams, ctx.params, SYMBOL_PARAM_CODES).symbol);
+export const marketDataOperation = defineOperation({
+  method: 'get',
+  path: '/v1/assets/{symbol}/market',
+  operationId: 'getMarketData',
+  summary: 'Market data of one asset',
+  description: "Price, 24-hour change and history, holders, shares multiplier and tradable sessions, with the underlying's statistics (null for portfolio tokens, which list their constituents instead).",
+  access: 'read',
+  params: symbolParams,
+  fieldCodes: SYMBOL_PARAM_CODES,
+  answers: { 200: { description: 'The market data.', schema: marketDataSchema } },
+  errors: ['ASSET_NOT_FOUND'],
+  handler: (services) => async (ctx, { params }) => {
+    const asset = await services.assets.resolve(params.symbol);
     await respondCached(ctx, services, { tag: 'prices', key: `market:${asset.symbol}`, ttlMs: 60_000 }, async (): Promise<MarketData> => {
       const now = services.clock();
       const from = windowStart(asset, '1day', now);
@@ -62,18 +70,5 @@ function marketDataRoute(services: ApiServices): Middleware {
         timestamp: latest.observedAt,
       };
     });
-  };
-}
-
-export const marketDataOperation = defineOperation({
-  method: 'get',
-  path: '/v1/assets/{symbol}/market',
-  operationId: 'getMarketData',
-  summary: 'Market data of one asset',
-  description: "Price, 24-hour change and history, holders, shares multiplier and tradable sessions, with the underlying's statistics (null for portfolio tokens, which list their constituents instead).",
-  access: 'read',
-  params: symbolParams,
-  answers: { 200: { description: 'The market data.', schema: marketDataSchema } },
-  errors: ['INVALID_SYMBOL', 'ASSET_NOT_FOUND'],
-  handler: marketDataRoute,
+  },
 });

@@ -1,17 +1,14 @@
 /** GET /v1/assets/{symbol}/prices/ohlc?interval&range — candles of the token and its underlying. */
-import type { Middleware } from 'koa';
 import { z } from 'zod';
 import { listCandles } from '../../../db/queries/candles';
 import { INTERVALS, RANGES, VALID_PAIRS, type Interval } from '../../../domain/market/candles';
-import { ApiError } from '../../framework/errors';
-import { parseParams, parseQuery } from '../../framework/validation';
-import type { ApiServices } from '../../services';
+import { ApiError } from '../../../domain/errors';
 import { respondCached } from '../respond';
 import { windowStart } from './windows';
 import { SYMBOL_PARAM_CODES, symbolParams } from '../../framework/path-params';
 import { defineOperation } from '../../contract/operation';
 import { ohlcSchema, type Ohlc } from './schemas';
-import { candleView } from './views';
+import { candleView } from '../../../domain/market/views';
 
 const ohlcQuery = z.object({ interval: z.enum(INTERVALS), range: z.enum(RANGES) });
 
@@ -26,10 +23,20 @@ const CACHE_MS: Record<Interval, number> = {
   '1day': 30_000,
 };
 
-function ohlcRoute(services: ApiServices): Middleware {
-  return async (ctx) => {
-    const asset = await services.assets.resolve(parseParams(symbolParams, ctx.params, SYMBOL_PARAM_CODES).symbol);
-    const { interval, range } = parseQuery(ohlcQuery, ctx.query, { interval: 'INVALID_INTERVAL', range: 'INVALID_RANGE' });
+export const ohlcOperation = defineOperation({
+  method: 'get',
+  path: '/v1/assets/{symbol}/prices/ohlc',
+  operationId: 'getOhlc',
+  summary: 'Candles of a token and its underlying',
+  description: `Valid interval/range pairs: ${VALID_PAIRS.map((pair) => `${pair.interval}/${pair.range}`).join(', ')}. Range \`1day\` is a rolling 24 hours of open market (a plain 24 hours for assets that trade off-hours).`,
+  access: 'read',
+  params: symbolParams,
+  query: ohlcQuery,
+  fieldCodes: { ...SYMBOL_PARAM_CODES, interval: 'INVALID_INTERVAL', range: 'INVALID_RANGE' },
+  answers: { 200: { description: 'Candles oldest first, for the token (`primaryMarket`) and its underlying.', schema: ohlcSchema } },
+  errors: ['INVALID_INTERVAL_RANGE', 'ASSET_NOT_FOUND'],
+  handler: (services) => async (ctx, { params, query: { interval, range } }) => {
+    const asset = await services.assets.resolve(params.symbol);
     if (!VALID_PAIRS.some((pair) => pair.interval === interval && pair.range === range)) {
       const valid = VALID_PAIRS.map((pair) => `${pair.interval}/${pair.range}`).join(', ');
       throw new ApiError('INVALID_INTERVAL_RANGE', `interval ${interval} with range ${range} is not supported; valid pairs: ${valid}`);
@@ -48,19 +55,5 @@ function ohlcRoute(services: ApiServices): Middleware {
         underlyingMarket: { ticker: asset.ticker, data: candles.underlying.map(candleView) },
       };
     });
-  };
-}
-
-export const ohlcOperation = defineOperation({
-  method: 'get',
-  path: '/v1/assets/{symbol}/prices/ohlc',
-  operationId: 'getOhlc',
-  summary: 'Candles of a token and its underlying',
-  description: `Valid interval/range pairs: ${VALID_PAIRS.map((pair) => `${pair.interval}/${pair.range}`).join(', ')}. Range \`1day\` is a rolling 24 hours of open market (a plain 24 hours for assets that trade off-hours).`,
-  access: 'read',
-  params: symbolParams,
-  query: ohlcQuery,
-  answers: { 200: { description: 'Candles oldest first, for the token (`primaryMarket`) and its underlying.', schema: ohlcSchema } },
-  errors: ['INVALID_SYMBOL', 'INVALID_INTERVAL', 'INVALID_RANGE', 'INVALID_INTERVAL_RANGE', 'ASSET_NOT_FOUND'],
-  handler: ohlcRoute,
+  },
 });

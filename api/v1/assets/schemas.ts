@@ -1,17 +1,12 @@
 /** The answers of the assets resource as zod schemas (named in the OpenAPI document); the routes' types come from them. */
 import { z } from 'zod';
+import { decimalString, epochMs } from '../../../domain/json-formats';
 import { INTERVALS, RANGES } from '../../../domain/market/candles';
-import { component, decimalString, epochMs } from '../../contract/components';
+import { assetPriceSchema, candleSchema } from '../../../domain/market/views';
+import { component } from '../../contract/components';
 
-export const assetPriceSchema = component(
-  'AssetPrice',
-  z.object({
-    primaryMarket: z.object({ symbol: z.string().describe('The token.'), price: decimalString }),
-    underlyingMarket: z.object({ ticker: z.string().describe('The stock behind the token.'), price: decimalString }),
-    timestamp: epochMs.describe('When the price was observed.'),
-  }),
-);
-export type AssetPrice = z.infer<typeof assetPriceSchema>;
+// The latest price and the candle are the live streams' shapes too (domain/market/views.ts); named here.
+component('AssetPrice', assetPriceSchema);
 
 export const enhancedPriceSchema = component(
   'EnhancedPrice',
@@ -40,11 +35,7 @@ export const addressEntrySchema = component(
 );
 export type AddressEntry = z.infer<typeof addressEntrySchema>;
 
-export const candleSchema = component(
-  'Candle',
-  z.object({ timestamp: epochMs.describe('Start of the bucket.'), open: decimalString, high: decimalString, low: decimalString, close: decimalString }),
-);
-export type Candle = z.infer<typeof candleSchema>;
+component('Candle', candleSchema);
 
 export const ohlcSchema = component(
   'Ohlc',

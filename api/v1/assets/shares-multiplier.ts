@@ -1,10 +1,7 @@
 /** GET /v1/assets/{symbol}/shares-multiplier?range — one entry per multiplier change within the range. */
-import type { Middleware } from 'koa';
 import { z } from 'zod';
 import { listMultiplierChanges } from '../../../db/queries/corporate-actions';
 import { RANGES } from '../../../domain/market/candles';
-import { parseParams, parseQuery } from '../../framework/validation';
-import type { ApiServices } from '../../services';
 import { respondCached } from '../respond';
 import { SYMBOL_PARAM_CODES, symbolParams } from '../../framework/path-params';
 import { defineOperation } from '../../contract/operation';
@@ -23,22 +20,6 @@ const RANGE_MS: Record<(typeof RANGES)[number], number> = {
 /** `range` defaults to `all`. */
 const multiplierQuery = z.object({ range: z.enum(RANGES).default('all').describe('How far back; default `all`.') });
 
-function sharesMultiplierRoute(services: ApiServices): Middleware {
-  return async (ctx) => {
-    const asset = await services.assets.resolve(parseParams(symbolParams, ctx.params, SYMBOL_PARAM_CODES).symbol);
-    const { range } = parseQuery(multiplierQuery, ctx.query, { range: 'INVALID_RANGE' });
-    await respondCached(ctx, services, { tag: 'corporate-actions', key: `multiplier:${asset.symbol}:${range}`, ttlMs: 1_000 }, async (): Promise<SharesMultiplierHistory> => {
-      const now = services.clock();
-      const history = await listMultiplierChanges(services.db, {
-        symbol: asset.symbol,
-        from: range === 'all' ? 0 : now - RANGE_MS[range],
-        until: now,
-      });
-      return { history, timestamp: now };
-    });
-  };
-}
-
 export const sharesMultiplierOperation = defineOperation({
   method: 'get',
   path: '/v1/assets/{symbol}/shares-multiplier',
@@ -48,7 +29,19 @@ export const sharesMultiplierOperation = defineOperation({
   access: 'read',
   params: symbolParams,
   query: multiplierQuery,
+  fieldCodes: { ...SYMBOL_PARAM_CODES, range: 'INVALID_RANGE' },
   answers: { 200: { description: 'The changes, oldest first.', schema: sharesMultiplierSchema } },
-  errors: ['INVALID_SYMBOL', 'INVALID_RANGE', 'ASSET_NOT_FOUND'],
-  handler: sharesMultiplierRoute,
+  errors: ['ASSET_NOT_FOUND'],
+  handler: (services) => async (ctx, { params, query: { range } }) => {
+    const asset = await services.assets.resolve(params.symbol);
+    await respondCached(ctx, services, { tag: 'corporate-actions', key: `multiplier:${asset.symbol}:${range}`, ttlMs: 1_000 }, async (): Promise<SharesMultiplierHistory> => {
+      const now = services.clock();
+      const history = await listMultiplierChanges(services.db, {
+        symbol: asset.symbol,
+        from: range === 'all' ? 0 : now - RANGE_MS[range],
+        until: now,
+      });
+      return { history, timestamp: now };
+    });
+  },
 });

@@ -1,16 +1,6 @@
-/** JSON shapes of the assets resource, built from database records. */
-import type { AddressRecord, AssetRecord } from '../../../db/queries/assets';
-import type { CandleRecord } from '../../../db/queries/candles';
-import type { LatestPriceRecord } from '../../../db/queries/latest-prices';
-import type { AddressEntry, AssetPrice, Candle } from './schemas';
-
-export function assetPriceView(asset: AssetRecord, price: LatestPriceRecord): AssetPrice {
-  return {
-    primaryMarket: { symbol: asset.symbol, price: price.tokenPrice },
-    underlyingMarket: { ticker: asset.ticker, price: price.underlyingPrice },
-    timestamp: price.observedAt,
-  };
-}
+/** JSON shapes of the assets resource built from database records (prices and candles: domain/market/views.ts). */
+import type { AddressRecord } from '../../../db/queries/assets';
+import type { AddressEntry } from './schemas';
 
 /** Address records (ordered by symbol) as one entry per symbol. */
 export function addressEntryViews(records: AddressRecord[]): AddressEntry[] {
@@ -23,7 +13,3 @@ export function addressEntryViews(records: AddressRecord[]): AddressEntry[] {
   return [...entries.values()];
 }
 
-/** A stored candle as answers and streams show it. */
-export function candleView(candle: CandleRecord): Candle {
-  return { timestamp: candle.bucketStart, open: candle.open, high: candle.high, low: candle.low, close: candle.close };
-}

@@ -1,6 +1,6 @@
 /**
- * What the attestation routes share: their services, the calling account, the codes a quote can be refused with and
- * how refusals become API errors, and a stored attestation as clients read it.
+ * What the attestation routes share: their services, the calling account, the one-amount rule of a quote, the codes a
+ * quote can be refused with and how refusals become API errors, and a stored attestation as clients read it.
  */
 import type { Context } from 'koa';
 import { AttestationRefused } from '../../../attestations/errors';
@@ -8,25 +8,11 @@ import type { LimitCode } from '../../../attestations/limits';
 import type { RestrictionCode } from '../../../attestations/trading-status';
 import type { StoredAttestation } from '../../../db/queries/attestations';
 import type { ErrorCode } from '../../../domain/error-codes';
-import { amountProblem, REQUEST_FIELD_CODES, type SoftQuoteRequest } from '../../../attestations/request-schema';
-import type { z } from 'zod';
-import { ApiError } from '../../framework/errors';
-import { parseBody } from '../../framework/validation';
-import { readJsonBody } from '../../framework/body';
+import { amountProblem, type SoftQuoteRequest } from '../../../attestations/request-schema';
+import { ApiError } from '../../../domain/errors';
 import type { ApiState } from '../../framework/state';
 import type { ApiServices, AttestationServices } from '../../services';
 import type { Attestation, AttestationRecord } from './schemas';
-
-/** What a quote body can fail with besides a malformed body: its fields' codes and the one-amount rule. */
-export const QUOTE_BODY_ERRORS = [
-  'INVALID_SYMBOL',
-  'INVALID_SIDE',
-  'INVALID_TOKEN_AMOUNT',
-  'INVALID_NOTIONAL_VALUE',
-  'INVALID_AMOUNT',
-  'INVALID_DURATION',
-  'INVALID_CHAIN_ID',
-] as const satisfies readonly ErrorCode[];
 
 /** Why the asset cannot trade now (`loadTradingStatus`). */
 export const TRADING_RESTRICTIONS = ['MARKET_PAUSED', 'ASSET_PAUSED', 'MARKET_CLOSED', 'ASSET_CLOSED_FOR_SESSION'] as const satisfies readonly RestrictionCode[];
@@ -55,12 +41,10 @@ export function callerOf(ctx: Context & { state: ApiState }): { accountId: strin
   return { accountId: key.accountId, userId: key.userId };
 }
 
-/** Parses and checks a quote body: field codes, then exactly one amount. */
-export async function readQuoteBody<T extends z.ZodType<SoftQuoteRequest>>(ctx: Context, services: ApiServices, schema: T): Promise<z.infer<T>> {
-  const request = parseBody(schema, await readJsonBody(ctx, services.config.BODY_LIMIT_BYTES), REQUEST_FIELD_CODES);
+/** Refuses a quote request (already parsed) without exactly one amount. */
+export function requireOneAmount(request: SoftQuoteRequest): void {
   const problem = amountProblem(request);
   if (problem) throw new ApiError('INVALID_AMOUNT', `Invalid request body: ${problem}`);
-  return request;
 }
 
 /** Runs attestation logic, turning its refusals into API errors. */

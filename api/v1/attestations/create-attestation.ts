@@ -2,27 +2,54 @@
  * POST /v1/attestations (write) — a signed attestation for the calling account's user, counted
  * against its limits, with its lifecycle workflow started. `Idempotency-Key` makes retries safe.
  */
-import type { Middleware } from 'koa';
 import { issueAttestation } from '../../../attestations/issue-attestation';
-import { attestationRequest } from '../../../attestations/request-schema';
+import { attestationRequest, REQUEST_FIELD_CODES } from '../../../attestations/request-schema';
 import { startAttestationWorkflow } from '../../../attestations/lifecycle-workflows';
 import { defineOperation } from '../../contract/operation';
-import { ApiError } from '../../framework/errors';
-import type { ApiState } from '../../framework/state';
-import type { ApiServices } from '../../services';
-import { callerOf, LIMIT_REFUSALS, PRICING_REFUSALS, QUOTE_BODY_ERRORS, readQuoteBody, refusalsAsApiErrors, requireAttestations } from './context';
+import { ApiError } from '../../../domain/errors';
+import { callerOf, LIMIT_REFUSALS, PRICING_REFUSALS, refusalsAsApiErrors, requireAttestations, requireOneAmount } from './context';
 import { attestationSchema, type Attestation } from './schemas';
 
 const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,255}$/;
 
-function createAttestationRoute(services: ApiServices): Middleware<ApiState> {
-  return async (ctx) => {
+export const createAttestationOperation = defineOperation({
+  method: 'post',
+  path: '/v1/attestations',
+  operationId: 'createAttestation',
+  summary: 'Create a signed attestation',
+  description:
+    "A signed authorization for the calling account's user to mint (`buy`) or redeem (`sell`) the token on-chain before it expires; `duration` decides how long (`short`, the default, has the tighter spread). Send exactly one of `tokenAmount` and `notionalValue`; `chainId` defaults to `ethereum-1`, and `solana-900` needs `userAddress`. Refused while the market or asset is paused or closed, and when the account's outstanding count, active notional or session notional for the asset (or the issuer's off-hours exposure) would go over its limit. It counts against those limits until expired or, once its execution is seen on-chain (`executing`), until that execution is final (`executed`); `GET /v1/attestations` finds it again if the answer was lost.",
+  access: 'write',
+  headers: {
+    'Idempotency-Key':
+      'Optional, 1–255 printable ASCII characters: a retry with the same key and body answers the first attestation (with `Idempotent-Replayed: true`); the same key with another body is refused.',
+  },
+  body: attestationRequest,
+  fieldCodes: REQUEST_FIELD_CODES,
+  answers: {
+    200: {
+      description: 'The signed attestation.',
+      schema: attestationSchema,
+      headers: { 'Idempotent-Replayed': '`true` when the answer is the attestation an earlier request with the same `Idempotency-Key` created.' },
+    },
+  },
+  errors: [
+    'ATTESTATIONS_UNAVAILABLE',
+    'INVALID_IDEMPOTENCY_KEY',
+    'INVALID_AMOUNT',
+    'MISSING_USER_ADDRESS',
+    'ASSET_NOT_FOUND',
+    'IDEMPOTENCY_KEY_REUSED',
+    ...PRICING_REFUSALS,
+    ...LIMIT_REFUSALS,
+  ],
+  handler: (services) => async (ctx, { body: request }) => {
     const attestations = requireAttestations(services);
     const idempotencyKey = ctx.get('idempotency-key') || undefined;
     if (idempotencyKey !== undefined && !IDEMPOTENCY_KEY.test(idempotencyKey)) {
       throw new ApiError('INVALID_IDEMPOTENCY_KEY', 'Idempotency-Key must be 1 to 255 printable ASCII characters');
     }
-    const request = await readQuoteBody(ctx, services, attestationRequest);
+    requireOneAmount(request);
     const asset = await services.assets.resolve(request.symbol);
     const created = await refusalsAsApiErrors(() =>
       issueAttestation(
@@ -43,39 +70,5 @@ function createAttestationRoute(services: ApiServices): Middleware<ApiState> {
       );
     }
     ctx.body = created.attestation satisfies Attestation;
-  };
-}
-
-export const createAttestationOperation = defineOperation({
-  method: 'post',
-  path: '/v1/attestations',
-  operationId: 'createAttestation',
-  summary: 'Create a signed attestation',
-  description:
-    "A signed authorization for the calling account's user to mint (`buy`) or redeem (`sell`) the token on-chain before it expires; `duration` decides how long (`short`, the default, has the tighter spread). Send exactly one of `tokenAmount` and `notionalValue`; `chainId` defaults to `ethereum-1`, and `solana-900` needs `userAddress`. Refused while the market or asset is paused or closed, and when the account's outstanding count, active notional or session notional for the asset (or the issuer's off-hours exposure) would go over its limit. It counts against those limits until expired or, once its execution is seen on-chain (`executing`), until that execution is final (`executed`); `GET /v1/attestations` finds it again if the answer was lost.",
-  access: 'write',
-  headers: {
-    'Idempotency-Key':
-      'Optional, 1–255 printable ASCII characters: a retry with the same key and body answers the first attestation (with `Idempotent-Replayed: true`); the same key with another body is refused.',
   },
-  body: attestationRequest,
-  answers: {
-    200: {
-      description: 'The signed attestation.',
-      schema: attestationSchema,
-      headers: { 'Idempotent-Replayed': '`true` when the answer is the attestation an earlier request with the same `Idempotency-Key` created.' },
-    },
-  },
-  errors: [
-    'ATTESTATIONS_UNAVAILABLE',
-    'INVALID_IDEMPOTENCY_KEY',
-    ...QUOTE_BODY_ERRORS,
-    'MISSING_USER_ADDRESS',
-    'INVALID_USER_ADDRESS',
-    'ASSET_NOT_FOUND',
-    'IDEMPOTENCY_KEY_REUSED',
-    ...PRICING_REFUSALS,
-    ...LIMIT_REFUSALS,
-  ],
-  handler: createAttestationRoute,
 });

@@ -1,24 +1,12 @@
 /** GET /v1/attestations/{attestationId} — one of the calling account's attestations and its state. */
-import type { Middleware } from 'koa';
 import { findAccountAttestation } from '../../../db/queries/attestations';
-import { ApiError } from '../../framework/errors';
-import type { ApiState } from '../../framework/state';
-import type { ApiServices } from '../../services';
+import { ApiError } from '../../../domain/errors';
+
+
 import { attestationIdParams } from '../../framework/path-params';
-import { parseParams } from '../../framework/validation';
 import { defineOperation } from '../../contract/operation';
 import { attestationRecordView } from './context';
 import { attestationRecordSchema } from './schemas';
-
-function getAttestationRoute(services: ApiServices): Middleware<ApiState> {
-  return async (ctx) => {
-    const { attestationId } = parseParams(attestationIdParams, ctx.params);
-    const accountId = ctx.state.apiKey?.accountId;
-    const stored = accountId ? await findAccountAttestation(services.db, accountId, attestationId) : undefined;
-    if (!stored) throw new ApiError('ATTESTATION_NOT_FOUND', `No attestation ${attestationId} for this account`);
-    ctx.body = attestationRecordView(stored, services.clock());
-  };
-}
 
 export const getAttestationOperation = defineOperation({
   method: 'get',
@@ -31,5 +19,10 @@ export const getAttestationOperation = defineOperation({
   params: attestationIdParams,
   answers: { 200: { description: 'The attestation and its state.', schema: attestationRecordSchema } },
   errors: ['ATTESTATION_NOT_FOUND'],
-  handler: getAttestationRoute,
+  handler: (services) => async (ctx, { params: { attestationId } }) => {
+    const accountId = ctx.state.apiKey?.accountId;
+    const stored = accountId ? await findAccountAttestation(services.db, accountId, attestationId) : undefined;
+    if (!stored) throw new ApiError('ATTESTATION_NOT_FOUND', `No attestation ${attestationId} for this account`);
+    ctx.body = attestationRecordView(stored, services.clock());
+  },
 });

@@ -5,13 +5,11 @@
  * its connection broke (it counts against the account's limits until it expires, or, once its execution is seen on-chain,
  * until that execution is final).
  */
-import type { Middleware } from 'koa';
 import { z } from 'zod';
 import { listAccountAttestations } from '../../../db/queries/attestation-list';
-import { symbolSchema } from '../../framework/path-params';
-import type { ApiState } from '../../framework/state';
-import { parseQuery } from '../../framework/validation';
-import type { ApiServices } from '../../services';
+import { symbolSchema } from '../../../domain/token-symbol';
+
+
 import { defineOperation } from '../../contract/operation';
 import { attestationRecordView, callerOf } from './context';
 import { attestationPageSchema, type AttestationPage } from './schemas';
@@ -40,9 +38,19 @@ const listQuery = z.strictObject({
   cursor: cursor.optional().describe("The previous page's `nextCursor`."),
 });
 
-function listAttestationsRoute(services: ApiServices): Middleware<ApiState> {
-  return async (ctx) => {
-    const query = parseQuery(listQuery, ctx.query, { symbol: 'INVALID_SYMBOL' });
+export const listAttestationsOperation = defineOperation({
+  method: 'get',
+  path: '/v1/attestations',
+  operationId: 'listAttestations',
+  summary: "The account's attestations",
+  description:
+    "The calling account's attestations, newest first, as `GET /v1/attestations/{attestationId}` shows each: how a client finds an attestation stored while its connection broke (it counts against the account's limits until it expires or, once `executing`, until its execution is final). Filter by `state`, `symbol` and creation time; page with `limit` and the previous page's `nextCursor`. A key without an account (read-only) is refused.",
+  access: 'read',
+  query: listQuery,
+  fieldCodes: { symbol: 'INVALID_SYMBOL' },
+  answers: { 200: { description: 'One page of attestations.', schema: attestationPageSchema } },
+  errors: ['READ_ONLY_API_KEY'],
+  handler: (services) => async (ctx, { query }) => {
     const { accountId } = callerOf(ctx);
     const now = services.clock();
     const rows = await listAccountAttestations(services.db, {
@@ -61,19 +69,5 @@ function listAttestationsRoute(services: ApiServices): Middleware<ApiState> {
       attestations: page.map((stored) => attestationRecordView(stored, now)),
       nextCursor: rows.length > query.limit && last ? Buffer.from(`${last.createdAt}.${last.attestationId}`).toString('base64url') : null,
     } satisfies AttestationPage;
-  };
-}
-
-export const listAttestationsOperation = defineOperation({
-  method: 'get',
-  path: '/v1/attestations',
-  operationId: 'listAttestations',
-  summary: "The account's attestations",
-  description:
-    "The calling account's attestations, newest first, as `GET /v1/attestations/{attestationId}` shows each: how a client finds an attestation stored while its connection broke (it counts against the account's limits until it expires or, once `executing`, until its execution is final). Filter by `state`, `symbol` and creation time; page with `limit` and the previous page's `nextCursor`. A key without an account (read-only) is refused.",
-  access: 'read',
-  query: listQuery,
-  answers: { 200: { description: 'One page of attestations.', schema: attestationPageSchema } },
-  errors: ['INVALID_SYMBOL', 'READ_ONLY_API_KEY'],
-  handler: listAttestationsRoute,
+  },
 });

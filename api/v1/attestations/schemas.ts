@@ -1,6 +1,7 @@
 /** The answers of the attestations resource as zod schemas (named in the OpenAPI document); the routes' types come from them. */
 import { z } from 'zod';
-import { component, epochMs } from '../../contract/components';
+import { epochMs } from '../../../domain/json-formats';
+import { component } from '../../contract/components';
 
 const bareChainId = z
   .string()

@@ -1,20 +1,28 @@
 /** POST /v1/attestations/soft (write) — a non-binding priced quote: no id, no signature, counts against nothing. */
-import type { Middleware } from 'koa';
 import { priceRequest } from '../../../attestations/price-request';
-import { softQuoteRequest } from '../../../attestations/request-schema';
+import { SOFT_QUOTE_FIELD_CODES, softQuoteRequest } from '../../../attestations/request-schema';
 import { Rounding, toScaledInteger } from '../../../domain/money';
 import { defineOperation } from '../../contract/operation';
-import type { ApiState } from '../../framework/state';
-import type { ApiServices } from '../../services';
-import { PRICING_REFUSALS, QUOTE_BODY_ERRORS, readQuoteBody, refusalsAsApiErrors, requireAttestations } from './context';
+import { PRICING_REFUSALS, refusalsAsApiErrors, requireAttestations, requireOneAmount } from './context';
 import { softQuoteSchema, type SoftQuote } from './schemas';
 
 const BARE_CHAIN_ID = { 'ethereum-1': '1', 'bsc-56': '56', 'solana-900': '900' } as const;
 
-function softQuoteRoute(services: ApiServices): Middleware<ApiState> {
-  return async (ctx) => {
+export const softQuoteOperation = defineOperation({
+  method: 'post',
+  path: '/v1/attestations/soft',
+  operationId: 'createSoftQuote',
+  summary: 'Get a soft quote',
+  description:
+    'The price an attestation for the same request would carry now, without signing anything: not eligible for on-chain submission and counted against no limit. Same request as an attestation, without `userAddress`; refused when the asset cannot trade now or has no current price.',
+  access: 'write',
+  body: softQuoteRequest,
+  fieldCodes: SOFT_QUOTE_FIELD_CODES,
+  answers: { 200: { description: 'The priced quote.', schema: softQuoteSchema } },
+  errors: ['ATTESTATIONS_UNAVAILABLE', 'INVALID_AMOUNT', 'ASSET_NOT_FOUND', ...PRICING_REFUSALS],
+  handler: (services) => async (ctx, { body: request }) => {
     const { settings } = requireAttestations(services);
-    const request = await readQuoteBody(ctx, services, softQuoteRequest);
+    requireOneAmount(request);
     const asset = await services.assets.resolve(request.symbol);
     const priced = await refusalsAsApiErrors(() =>
       priceRequest({ db: services.db, now: services.clock(), maxPriceAgeMs: settings.maxPriceAgeMs }, asset, request),
@@ -28,19 +36,5 @@ function softQuoteRoute(services: ApiServices): Middleware<ApiState> {
       tokenAmount: toScaledInteger(priced.tokenAmount, 18, Rounding.DOWN).toString(),
       price: toScaledInteger(priced.price, 18, Rounding.DOWN).toString(),
     } satisfies SoftQuote;
-  };
-}
-
-export const softQuoteOperation = defineOperation({
-  method: 'post',
-  path: '/v1/attestations/soft',
-  operationId: 'createSoftQuote',
-  summary: 'Get a soft quote',
-  description:
-    'The price an attestation for the same request would carry now, without signing anything: not eligible for on-chain submission and counted against no limit. Same request as an attestation, without `userAddress`; refused when the asset cannot trade now or has no current price.',
-  access: 'write',
-  body: softQuoteRequest,
-  answers: { 200: { description: 'The priced quote.', schema: softQuoteSchema } },
-  errors: ['ATTESTATIONS_UNAVAILABLE', ...QUOTE_BODY_ERRORS, 'ASSET_NOT_FOUND', ...PRICING_REFUSALS],
-  handler: softQuoteRoute,
+  },
 });

@@ -1,6 +1,7 @@
 /** The answers of the limits resource as zod schemas (named in the OpenAPI document); the routes' types come from them. */
 import { z } from 'zod';
-import { component, decimalString, epochMs } from '../../contract/components';
+import { decimalString, epochMs } from '../../../domain/json-formats';
+import { component } from '../../contract/components';
 import type { LimitSession } from '../../../db/queries/session-limits';
 import { LIMIT_REFUSALS, TRADING_RESTRICTIONS } from '../attestations/context';
 

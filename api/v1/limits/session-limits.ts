@@ -1,9 +1,7 @@
 /** GET /v1/limits/session — static per-user maximums per asset and session. */
-import type { Middleware } from 'koa';
 import { z } from 'zod';
 import { listSessionLimits, type SessionLimitRecord } from '../../../db/queries/session-limits';
 import { defineOperation } from '../../contract/operation';
-import type { ApiServices } from '../../services';
 import { respondCached } from '../respond';
 import { LIMIT_SESSIONS, sessionLimitsSchema, type SessionLimitBlock, type SessionLimits, type SessionLimitsEntry } from './schemas';
 
@@ -17,8 +15,17 @@ export function sessionLimitBlock(record: SessionLimitRecord): SessionLimitBlock
   };
 }
 
-function sessionLimitsRoute(services: ApiServices): Middleware {
-  return async (ctx) => {
+export const sessionLimitsOperation = defineOperation({
+  method: 'get',
+  path: '/v1/limits/session',
+  operationId: 'listSessionLimits',
+  summary: 'Session limits of every asset',
+  description:
+    "The static per-user maximums of each asset in each session (`premarket`, `regular`, `postmarket`, `overnight`, `offhours`): whether it trades, how many outstanding attestations a user may hold, and their largest total notional. An asset without limits for a session is closed in it. `GET /v1/limits/trading` gives a user's real-time headroom.",
+  access: 'read',
+  answers: { 200: { description: 'An array holding one object: the limits of every asset and when they were read.', schema: z.array(sessionLimitsSchema) } },
+  errors: [],
+  handler: (services) => async (ctx) => {
     await respondCached(ctx, services, { tag: 'session-limits', key: 'all', ttlMs: 60_000 }, async (): Promise<SessionLimits[]> => {
       const [assets, records] = await Promise.all([services.assets.all(), listSessionLimits(services.db)]);
       const entries = new Map<string, SessionLimitsEntry>(
@@ -33,18 +40,5 @@ function sessionLimitsRoute(services: ApiServices): Middleware {
       }
       return [{ limits: [...entries.values()], timestamp: services.clock() }];
     });
-  };
-}
-
-export const sessionLimitsOperation = defineOperation({
-  method: 'get',
-  path: '/v1/limits/session',
-  operationId: 'listSessionLimits',
-  summary: 'Session limits of every asset',
-  description:
-    "The static per-user maximums of each asset in each session (`premarket`, `regular`, `postmarket`, `overnight`, `offhours`): whether it trades, how many outstanding attestations a user may hold, and their largest total notional. An asset without limits for a session is closed in it. `GET /v1/limits/trading` gives a user's real-time headroom.",
-  access: 'read',
-  answers: { 200: { description: 'An array holding one object: the limits of every asset and when they were read.', schema: z.array(sessionLimitsSchema) } },
-  errors: [],
-  handler: sessionLimitsRoute,
+  },
 });

@@ -4,7 +4,6 @@
  * are required. A key without an account (read-only) sees the headroom of a user with nothing outstanding.
  * Never cached.
  */
-import type { Middleware } from 'koa';
 import { z } from 'zod';
 import { headroom, limitMessage } from '../../../attestations/limits';
 import { pricingPolicy } from '../../../attestations/price-request';
@@ -13,10 +12,9 @@ import { sessionExposure, userUsage, type UserUsage } from '../../../db/queries/
 import { Decimal, formatDecimal, Rounding } from '../../../domain/money';
 import { quotePrice, tokenAmountForNotional } from '../../../domain/pricing';
 import { defineOperation } from '../../contract/operation';
-import { documentationUrl } from '../../framework/errors';
-import type { ApiState } from '../../framework/state';
-import { parseQuery } from '../../framework/validation';
-import type { ApiServices } from '../../services';
+import { documentationUrl } from '../../../domain/errors';
+
+
 import { requireAttestations } from '../attestations/context';
 import { tradingLimitsSchema, type TradingLimitReason, type TradingLimits } from './schemas';
 
@@ -27,10 +25,20 @@ const tradingQuery = z.object({
 
 const NOTHING_USED: UserUsage = { outstandingCount: 0, outstandingNotional: '0', sessionNotional: '0' };
 
-function tradingLimitsRoute(services: ApiServices): Middleware<ApiState> {
-  return async (ctx) => {
+export const tradingLimitsOperation = defineOperation({
+  method: 'get',
+  path: '/v1/limits/trading',
+  operationId: 'getTradingLimits',
+  summary: "The user's real-time trading limits for an asset",
+  description:
+    "What the calling account's user may still attest for the asset now: tokens and notional (the tightest of its outstanding and session notional limits, the limited order size, and the issuer's off-hours exposure caps) and attestations left. When the market or asset is paused or closed, no price is current, or a limit is exhausted, `isAssetTradingOpen` is false and `reason` names the code an attestation would be refused with. A key without an account (read-only) sees the headroom of a user with nothing outstanding. Never cached.",
+  access: 'read',
+  query: tradingQuery,
+  fieldCodes: { symbol: 'INVALID_SYMBOL', side: 'INVALID_SIDE' },
+  answers: { 200: { description: 'The headroom, and why trading is restricted if it is.', schema: tradingLimitsSchema } },
+  errors: ['ATTESTATIONS_UNAVAILABLE', 'ASSET_NOT_FOUND'],
+  handler: (services) => async (ctx, { query }) => {
     const { settings } = requireAttestations(services);
-    const query = parseQuery(tradingQuery, ctx.query, { symbol: 'INVALID_SYMBOL', side: 'INVALID_SIDE' });
     const asset = await services.assets.resolve(query.symbol);
     const now = services.clock();
     const accountId = ctx.state.apiKey?.accountId;
@@ -62,19 +70,5 @@ function tradingLimitsRoute(services: ApiServices): Middleware<ApiState> {
       isAssetTradingOpen: open,
       ...(reason && { reason: { message: reason.message, documentation: documentationUrl(services.config.PUBLIC_BASE_URL, reason.code), code: reason.code } }),
     } satisfies TradingLimits;
-  };
-}
-
-export const tradingLimitsOperation = defineOperation({
-  method: 'get',
-  path: '/v1/limits/trading',
-  operationId: 'getTradingLimits',
-  summary: "The user's real-time trading limits for an asset",
-  description:
-    "What the calling account's user may still attest for the asset now: tokens and notional (the tightest of its outstanding and session notional limits, the limited order size, and the issuer's off-hours exposure caps) and attestations left. When the market or asset is paused or closed, no price is current, or a limit is exhausted, `isAssetTradingOpen` is false and `reason` names the code an attestation would be refused with. A key without an account (read-only) sees the headroom of a user with nothing outstanding. Never cached.",
-  access: 'read',
-  query: tradingQuery,
-  answers: { 200: { description: 'The headroom, and why trading is restricted if it is.', schema: tradingLimitsSchema } },
-  errors: ['ATTESTATIONS_UNAVAILABLE', 'INVALID_SYMBOL', 'INVALID_SIDE', 'ASSET_NOT_FOUND'],
-  handler: tradingLimitsRoute,
+  },
 });

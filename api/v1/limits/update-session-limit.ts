@@ -1,12 +1,9 @@
 /** PUT /v1/limits/session/{symbol}/{session} (admin) — edit one asset's limits for one session. */
-import type { Middleware } from 'koa';
 import { z } from 'zod';
 import { updateSessionLimit } from '../../../db/queries/session-limits';
 import { Decimal } from '../../../domain/money';
-import { readJsonBody } from '../../framework/body';
-import { SYMBOL_PARAM_CODES, symbolSchema } from '../../framework/path-params';
-import { parseBody, parseParams } from '../../framework/validation';
-import type { ApiServices } from '../../services';
+import { symbolSchema } from '../../../domain/token-symbol';
+import { SYMBOL_PARAM_CODES } from '../../framework/path-params';
 import { defineOperation } from '../../contract/operation';
 import { LIMIT_SESSIONS, sessionLimitSchema, type SessionLimit } from './schemas';
 import { sessionLimitBlock } from './session-limits';
@@ -28,12 +25,21 @@ const limitBody = z.strictObject({
     .describe('Most USD notional a user may attest in one session; default four times `maxActiveNotionalValue`.'),
 });
 
-function updateSessionLimitRoute(services: ApiServices): Middleware {
-  return async (ctx) => {
-    const params = parseParams(limitParams, ctx.params, SYMBOL_PARAM_CODES);
+export const updateSessionLimitOperation = defineOperation({
+  method: 'put',
+  path: '/v1/limits/session/{symbol}/{session}',
+  operationId: 'updateSessionLimit',
+  summary: "Set one asset's limits for one session",
+  description: 'Replaces the limits; attestations already outstanding keep counting against the new ones.',
+  access: 'admin',
+  params: limitParams,
+  body: limitBody,
+  fieldCodes: SYMBOL_PARAM_CODES,
+  answers: { 200: { description: 'The limits as stored.', schema: sessionLimitSchema } },
+  errors: ['ASSET_NOT_FOUND'],
+  handler: (services) => async (ctx, { params, body }) => {
     const asset = await services.assets.resolve(params.symbol);
     const { session } = params;
-    const body = parseBody(limitBody, await readJsonBody(ctx, services.config.BODY_LIMIT_BYTES));
     const record = await updateSessionLimit(services.db, {
       symbol: asset.symbol,
       session,
@@ -44,19 +50,5 @@ function updateSessionLimitRoute(services: ApiServices): Middleware {
     });
     await services.changed('session-limits');
     ctx.body = { symbol: asset.symbol, session, ...sessionLimitBlock(record) } satisfies SessionLimit;
-  };
-}
-
-export const updateSessionLimitOperation = defineOperation({
-  method: 'put',
-  path: '/v1/limits/session/{symbol}/{session}',
-  operationId: 'updateSessionLimit',
-  summary: "Set one asset's limits for one session",
-  description: 'Replaces the limits; attestations already outstanding keep counting against the new ones.',
-  access: 'admin',
-  params: limitParams,
-  body: limitBody,
-  answers: { 200: { description: 'The limits as stored.', schema: sessionLimitSchema } },
-  errors: ['INVALID_SYMBOL', 'ASSET_NOT_FOUND'],
-  handler: updateSessionLimitRoute,
+  },
 });

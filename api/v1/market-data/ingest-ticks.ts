@@ -2,24 +2,29 @@
  * POST /v1/market-data/ticks (admin) — real prices in: ticks of known symbols, not from the future,
  * stored as latest prices and candles exactly like the simulated feed's.
  */
-import type { Middleware } from 'koa';
 import { INGEST_BODY_LIMIT_BYTES, ingestRequest } from '../../../price-feed/ingest';
-import { readJsonBody } from '../../framework/body';
-import { ApiError } from '../../framework/errors';
-import { parseBody } from '../../framework/validation';
+import { ApiError } from '../../../domain/errors';
 import { defineOperation } from '../../contract/operation';
-import type { ApiServices } from '../../services';
 import { ingestResultSchema, type IngestResult } from './schemas';
 
 /** Clock skew tolerated between a data provider and this service. */
 const MAX_FUTURE_MS = 5_000;
 
-function ingestTicksRoute(services: ApiServices): Middleware {
-  return async (ctx) => {
+export const ingestTicksOperation = defineOperation({
+  method: 'post',
+  path: '/v1/market-data/ticks',
+  operationId: 'ingestTicks',
+  summary: 'Ingest price ticks',
+  description:
+    "Real prices in, from a data provider: up to 5,000 ticks of known symbols, each with a token or underlying price (or both) and optional volumes, timestamped no more than 5 seconds in the future. They are stored as latest prices and candles exactly like the simulated feed's. A process that does not ingest prices answers `NOT_FOUND`.",
+  access: 'admin',
+  body: ingestRequest,
+  bodyLimitBytes: INGEST_BODY_LIMIT_BYTES,
+  answers: { 202: { description: 'The ticks were accepted.', schema: ingestResultSchema } },
+  errors: ['NOT_FOUND', 'ASSET_NOT_FOUND'],
+  handler: (services) => async (ctx, { body: { ticks } }) => {
     const ingest = services.ingestTicks;
     if (!ingest) throw new ApiError('NOT_FOUND', 'Market-data ingestion is not enabled in this process');
-    const limit = Math.max(services.config.BODY_LIMIT_BYTES, INGEST_BODY_LIMIT_BYTES);
-    const { ticks } = parseBody(ingestRequest, await readJsonBody(ctx, limit));
     const now = services.clock();
     for (const [index, tick] of ticks.entries()) {
       if (!(await services.assets.find(tick.symbol))) {
@@ -34,19 +39,5 @@ function ingestTicksRoute(services: ApiServices): Middleware {
     await services.changed('candles');
     ctx.status = 202;
     ctx.body = result;
-  };
-}
-
-export const ingestTicksOperation = defineOperation({
-  method: 'post',
-  path: '/v1/market-data/ticks',
-  operationId: 'ingestTicks',
-  summary: 'Ingest price ticks',
-  description:
-    "Real prices in, from a data provider: up to 5,000 ticks of known symbols, each with a token or underlying price (or both) and optional volumes, timestamped no more than 5 seconds in the future. They are stored as latest prices and candles exactly like the simulated feed's. A process that does not ingest prices answers `NOT_FOUND`.",
-  access: 'admin',
-  body: ingestRequest,
-  answers: { 202: { description: 'The ticks were accepted.', schema: ingestResultSchema } },
-  errors: ['NOT_FOUND', 'ASSET_NOT_FOUND'],
-  handler: ingestTicksRoute,
+  },
 });

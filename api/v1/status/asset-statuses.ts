@@ -2,12 +2,9 @@
  * GET /v1/status/assets[?symbol] — active and upcoming asset status events (pauses, limits),
  * unscheduled ones set by an operator and scheduled windows such as dividends or splits.
  */
-import type { Middleware } from 'koa';
 import { z } from 'zod';
 import { listCurrentAssetEvents, type AssetStatusEventRecord } from '../../../db/queries/operator-controls';
 import { defineOperation } from '../../contract/operation';
-import { parseQuery } from '../../framework/validation';
-import type { ApiServices } from '../../services';
 import { respondCached } from '../respond';
 import { assetStatusSchema, type AssetStatus } from './schemas';
 
@@ -26,18 +23,6 @@ export function assetStatusView(event: AssetStatusEventRecord, now: number): Ass
 
 const statusQuery = z.object({ symbol: z.string().optional().describe('Only this asset; default every asset.') });
 
-function assetStatusesRoute(services: ApiServices): Middleware {
-  return async (ctx) => {
-    const { symbol } = parseQuery(statusQuery, ctx.query, { symbol: 'INVALID_SYMBOL' });
-    const asset = symbol === undefined ? undefined : await services.assets.resolve(symbol);
-    await respondCached(ctx, services, { tag: 'status', key: `assets:${asset?.symbol ?? '*'}`, ttlMs: 1_000 }, async (): Promise<AssetStatus[]> => {
-      const now = services.clock();
-      const events = await listCurrentAssetEvents(services.db, now, asset?.symbol);
-      return events.map((event) => assetStatusView(event, now));
-    });
-  };
-}
-
 export const assetStatusesOperation = defineOperation({
   method: 'get',
   path: '/v1/status/assets',
@@ -47,7 +32,15 @@ export const assetStatusesOperation = defineOperation({
     'Pauses and limits of assets: unscheduled ones an operator set, and scheduled windows such as a cash dividend or a stock split. Events that ended are not listed.',
   access: 'read',
   query: statusQuery,
+  fieldCodes: { symbol: 'INVALID_SYMBOL' },
   answers: { 200: { description: 'The events, earliest start first.', schema: z.array(assetStatusSchema) } },
-  errors: ['INVALID_SYMBOL', 'ASSET_NOT_FOUND'],
-  handler: assetStatusesRoute,
+  errors: ['ASSET_NOT_FOUND'],
+  handler: (services) => async (ctx, { query: { symbol } }) => {
+    const asset = symbol === undefined ? undefined : await services.assets.resolve(symbol);
+    await respondCached(ctx, services, { tag: 'status', key: `assets:${asset?.symbol ?? '*'}`, ttlMs: 1_000 }, async (): Promise<AssetStatus[]> => {
+      const now = services.clock();
+      const events = await listCurrentAssetEvents(services.db, now, asset?.symbol);
+      return events.map((event) => assetStatusView(event, now));
+    });
+  },
 });

@@ -2,14 +2,10 @@
  * POST /v1/status/assets/events (admin) — schedules an asset status window such as a cash dividend, a stock
  * split or maintenance.
  */
-import type { Middleware } from 'koa';
 import { z } from 'zod';
 import { insertAssetEvent } from '../../../db/queries/operator-controls';
 import { defineOperation } from '../../contract/operation';
-import { readJsonBody } from '../../framework/body';
-import { ApiError } from '../../framework/errors';
-import { parseBody } from '../../framework/validation';
-import type { ApiServices } from '../../services';
+import { ApiError } from '../../../domain/errors';
 import { assetStatusView } from './asset-statuses';
 import { assetStatusSchema } from './schemas';
 
@@ -26,9 +22,17 @@ const eventBody = z
   })
   .refine((event) => event.end > event.start, { path: ['end'], message: 'must be after start' });
 
-function createScheduledEventRoute(services: ApiServices): Middleware {
-  return async (ctx) => {
-    const body = parseBody(eventBody, await readJsonBody(ctx, services.config.BODY_LIMIT_BYTES));
+export const createScheduledEventOperation = defineOperation({
+  method: 'post',
+  path: '/v1/status/assets/events',
+  operationId: 'scheduleAssetStatusEvent',
+  summary: 'Schedule an asset status window',
+  description: 'A pause or limit of one asset between `start` and `end`, for a cash dividend, a stock split, maintenance and the like.',
+  access: 'admin',
+  body: eventBody,
+  answers: { 201: { description: 'The scheduled event (`upcoming` until `start`).', schema: assetStatusSchema } },
+  errors: ['INVALID_SYMBOL', 'ASSET_NOT_FOUND'],
+  handler: (services) => async (ctx, { body }) => {
     const asset = await services.assets.resolve(body.symbol);
     const now = services.clock();
     if (body.end <= now) throw new ApiError('INVALID_REQUEST_BODY', 'Invalid request body: end: must be in the future');
@@ -44,18 +48,5 @@ function createScheduledEventRoute(services: ApiServices): Middleware {
     await services.changed('status');
     ctx.status = 201;
     ctx.body = assetStatusView(event, now);
-  };
-}
-
-export const createScheduledEventOperation = defineOperation({
-  method: 'post',
-  path: '/v1/status/assets/events',
-  operationId: 'scheduleAssetStatusEvent',
-  summary: 'Schedule an asset status window',
-  description: 'A pause or limit of one asset between `start` and `end`, for a cash dividend, a stock split, maintenance and the like.',
-  access: 'admin',
-  body: eventBody,
-  answers: { 201: { description: 'The scheduled event (`upcoming` until `start`).', schema: assetStatusSchema } },
-  errors: ['INVALID_SYMBOL', 'ASSET_NOT_FOUND'],
-  handler: createScheduledEventRoute,
+  },
 });

@@ -1,22 +1,9 @@
 /** DELETE /v1/status/assets/events/{eventId} (admin) — removes a scheduled asset status window. */
-import type { Middleware } from 'koa';
 import { deleteAssetEvent } from '../../../db/queries/operator-controls';
 import { defineOperation } from '../../contract/operation';
-import { ApiError } from '../../framework/errors';
+import { ApiError } from '../../../domain/errors';
 import { eventIdParams } from '../../framework/path-params';
-import { parseParams } from '../../framework/validation';
-import type { ApiServices } from '../../services';
 
-function deleteScheduledEventRoute(services: ApiServices): Middleware {
-  return async (ctx) => {
-    const { eventId } = parseParams(eventIdParams, ctx.params);
-    if (!(await deleteAssetEvent(services.db, eventId))) {
-      throw new ApiError('EVENT_NOT_FOUND', `No asset status event ${eventId}`);
-    }
-    await services.changed('status');
-    ctx.status = 204;
-  };
-}
 
 export const deleteScheduledEventOperation = defineOperation({
   method: 'delete',
@@ -28,5 +15,11 @@ export const deleteScheduledEventOperation = defineOperation({
   params: eventIdParams,
   answers: { 204: { description: 'The event is gone.' } },
   errors: ['EVENT_NOT_FOUND'],
-  handler: deleteScheduledEventRoute,
+  handler: (services) => async (ctx, { params: { eventId } }) => {
+    if (!(await deleteAssetEvent(services.db, eventId))) {
+      throw new ApiError('EVENT_NOT_FOUND', `No asset status event ${eventId}`);
+    }
+    await services.changed('status');
+    ctx.status = 204;
+  },
 });

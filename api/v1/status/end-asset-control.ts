@@ -1,17 +1,15 @@
 /** POST /v1/status/assets/{symbol}/resume and /unlimit (admin) — ends an asset's operator pause or limit. */
-import type { Middleware } from 'koa';
 import { endUnscheduledEvents, listCurrentAssetEvents, type AssetStatusCode } from '../../../db/queries/operator-controls';
-import { defineOperation } from '../../contract/operation';
+import { defineOperation, type Handler } from '../../contract/operation';
 import { SYMBOL_PARAM_CODES, symbolParams } from '../../framework/path-params';
-import { parseParams } from '../../framework/validation';
 import type { ApiServices } from '../../services';
 import { assetStatusView } from './asset-statuses';
 import { assetControlEndSchema, type AssetControlEnd } from './schemas';
 
 /** Ends the asset's active unscheduled events of `code`; answers the asset's remaining statuses. */
-function endControlRoute(services: ApiServices, code: AssetStatusCode): Middleware {
-  return async (ctx) => {
-    const asset = await services.assets.resolve(parseParams(symbolParams, ctx.params, SYMBOL_PARAM_CODES).symbol);
+function endControlRoute(services: ApiServices, code: AssetStatusCode): Handler<{ params: typeof symbolParams }> {
+  return async (ctx, { params }) => {
+    const asset = await services.assets.resolve(params.symbol);
     const now = services.clock();
     const ended = await endUnscheduledEvents(services.db, asset.symbol, code, now);
     await services.changed('status');
@@ -28,8 +26,9 @@ export const resumeAssetOperation = defineOperation({
   description: 'Ends the active operator pauses of the asset; scheduled windows are not touched. Resuming an asset that is not paused changes nothing.',
   access: 'admin',
   params: symbolParams,
+  fieldCodes: SYMBOL_PARAM_CODES,
   answers: { 200: { description: 'How many pauses ended, and the statuses the asset still has.', schema: assetControlEndSchema } },
-  errors: ['INVALID_SYMBOL', 'ASSET_NOT_FOUND'],
+  errors: ['ASSET_NOT_FOUND'],
   handler: (services) => endControlRoute(services, 'ASSET_PAUSED'),
 });
 
@@ -41,7 +40,8 @@ export const unlimitAssetOperation = defineOperation({
   description: 'Ends the active operator limits of the asset; scheduled windows are not touched. Lifting a limit that is not there changes nothing.',
   access: 'admin',
   params: symbolParams,
+  fieldCodes: SYMBOL_PARAM_CODES,
   answers: { 200: { description: 'How many limits ended, and the statuses the asset still has.', schema: assetControlEndSchema } },
-  errors: ['INVALID_SYMBOL', 'ASSET_NOT_FOUND'],
+  errors: ['ASSET_NOT_FOUND'],
   handler: (services) => endControlRoute(services, 'ASSET_LIMITED'),
 });

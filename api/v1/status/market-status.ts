@@ -1,19 +1,9 @@
 /** GET /v1/status/market — the current session, or `paused` when an operator paused the market. */
-import type { Middleware } from 'koa';
 import { getMarketState } from '../../../db/queries/operator-controls';
 import { marketStatus } from '../../../domain/market-status';
 import { defineOperation } from '../../contract/operation';
-import type { ApiServices } from '../../services';
 import { respondCached } from '../respond';
 import { marketStatusSchema, type MarketStatusAnswer } from './schemas';
-
-function marketStatusRoute(services: ApiServices): Middleware {
-  return async (ctx) => {
-    await respondCached(ctx, services, { tag: 'status', key: 'market', ttlMs: 1_000 }, async (): Promise<MarketStatusAnswer> =>
-      marketStatus(services.clock(), await getMarketState(services.db)),
-    );
-  };
-}
 
 export const marketStatusOperation = defineOperation({
   method: 'get',
@@ -24,5 +14,9 @@ export const marketStatusOperation = defineOperation({
   access: 'read',
   answers: { 200: { description: 'The market status.', schema: marketStatusSchema } },
   errors: [],
-  handler: marketStatusRoute,
+  handler: (services) => async (ctx) => {
+    await respondCached(ctx, services, { tag: 'status', key: 'market', ttlMs: 1_000 }, async (): Promise<MarketStatusAnswer> =>
+      marketStatus(services.clock(), await getMarketState(services.db)),
+    );
+  },
 });

@@ -1,24 +1,11 @@
 /** POST /v1/status/market/pause (admin) — an operator's market-wide trading pause, with its reason. */
-import type { Middleware } from 'koa';
 import { z } from 'zod';
 import { setMarketPaused } from '../../../db/queries/operator-controls';
 import { marketStatus } from '../../../domain/market-status';
 import { defineOperation } from '../../contract/operation';
-import { readJsonBody } from '../../framework/body';
-import { parseBody } from '../../framework/validation';
-import type { ApiServices } from '../../services';
 import { marketStatusSchema, type MarketStatusAnswer } from './schemas';
 
 const pauseBody = z.strictObject({ reason: z.string().trim().min(1).max(500).describe('Why, as clients will read it in the market status.') });
-
-function pauseMarketRoute(services: ApiServices): Middleware {
-  return async (ctx) => {
-    const { reason } = parseBody(pauseBody, await readJsonBody(ctx, services.config.BODY_LIMIT_BYTES));
-    const state = await setMarketPaused(services.db, true, reason);
-    await services.changed('status');
-    ctx.body = marketStatus(services.clock(), state) satisfies MarketStatusAnswer;
-  };
-}
 
 export const pauseMarketOperation = defineOperation({
   method: 'post',
@@ -30,5 +17,9 @@ export const pauseMarketOperation = defineOperation({
   body: pauseBody,
   answers: { 200: { description: 'The market status, now `paused`.', schema: marketStatusSchema } },
   errors: [],
-  handler: pauseMarketRoute,
+  handler: (services) => async (ctx, { body: { reason } }) => {
+    const state = await setMarketPaused(services.db, true, reason);
+    await services.changed('status');
+    ctx.body = marketStatus(services.clock(), state) satisfies MarketStatusAnswer;
+  },
 });

@@ -1,19 +1,8 @@
 /** POST /v1/status/market/resume (admin) — ends the market-wide pause; resuming a running market changes nothing. */
-import type { Middleware } from 'koa';
 import { getMarketState, setMarketPaused } from '../../../db/queries/operator-controls';
 import { marketStatus } from '../../../domain/market-status';
 import { defineOperation } from '../../contract/operation';
-import type { ApiServices } from '../../services';
 import { marketStatusSchema, type MarketStatusAnswer } from './schemas';
-
-function resumeMarketRoute(services: ApiServices): Middleware {
-  return async (ctx) => {
-    const current = await getMarketState(services.db);
-    const state = current.paused ? await setMarketPaused(services.db, false, null) : current;
-    await services.changed('status');
-    ctx.body = marketStatus(services.clock(), state) satisfies MarketStatusAnswer;
-  };
-}
 
 export const resumeMarketOperation = defineOperation({
   method: 'post',
@@ -24,5 +13,10 @@ export const resumeMarketOperation = defineOperation({
   access: 'admin',
   answers: { 200: { description: 'The market status: the current session again.', schema: marketStatusSchema } },
   errors: [],
-  handler: resumeMarketRoute,
+  handler: (services) => async (ctx) => {
+    const current = await getMarketState(services.db);
+    const state = current.paused ? await setMarketPaused(services.db, false, null) : current;
+    await services.changed('status');
+    ctx.body = marketStatus(services.clock(), state) satisfies MarketStatusAnswer;
+  },
 });

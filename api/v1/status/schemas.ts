@@ -1,7 +1,8 @@
 /** The answers of the status resource as zod schemas (named in the OpenAPI document); the routes' types come from them. */
 import { z } from 'zod';
 import type { Session } from '../../../domain/calendar';
-import { component, epochMs } from '../../contract/components';
+import { epochMs } from '../../../domain/json-formats';
+import { component } from '../../contract/components';
 
 const SESSION_NAMES = ['premarket', 'regular', 'postmarket', 'overnight', 'offhours'] as const satisfies readonly Session[];
 

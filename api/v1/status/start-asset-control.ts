@@ -2,14 +2,11 @@
  * POST /v1/status/assets/{symbol}/pause and /limit (admin) — an operator pauses an asset's trading or limits it
  * (tradable with smaller orders): an unscheduled status event starting now.
  */
-import type { Middleware } from 'koa';
 import { z } from 'zod';
 import { insertAssetEvent, listCurrentAssetEvents, type AssetStatusCode } from '../../../db/queries/operator-controls';
-import { defineOperation } from '../../contract/operation';
-import { readJsonBody } from '../../framework/body';
-import { ApiError } from '../../framework/errors';
+import { defineOperation, type Handler } from '../../contract/operation';
+import { ApiError } from '../../../domain/errors';
 import { SYMBOL_PARAM_CODES, symbolParams } from '../../framework/path-params';
-import { parseBody, parseParams } from '../../framework/validation';
 import type { ApiServices } from '../../services';
 import { assetStatusView } from './asset-statuses';
 import { assetStatusSchema } from './schemas';
@@ -21,10 +18,9 @@ const controlBody = z.strictObject({
 });
 
 /** Starts an unscheduled ASSET_PAUSED or ASSET_LIMITED event now; an identical active one is reused. */
-function startControlRoute(services: ApiServices, code: AssetStatusCode): Middleware {
-  return async (ctx) => {
-    const asset = await services.assets.resolve(parseParams(symbolParams, ctx.params, SYMBOL_PARAM_CODES).symbol);
-    const body = parseBody(controlBody, await readJsonBody(ctx, services.config.BODY_LIMIT_BYTES));
+function startControlRoute(services: ApiServices, code: AssetStatusCode): Handler<{ params: typeof symbolParams; body: typeof controlBody }> {
+  return async (ctx, { params, body }) => {
+    const asset = await services.assets.resolve(params.symbol);
     const now = services.clock();
     if (body.end !== undefined && body.end <= now) {
       throw new ApiError('INVALID_REQUEST_BODY', 'Invalid request body: end: must be in the future');
@@ -66,8 +62,9 @@ export const pauseAssetOperation = defineOperation({
   access: 'admin',
   params: symbolParams,
   body: controlBody,
+  fieldCodes: SYMBOL_PARAM_CODES,
   answers: startAnswers('pause'),
-  errors: ['INVALID_SYMBOL', 'ASSET_NOT_FOUND'],
+  errors: ['ASSET_NOT_FOUND'],
   handler: (services) => startControlRoute(services, 'ASSET_PAUSED'),
 });
 
@@ -80,7 +77,8 @@ export const limitAssetOperation = defineOperation({
   access: 'admin',
   params: symbolParams,
   body: controlBody,
+  fieldCodes: SYMBOL_PARAM_CODES,
   answers: startAnswers('limit'),
-  errors: ['INVALID_SYMBOL', 'ASSET_NOT_FOUND'],
+  errors: ['ASSET_NOT_FOUND'],
   handler: (services) => startControlRoute(services, 'ASSET_LIMITED'),
 });

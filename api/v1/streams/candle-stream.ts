@@ -3,14 +3,11 @@
  * open, one final update with `isClosed: true` (again, revised, if a late tick changes it), then the next bucket.
  * Intervals `1min` (default), `5min`, `15min`.
  */
-import type { Middleware } from 'koa';
 import { z } from 'zod';
 import { STREAM_INTERVALS } from '../../../streams/events';
 import { candleStreamRequest } from '../../../streams/requests';
 import { defineOperation } from '../../contract/operation';
 import { SYMBOL_PARAM_CODES, symbolParams } from '../../framework/path-params';
-import { parseParams, parseQuery } from '../../framework/validation';
-import type { ApiServices } from '../../services';
 import { LAST_EVENT_ID_HEADER, STREAM_ERRORS, streamDescription } from './describe-stream';
 import { marketStreams, openEventStream } from './open-stream';
 
@@ -20,15 +17,6 @@ const candleStreamQuery = z.object({
     .optional()
     .describe(`One of ${STREAM_INTERVALS.map((interval) => `\`${interval}\``).join(', ')}; default \`1min\`.`),
 });
-
-function candleStreamRoute(services: ApiServices): Middleware {
-  return async (ctx) => {
-    const streams = marketStreams(services);
-    const { symbol } = parseParams(symbolParams, ctx.params, SYMBOL_PARAM_CODES);
-    const { interval } = parseQuery(candleStreamQuery, ctx.query, { interval: 'INVALID_INTERVAL' });
-    await openEventStream(ctx, streams, await candleStreamRequest(streams.hub, symbol, interval));
-  };
-}
 
 export const candleStreamOperation = defineOperation({
   method: 'get',
@@ -40,6 +28,7 @@ export const candleStreamOperation = defineOperation({
   access: 'read',
   params: symbolParams,
   query: candleStreamQuery,
+  fieldCodes: { ...SYMBOL_PARAM_CODES, interval: 'INVALID_INTERVAL' },
   headers: { 'Last-Event-ID': LAST_EVENT_ID_HEADER },
   answers: {
     200: {
@@ -50,5 +39,8 @@ export const candleStreamOperation = defineOperation({
     },
   },
   errors: [...STREAM_ERRORS, 'INVALID_INTERVAL'],
-  handler: candleStreamRoute,
+  handler: (services) => async (ctx, { params: { symbol }, query: { interval } }) => {
+    const streams = marketStreams(services);
+    await openEventStream(ctx, streams, await candleStreamRequest(streams.hub, symbol, interval));
+  },
 });

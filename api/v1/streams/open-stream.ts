@@ -7,7 +7,7 @@ import type { ParameterizedContext } from 'koa';
 import type { StreamRequest } from '../../../streams/hub';
 import type { MarketStreams } from '../../../streams/market-streams';
 import { SseConnection } from '../../../streams/sse';
-import { ApiError } from '../../framework/errors';
+import { ApiError } from '../../../domain/errors';
 import type { ApiState } from '../../framework/state';
 import type { ApiServices } from '../../services';
 

@@ -1,10 +1,7 @@
 /** GET /v1/stream/prices?symbols=AAPLon,TSLAon — `price` events: the latest price of each symbol, then every change. */
-import type { Middleware } from 'koa';
 import { z } from 'zod';
 import { MAX_STREAM_SYMBOLS, priceStreamRequest } from '../../../streams/requests';
 import { defineOperation } from '../../contract/operation';
-import { parseQuery } from '../../framework/validation';
-import type { ApiServices } from '../../services';
 import { LAST_EVENT_ID_HEADER, STREAM_ERRORS, streamDescription } from './describe-stream';
 import { marketStreams, openEventStream } from './open-stream';
 
@@ -16,15 +13,6 @@ const priceStreamQuery = z.object({
     .describe(`Token symbols, comma-separated or repeated, at most ${MAX_STREAM_SYMBOLS}; absent: every asset.`),
 });
 
-function priceStreamRoute(services: ApiServices): Middleware {
-  return async (ctx) => {
-    const streams = marketStreams(services);
-    const { symbols } = parseQuery(priceStreamQuery, ctx.query, { symbols: 'INVALID_SYMBOL' });
-    const listed = [symbols ?? []].flat().flatMap((value) => value.split(',')).map((symbol) => symbol.trim()).filter((symbol) => symbol !== '');
-    await openEventStream(ctx, streams, await priceStreamRequest(streams.hub, listed));
-  };
-}
-
 export const priceStreamOperation = defineOperation({
   method: 'get',
   path: '/v1/stream/prices',
@@ -34,6 +22,7 @@ export const priceStreamOperation = defineOperation({
     'A `price` event with the latest price of each symbol at once, then one on every change. Symbols are checked before the stream opens, so a malformed or unknown one is an ordinary error answer.',
   access: 'read',
   query: priceStreamQuery,
+  fieldCodes: { symbols: 'INVALID_SYMBOL' },
   headers: { 'Last-Event-ID': LAST_EVENT_ID_HEADER },
   answers: {
     200: {
@@ -44,5 +33,9 @@ export const priceStreamOperation = defineOperation({
     },
   },
   errors: [...STREAM_ERRORS],
-  handler: priceStreamRoute,
+  handler: (services) => async (ctx, { query: { symbols } }) => {
+    const streams = marketStreams(services);
+    const listed = [symbols ?? []].flat().flatMap((value) => value.split(',')).map((symbol) => symbol.trim()).filter((symbol) => symbol !== '');
+    await openEventStream(ctx, streams, await priceStreamRequest(streams.hub, listed));
+  },
 });

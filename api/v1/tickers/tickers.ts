@@ -1,18 +1,24 @@
 /** GET /v1/tickers — last price and 24 h volumes of every token against the settlement token. */
-import type { Middleware } from 'koa';
 import { listLatestPrices } from '../../../db/queries/latest-prices';
 import { primaryVolumesSince } from '../../../db/queries/candles';
 import { z } from 'zod';
 import { defineOperation } from '../../contract/operation';
-import type { ApiServices } from '../../services';
 import { respondCached } from '../respond';
 import { tickerSchema, type Ticker } from './schemas';
 
 /** The stable token that trades settle in. */
 export const SETTLEMENT_TOKEN = 'USDon';
 
-function tickersRoute(services: ApiServices): Middleware {
-  return async (ctx) => {
+export const tickersOperation = defineOperation({
+  method: 'get',
+  path: '/v1/tickers',
+  operationId: 'listTickers',
+  summary: 'Tickers of every token',
+  description: 'The last price and 24-hour volumes of every token with a price, against the settlement token `USDon`.',
+  access: 'read',
+  answers: { 200: { description: 'One ticker per token with a price.', schema: z.array(tickerSchema) } },
+  errors: [],
+  handler: (services) => async (ctx) => {
     await respondCached(ctx, services, { tag: 'prices', key: 'tickers', ttlMs: 1_000 }, async (): Promise<Ticker[]> => {
       const [prices, volumes] = await Promise.all([
         listLatestPrices(services.db),
@@ -31,17 +37,5 @@ function tickersRoute(services: ApiServices): Middleware {
         };
       });
     });
-  };
-}
-
-export const tickersOperation = defineOperation({
-  method: 'get',
-  path: '/v1/tickers',
-  operationId: 'listTickers',
-  summary: 'Tickers of every token',
-  description: 'The last price and 24-hour volumes of every token with a price, against the settlement token `USDon`.',
-  access: 'read',
-  answers: { 200: { description: 'One ticker per token with a price.', schema: z.array(tickerSchema) } },
-  errors: [],
-  handler: tickersRoute,
+  },
 });

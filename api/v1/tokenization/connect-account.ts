@@ -4,27 +4,11 @@
  * unknown email, 409 ACCOUNT_ALREADY_LINKED when either side is linked to another; the same pair again answers the
  * same client id.
  */
-import type { Middleware } from 'koa';
 import { connectPartnerAccount } from '../../../db/queries/partner-clients';
-import { readJsonBody } from '../../framework/body';
-import { ApiError } from '../../framework/errors';
-import { parseBody } from '../../framework/validation';
-import type { ApiServices } from '../../services';
+import { ApiError } from '../../../domain/errors';
 import { connectBody } from './fields';
 import { defineOperation } from '../../contract/operation';
 import { connectedAccountSchema, type PartnerConnection } from './schemas';
-
-function connectAccountRoute(services: ApiServices): Middleware {
-  return async (ctx) => {
-    const body = parseBody(connectBody, await readJsonBody(ctx, services.config.BODY_LIMIT_BYTES));
-    const outcome = await connectPartnerAccount(services.db, body);
-    if (outcome.outcome === 'unknown_email') throw new ApiError('CLIENT_NOT_FOUND', `No client is onboarded with email ${body.email}`);
-    if (outcome.outcome === 'already_linked') {
-      throw new ApiError('ACCOUNT_ALREADY_LINKED', `The client with email ${body.email}, or account ${body.account}, is already linked to another`);
-    }
-    ctx.body = { client_id: outcome.client.clientId } satisfies PartnerConnection;
-  };
-}
 
 export const connectAccountOperation = defineOperation({
   method: 'post',
@@ -37,5 +21,12 @@ export const connectAccountOperation = defineOperation({
   body: connectBody,
   answers: { 200: { description: 'Linked (or already linked to this account).', schema: connectedAccountSchema } },
   errors: ['CLIENT_NOT_FOUND', 'ACCOUNT_ALREADY_LINKED'],
-  handler: connectAccountRoute,
+  handler: (services) => async (ctx, { body }) => {
+    const outcome = await connectPartnerAccount(services.db, body);
+    if (outcome.outcome === 'unknown_email') throw new ApiError('CLIENT_NOT_FOUND', `No client is onboarded with email ${body.email}`);
+    if (outcome.outcome === 'already_linked') {
+      throw new ApiError('ACCOUNT_ALREADY_LINKED', `The client with email ${body.email}, or account ${body.account}, is already linked to another`);
+    }
+    ctx.body = { client_id: outcome.client.clientId } satisfies PartnerConnection;
+  },
 });

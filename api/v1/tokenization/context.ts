@@ -2,7 +2,7 @@
 import type { BrokerSignerDirectory } from '../../../partner/broker-signature';
 import { PartnerRefused } from '../../../partner/errors';
 import type { PartnerWorkflows } from '../../../partner/workflows';
-import { ApiError } from '../../framework/errors';
+import { ApiError } from '../../../domain/errors';
 import type { ApiServices } from '../../services';
 
 export function requireWorkflows(services: ApiServices): PartnerWorkflows {

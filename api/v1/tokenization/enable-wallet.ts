@@ -4,37 +4,16 @@
  * only to registered wallets) and marks it enabled. 202 while the registration is written, 200 once registered;
  * 409 when another account holds the wallet.
  */
-import type { Middleware } from 'koa';
 import { findPartnerClient } from '../../../db/queries/partner-clients';
 import { setWalletPartnerEnabled } from '../../../db/queries/wallets';
 import { findWallet } from '../../../db/queries/wallets';
 import { registerWallet } from '../../../wallets/registration';
-import { readJsonBody } from '../../framework/body';
-import { ApiError } from '../../framework/errors';
-import { parseBody, parseParams } from '../../framework/validation';
-import type { ApiServices } from '../../services';
+import { ApiError } from '../../../domain/errors';
 import { requireChain } from '../accounts/context';
 import { walletView } from '../accounts/wallet-params';
 import { CLIENT_WALLET_FIELD_CODES, clientParams, clientWalletBody } from './fields';
 import { defineOperation } from '../../contract/operation';
 import { partnerWalletSchema, type PartnerWallet } from './schemas';
-
-function enableWalletRoute(services: ApiServices): Middleware {
-  return async (ctx) => {
-    const { clientId } = parseParams(clientParams, ctx.params);
-    const body = parseBody(clientWalletBody, await readJsonBody(ctx, services.config.BODY_LIMIT_BYTES), CLIENT_WALLET_FIELD_CODES);
-    if (!(await findPartnerClient(services.db, clientId))) throw new ApiError('CLIENT_NOT_FOUND', `No client ${clientId} is onboarded for the partner flow`);
-    const workflows = await requireChain(services, body.chainId);
-    const outcome = await registerWallet(services.db, workflows, { accountId: clientId, chain: body.chainId, address: body.address });
-    if (outcome.outcome === 'taken') {
-      throw new ApiError('WALLET_ALREADY_REGISTERED', `Wallet ${body.address} is registered to another account on ${body.chainId}`);
-    }
-    await setWalletPartnerEnabled(services.db, { chain: body.chainId, address: body.address, clientId, enabled: true });
-    const wallet = (await findWallet(services.db, body.chainId, body.address))!;
-    ctx.status = wallet.state === 'registered' ? 200 : 202;
-    ctx.body = { ...walletView(wallet), partnerEnabled: true } satisfies PartnerWallet;
-  };
-}
 
 export const enableWalletOperation = defineOperation({
   method: 'post',
@@ -46,10 +25,22 @@ export const enableWalletOperation = defineOperation({
   access: 'admin',
   params: clientParams,
   body: clientWalletBody,
+  fieldCodes: CLIENT_WALLET_FIELD_CODES,
   answers: {
     200: { description: 'Enabled and registered.', schema: partnerWalletSchema },
     202: { description: 'Enabled; the registration is being written to the chain.', schema: partnerWalletSchema },
   },
-  errors: ['INVALID_CHAIN_ID', 'INVALID_WALLET_ADDRESS', 'CLIENT_NOT_FOUND', 'WALLET_ALREADY_REGISTERED', 'TEMPORAL_UNAVAILABLE', 'CHAIN_UNAVAILABLE'],
-  handler: enableWalletRoute,
+  errors: ['CLIENT_NOT_FOUND', 'WALLET_ALREADY_REGISTERED', 'TEMPORAL_UNAVAILABLE', 'CHAIN_UNAVAILABLE'],
+  handler: (services) => async (ctx, { params: { clientId }, body }) => {
+    if (!(await findPartnerClient(services.db, clientId))) throw new ApiError('CLIENT_NOT_FOUND', `No client ${clientId} is onboarded for the partner flow`);
+    const workflows = await requireChain(services, body.chainId);
+    const outcome = await registerWallet(services.db, workflows, { accountId: clientId, chain: body.chainId, address: body.address });
+    if (outcome.outcome === 'taken') {
+      throw new ApiError('WALLET_ALREADY_REGISTERED', `Wallet ${body.address} is registered to another account on ${body.chainId}`);
+    }
+    await setWalletPartnerEnabled(services.db, { chain: body.chainId, address: body.address, clientId, enabled: true });
+    const wallet = (await findWallet(services.db, body.chainId, body.address))!;
+    ctx.status = wallet.state === 'registered' ? 200 : 202;
+    ctx.body = { ...walletView(wallet), partnerEnabled: true } satisfies PartnerWallet;
+  },
 });

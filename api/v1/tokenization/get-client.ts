@@ -1,22 +1,10 @@
 /** GET /v1/tokenization/clients/{clientId} (admin) — the client's onboarding, partner link and enabled wallets. */
-import type { Middleware } from 'koa';
 import { findPartnerClient } from '../../../db/queries/partner-clients';
 import { listPartnerWallets } from '../../../db/queries/wallets';
-import { ApiError } from '../../framework/errors';
-import { parseParams } from '../../framework/validation';
-import type { ApiServices } from '../../services';
+import { ApiError } from '../../../domain/errors';
 import { clientParams, clientView } from './fields';
 import { defineOperation } from '../../contract/operation';
 import { partnerClientSchema } from './schemas';
-
-function getClientRoute(services: ApiServices): Middleware {
-  return async (ctx) => {
-    const { clientId } = parseParams(clientParams, ctx.params);
-    const client = await findPartnerClient(services.db, clientId);
-    if (!client) throw new ApiError('CLIENT_NOT_FOUND', `No client ${clientId} is onboarded for the partner flow`);
-    ctx.body = clientView(client, await listPartnerWallets(services.db, clientId));
-  };
-}
 
 export const getClientOperation = defineOperation({
   method: 'get',
@@ -27,5 +15,9 @@ export const getClientOperation = defineOperation({
   params: clientParams,
   answers: { 200: { description: "The client's onboarding, partner link and enabled wallets.", schema: partnerClientSchema } },
   errors: ['CLIENT_NOT_FOUND'],
-  handler: getClientRoute,
+  handler: (services) => async (ctx, { params: { clientId } }) => {
+    const client = await findPartnerClient(services.db, clientId);
+    if (!client) throw new ApiError('CLIENT_NOT_FOUND', `No client ${clientId} is onboarded for the partner flow`);
+    ctx.body = clientView(client, await listPartnerWallets(services.db, clientId));
+  },
 });

@@ -1,22 +1,10 @@
 /** GET /v1/tokenization/requests/{issuerRequestId} (admin) — one partner request with where its workflow stands. */
-import type { Middleware } from 'koa';
 import { findPartnerRequest } from '../../../db/queries/partner-requests';
-import { ApiError } from '../../framework/errors';
-import { parseParams } from '../../framework/validation';
-import type { ApiServices } from '../../services';
+import { ApiError } from '../../../domain/errors';
 import { requestParams, requestView } from './fields';
 import { queryPartnerWorkflow } from './workflow-state';
 import { defineOperation } from '../../contract/operation';
 import { partnerRequestSchema } from './schemas';
-
-function getRequestRoute(services: ApiServices): Middleware {
-  return async (ctx) => {
-    const { issuerRequestId } = parseParams(requestParams, ctx.params);
-    const request = await findPartnerRequest(services.db, issuerRequestId);
-    if (!request) throw new ApiError('REQUEST_NOT_FOUND', `No partner request ${issuerRequestId}`);
-    ctx.body = requestView(request, await queryPartnerWorkflow(services.temporal, request));
-  };
-}
 
 export const getRequestOperation = defineOperation({
   method: 'get',
@@ -27,5 +15,9 @@ export const getRequestOperation = defineOperation({
   params: requestParams,
   answers: { 200: { description: 'The request as stored, with where its workflow stands (`workflow`).', schema: partnerRequestSchema } },
   errors: ['REQUEST_NOT_FOUND'],
-  handler: getRequestRoute,
+  handler: (services) => async (ctx, { params: { issuerRequestId } }) => {
+    const request = await findPartnerRequest(services.db, issuerRequestId);
+    if (!request) throw new ApiError('REQUEST_NOT_FOUND', `No partner request ${issuerRequestId}`);
+    ctx.body = requestView(request, await queryPartnerWorkflow(services.temporal, request));
+  },
 });

@@ -4,41 +4,11 @@
  * idempotent: a resubmission answers the first result (200, `Idempotent-Replayed: true`), the same id with other
  * fields is 409. Refusals: see partner/issuance.ts.
  */
-import type { Middleware } from 'koa';
 import { acceptIssuance } from '../../../partner/issuance';
-import { readJsonBody } from '../../framework/body';
-import { parseBody } from '../../framework/validation';
-import type { ApiServices } from '../../services';
 import { refusalsAsErrors, requireBrokerSigners, requireWorkflows } from './context';
 import { issuanceBody, ISSUANCE_FIELD_CODES } from './fields';
 import { defineOperation } from '../../contract/operation';
 import { issuanceAcceptedSchema, type IssuanceAccepted } from './schemas';
-
-function issuanceRoute(services: ApiServices): Middleware {
-  return async (ctx) => {
-    const body = parseBody(issuanceBody, await readJsonBody(ctx, services.config.BODY_LIMIT_BYTES), ISSUANCE_FIELD_CODES);
-    const workflows = requireWorkflows(services);
-    const brokerSigners = requireBrokerSigners(services);
-    const outcome = await refusalsAsErrors(() =>
-      acceptIssuance(
-        { db: services.db, workflows, now: services.clock(), brokerSigners },
-        {
-          tokenizationRequestId: body.tokenization_request_id,
-          qty: body.qty,
-          underlyingSymbol: body.underlying_symbol,
-          tokenSymbol: body.token_symbol,
-          network: body.network,
-          clientId: body.client_id,
-          wallet: body.wallet_address as `0x${string}`,
-          mintRequest: { created: body.created, nonce: BigInt(body.nonce).toString(), brokerSignature: body.broker_signature as `0x${string}` },
-        },
-      ),
-    );
-    ctx.status = outcome.created ? 201 : 200;
-    if (!outcome.created) ctx.set('Idempotent-Replayed', 'true');
-    ctx.body = { issuer_request_id: outcome.request.issuerRequestId, status: 'created' } satisfies IssuanceAccepted;
-  };
-}
 
 export const issuanceOperation = defineOperation({
   method: 'post',
@@ -51,6 +21,7 @@ export const issuanceOperation = defineOperation({
   ].join('\n\n'),
   access: 'partner',
   body: issuanceBody,
+  fieldCodes: ISSUANCE_FIELD_CODES,
   answers: {
     201: { description: 'Stored and its workflow started.', schema: issuanceAcceptedSchema },
     200: {
@@ -78,5 +49,26 @@ export const issuanceOperation = defineOperation({
     'TEMPORAL_UNAVAILABLE',
     'CHAIN_UNAVAILABLE',
   ],
-  handler: issuanceRoute,
+  handler: (services) => async (ctx, { body }) => {
+    const workflows = requireWorkflows(services);
+    const brokerSigners = requireBrokerSigners(services);
+    const outcome = await refusalsAsErrors(() =>
+      acceptIssuance(
+        { db: services.db, workflows, now: services.clock(), brokerSigners },
+        {
+          tokenizationRequestId: body.tokenization_request_id,
+          qty: body.qty,
+          underlyingSymbol: body.underlying_symbol,
+          tokenSymbol: body.token_symbol,
+          network: body.network,
+          clientId: body.client_id,
+          wallet: body.wallet_address as `0x${string}`,
+          mintRequest: { created: body.created, nonce: BigInt(body.nonce).toString(), brokerSignature: body.broker_signature as `0x${string}` },
+        },
+      ),
+    );
+    ctx.status = outcome.created ? 201 : 200;
+    if (!outcome.created) ctx.set('Idempotent-Replayed', 'true');
+    ctx.body = { issuer_request_id: outcome.request.issuerRequestId, status: 'created' } satisfies IssuanceAccepted;
+  },
 });

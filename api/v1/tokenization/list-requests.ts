@@ -3,12 +3,9 @@
  * (`pending`, `completed`, `rejected`, or a workflow state such as `needs_review`), `type` (`mint`, `redeem`),
  * `clientId` and `chainId`; `limit` per page (1–200, default 50) and `cursor` from the previous page's `nextCursor`.
  */
-import type { Middleware } from 'koa';
 import { z } from 'zod';
 import { EVM_CHAINS } from '../../../chains/networks';
 import { listPartnerRequests } from '../../../db/queries/partner-requests';
-import { parseQuery } from '../../framework/validation';
-import type { ApiServices } from '../../services';
 import { requestView } from './fields';
 import { defineOperation } from '../../contract/operation';
 import { partnerRequestPageSchema, PARTNER_REQUEST_STATES, type PartnerRequestPage } from './schemas';
@@ -32,9 +29,18 @@ const listQuery = z.strictObject({
     .describe("The previous page's `nextCursor`."),
 });
 
-function listRequestsRoute(services: ApiServices): Middleware {
-  return async (ctx) => {
-    const query = parseQuery(listQuery, ctx.query, { chainId: 'INVALID_CHAIN_ID' });
+export const listRequestsOperation = defineOperation({
+  method: 'get',
+  path: '/v1/tokenization/requests',
+  operationId: 'listPartnerRequests',
+  summary: 'Every partner mint and redemption',
+  description: 'Newest first, filtered by `status`, `type`, `clientId` and `chainId`; a page of `limit` requests and the `nextCursor` of the next.',
+  access: 'admin',
+  query: listQuery,
+  fieldCodes: { chainId: 'INVALID_CHAIN_ID' },
+  answers: { 200: { description: 'One page of requests.', schema: partnerRequestPageSchema } },
+  errors: [],
+  handler: (services) => async (ctx, { query }) => {
     const rows = await listPartnerRequests(services.db, {
       kind: query.type,
       status: query.status,
@@ -48,18 +54,5 @@ function listRequestsRoute(services: ApiServices): Middleware {
       requests: page.map((request) => requestView(request)),
       nextCursor: rows.length > query.limit ? Buffer.from(page.at(-1)!.issuerRequestId).toString('base64url') : null,
     } satisfies PartnerRequestPage;
-  };
-}
-
-export const listRequestsOperation = defineOperation({
-  method: 'get',
-  path: '/v1/tokenization/requests',
-  operationId: 'listPartnerRequests',
-  summary: 'Every partner mint and redemption',
-  description: 'Newest first, filtered by `status`, `type`, `clientId` and `chainId`; a page of `limit` requests and the `nextCursor` of the next.',
-  access: 'admin',
-  query: listQuery,
-  answers: { 200: { description: 'One page of requests.', schema: partnerRequestPageSchema } },
-  errors: ['INVALID_CHAIN_ID'],
-  handler: listRequestsRoute,
+  },
 });

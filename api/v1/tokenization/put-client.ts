@@ -4,36 +4,13 @@
  * the partner account here. 200 with the client; 409 ACCOUNT_ALREADY_LINKED when the email is another client's or
  * either side of the link is linked to another.
  */
-import type { Middleware } from 'koa';
 import { findPartnerClient, linkPartnerAccount, upsertPartnerClient } from '../../../db/queries/partner-clients';
 import { listPartnerWallets } from '../../../db/queries/wallets';
-import { readJsonBody } from '../../framework/body';
-import { ApiError } from '../../framework/errors';
-import { parseBody, parseParams } from '../../framework/validation';
-import type { ApiServices } from '../../services';
+import { ApiError } from '../../../domain/errors';
 import { requireAccount } from '../accounts/context';
 import { clientBody, clientParams, clientView } from './fields';
 import { defineOperation } from '../../contract/operation';
 import { partnerClientSchema } from './schemas';
-
-function putClientRoute(services: ApiServices): Middleware {
-  return async (ctx) => {
-    const { clientId } = parseParams(clientParams, ctx.params);
-    const body = parseBody(clientBody, await readJsonBody(ctx, services.config.BODY_LIMIT_BYTES));
-    await requireAccount(services, clientId);
-    try {
-      const onboarded = await upsertPartnerClient(services.db, { clientId, email: body.email, eligible: body.eligible });
-      if (body.partnerAccount !== undefined && !(await linkPartnerAccount(services.db, clientId, body.partnerAccount))) {
-        throw new ApiError('ACCOUNT_ALREADY_LINKED', `Client ${clientId} or partner account ${body.partnerAccount} is linked to another`);
-      }
-      const client = body.partnerAccount === undefined ? onboarded : (await findPartnerClient(services.db, clientId))!;
-      ctx.body = clientView(client, await listPartnerWallets(services.db, clientId));
-    } catch (error) {
-      if ((error as { code?: string }).code === '23505') throw new ApiError('ACCOUNT_ALREADY_LINKED', `Another client is onboarded with email ${body.email}`);
-      throw error;
-    }
-  };
-}
 
 export const putClientOperation = defineOperation({
   method: 'put',
@@ -47,5 +24,18 @@ export const putClientOperation = defineOperation({
   body: clientBody,
   answers: { 200: { description: 'The client as stored, with its enabled wallets.', schema: partnerClientSchema } },
   errors: ['ACCOUNT_NOT_FOUND', 'ACCOUNT_ALREADY_LINKED'],
-  handler: putClientRoute,
+  handler: (services) => async (ctx, { params: { clientId }, body }) => {
+    await requireAccount(services, clientId);
+    try {
+      const onboarded = await upsertPartnerClient(services.db, { clientId, email: body.email, eligible: body.eligible });
+      if (body.partnerAccount !== undefined && !(await linkPartnerAccount(services.db, clientId, body.partnerAccount))) {
+        throw new ApiError('ACCOUNT_ALREADY_LINKED', `Client ${clientId} or partner account ${body.partnerAccount} is linked to another`);
+      }
+      const client = body.partnerAccount === undefined ? onboarded : (await findPartnerClient(services.db, clientId))!;
+      ctx.body = clientView(client, await listPartnerWallets(services.db, clientId));
+    } catch (error) {
+      if ((error as { code?: string }).code === '23505') throw new ApiError('ACCOUNT_ALREADY_LINKED', `Another client is onboarded with email ${body.email}`);
+      throw error;
+    }
+  },
 });

@@ -4,38 +4,17 @@
  * released, and its workflow is told so (it finishes). 200 with the request; 409 for any other request — one that
  * minted, or is not waiting for review, or a redemption (burnt tokens are owed their shares).
  */
-import type { Middleware } from 'koa';
 import { z } from 'zod';
 import { findPartnerRequest, updatePartnerRequest } from '../../../db/queries/partner-requests';
 import { partnerResumeSignal } from '../../../temporal/messages';
 import { defineOperation } from '../../contract/operation';
-import { readJsonBody } from '../../framework/body';
-import { ApiError } from '../../framework/errors';
-import { parseBody, parseParams } from '../../framework/validation';
-import type { ApiServices } from '../../services';
+import { ApiError } from '../../../domain/errors';
 import { requireWorkflows } from './context';
 import { requestParams, requestView } from './fields';
 import { partnerRequestSchema } from './schemas';
 import { partnerWorkflowId, queryPartnerWorkflow } from './workflow-state';
 
 const rejectBody = z.strictObject({ reason: z.string({ error: 'must be a string' }).min(1).max(500).describe('Why the mint is given up; stored as its reason.') });
-
-function rejectRequestRoute(services: ApiServices): Middleware {
-  return async (ctx) => {
-    const { issuerRequestId } = parseParams(requestParams, ctx.params);
-    const { reason } = parseBody(rejectBody, await readJsonBody(ctx, services.config.BODY_LIMIT_BYTES));
-    const workflows = requireWorkflows(services);
-    const found = await findPartnerRequest(services.db, issuerRequestId);
-    if (!found) throw new ApiError('REQUEST_NOT_FOUND', `No partner request ${issuerRequestId}`);
-    if (found.kind !== 'mint' || found.state !== 'needs_review' || found.txHash !== null) {
-      throw new ApiError('REQUEST_CONFLICT', `Request ${issuerRequestId} is a ${found.kind} ${found.state}${found.txHash ? ' with tokens minted' : ''}; only a mint refused before minting can be rejected`);
-    }
-    const request = (await updatePartnerRequest(services.db, issuerRequestId, { state: 'rejected', reason: `rejected by an operator: ${reason}` }, ['needs_review']))!;
-    if (request.state !== 'rejected') throw new ApiError('REQUEST_CONFLICT', `Request ${issuerRequestId} moved on to ${request.state} meanwhile`);
-    await workflows.client.workflow.getHandle(partnerWorkflowId(request)).signal(partnerResumeSignal);
-    ctx.body = requestView(request, await queryPartnerWorkflow(services.temporal, request));
-  };
-}
 
 export const rejectRequestOperation = defineOperation({
   method: 'post',
@@ -49,5 +28,16 @@ export const rejectRequestOperation = defineOperation({
   body: rejectBody,
   answers: { 200: { description: 'The request, rejected.', schema: partnerRequestSchema } },
   errors: ['REQUEST_NOT_FOUND', 'REQUEST_CONFLICT', 'TEMPORAL_UNAVAILABLE'],
-  handler: rejectRequestRoute,
+  handler: (services) => async (ctx, { params: { issuerRequestId }, body: { reason } }) => {
+    const workflows = requireWorkflows(services);
+    const found = await findPartnerRequest(services.db, issuerRequestId);
+    if (!found) throw new ApiError('REQUEST_NOT_FOUND', `No partner request ${issuerRequestId}`);
+    if (found.kind !== 'mint' || found.state !== 'needs_review' || found.txHash !== null) {
+      throw new ApiError('REQUEST_CONFLICT', `Request ${issuerRequestId} is a ${found.kind} ${found.state}${found.txHash ? ' with tokens minted' : ''}; only a mint refused before minting can be rejected`);
+    }
+    const request = (await updatePartnerRequest(services.db, issuerRequestId, { state: 'rejected', reason: `rejected by an operator: ${reason}` }, ['needs_review']))!;
+    if (request.state !== 'rejected') throw new ApiError('REQUEST_CONFLICT', `Request ${issuerRequestId} moved on to ${request.state} meanwhile`);
+    await workflows.client.workflow.getHandle(partnerWorkflowId(request)).signal(partnerResumeSignal);
+    ctx.body = requestView(request, await queryPartnerWorkflow(services.temporal, request));
+  },
 });

@@ -5,25 +5,30 @@
  * is sent again, a redemption over every limit is measured again). 200 with the request; 409 when the request is
  * finished, or when `clientId` is given for a request not awaiting one.
  */
-import type { Middleware } from 'koa';
 import { findPartnerClient } from '../../../db/queries/partner-clients';
 import { findPartnerRequest, updatePartnerRequest } from '../../../db/queries/partner-requests';
 import { partnerStatus } from '../../../domain/partner';
 import { partnerResumeSignal } from '../../../temporal/messages';
-import { readJsonBody } from '../../framework/body';
-import { ApiError } from '../../framework/errors';
-import { parseBody, parseParams } from '../../framework/validation';
-import type { ApiServices } from '../../services';
+import { ApiError } from '../../../domain/errors';
 import { requireWorkflows } from './context';
 import { requestParams, requestView, resumeBody } from './fields';
 import { partnerWorkflowId, queryPartnerWorkflow } from './workflow-state';
 import { defineOperation } from '../../contract/operation';
 import { partnerRequestSchema } from './schemas';
 
-function resumeRequestRoute(services: ApiServices): Middleware {
-  return async (ctx) => {
-    const { issuerRequestId } = parseParams(requestParams, ctx.params);
-    const body = parseBody(resumeBody, (await readJsonBody(ctx, services.config.BODY_LIMIT_BYTES)) ?? {});
+export const resumeRequestOperation = defineOperation({
+  method: 'post',
+  path: '/v1/tokenization/requests/{issuerRequestId}/resume',
+  operationId: 'resumePartnerRequest',
+  summary: 'Resume a request held for review',
+  description:
+    "After an operator fixed what held the request: with `clientId`, a redemption from a wallet no client was linked to (`needs_review` without a client) is assigned that client, which must be linked to a partner account; then the request's workflow is told to look again (a mint the contract refused is tried again, a callback the broker kept refusing is sent again, a redemption over every limit is measured again). The body may be left out.",
+  access: 'admin',
+  params: requestParams,
+  body: resumeBody,
+  answers: { 200: { description: 'The request, with where its workflow stands.', schema: partnerRequestSchema } },
+  errors: ['REQUEST_NOT_FOUND', 'REQUEST_CONFLICT', 'ACCOUNT_NOT_LINKED', 'TEMPORAL_UNAVAILABLE'],
+  handler: (services) => async (ctx, { params: { issuerRequestId }, body }) => {
     const workflows = requireWorkflows(services);
     let request = await findPartnerRequest(services.db, issuerRequestId);
     if (!request) throw new ApiError('REQUEST_NOT_FOUND', `No partner request ${issuerRequestId}`);
@@ -43,20 +48,5 @@ function resumeRequestRoute(services: ApiServices): Middleware {
     }
     await workflows.client.workflow.getHandle(partnerWorkflowId(request)).signal(partnerResumeSignal);
     ctx.body = requestView(request, await queryPartnerWorkflow(services.temporal, request));
-  };
-}
-
-export const resumeRequestOperation = defineOperation({
-  method: 'post',
-  path: '/v1/tokenization/requests/{issuerRequestId}/resume',
-  operationId: 'resumePartnerRequest',
-  summary: 'Resume a request held for review',
-  description:
-    "After an operator fixed what held the request: with `clientId`, a redemption from a wallet no client was linked to (`needs_review` without a client) is assigned that client, which must be linked to a partner account; then the request's workflow is told to look again (a mint the contract refused is tried again, a callback the broker kept refusing is sent again, a redemption over every limit is measured again). The body may be left out.",
-  access: 'admin',
-  params: requestParams,
-  body: resumeBody,
-  answers: { 200: { description: 'The request, with where its workflow stands.', schema: partnerRequestSchema } },
-  errors: ['REQUEST_NOT_FOUND', 'REQUEST_CONFLICT', 'ACCOUNT_NOT_LINKED', 'TEMPORAL_UNAVAILABLE'],
-  handler: resumeRequestRoute,
+  },
 });

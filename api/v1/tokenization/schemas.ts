@@ -6,7 +6,8 @@ import { z } from 'zod';
 import type { PartnerRequestState } from '../../../db/queries/partner-requests';
 import type { WalletState } from '../../../db/queries/wallets';
 import { PARTNER_NETWORKS, type PartnerNetwork } from '../../../domain/partner';
-import { component, decimalString, epochMs } from '../../contract/components';
+import { decimalString, epochMs } from '../../../domain/json-formats';
+import { component } from '../../contract/components';
 
 const partnerNetwork = z.enum(Object.keys(PARTNER_NETWORKS) as [PartnerNetwork, ...PartnerNetwork[]]).describe("The partner's name of the network.");
 const partnerChainId = z.string().describe('The chain of the network: `ethereum-1` (ethereum) or `bsc-56` (binance).');

@@ -2,28 +2,11 @@
  * GET /v1/tokenization/tokenized-assets (partner) — the underlyings the partner flow offers and, for each, its
  * token and the networks the token is deployed on: `{tokens: [{underlying, token, networks}]}`.
  */
-import type { Middleware } from 'koa';
 import { chainTokenAddresses } from '../../../db/queries/chain-deployments';
 import { listPartnerUnderlyings } from '../../../db/queries/partner-limits';
 import { PARTNER_NETWORKS, tokenSymbolOf, type PartnerNetwork } from '../../../domain/partner';
-import type { ApiServices } from '../../services';
 import { defineOperation } from '../../contract/operation';
 import { tokenizedAssetsSchema, type TokenizedAssets } from './schemas';
-
-function tokenizedAssetsRoute(services: ApiServices): Middleware {
-  return async (ctx) => {
-    const deployed = await Promise.all(
-      Object.entries(PARTNER_NETWORKS).map(async ([network, chain]) => ({ network: network as PartnerNetwork, tokens: await chainTokenAddresses(services.db, chain) })),
-    );
-    const tokens = (await listPartnerUnderlyings(services.db))
-      .map((underlying) => {
-        const token = tokenSymbolOf(underlying);
-        return { underlying, token, networks: deployed.filter((chain) => chain.tokens[token]).map((chain) => chain.network) };
-      })
-      .filter((asset) => asset.networks.length > 0);
-    ctx.body = { tokens } satisfies TokenizedAssets;
-  };
-}
 
 export const tokenizedAssetsOperation = defineOperation({
   method: 'get',
@@ -34,5 +17,16 @@ export const tokenizedAssetsOperation = defineOperation({
   access: 'partner',
   answers: { 200: { description: 'The offered underlyings, in ticker order.', schema: tokenizedAssetsSchema } },
   errors: [],
-  handler: tokenizedAssetsRoute,
+  handler: (services) => async (ctx) => {
+    const deployed = await Promise.all(
+      Object.entries(PARTNER_NETWORKS).map(async ([network, chain]) => ({ network: network as PartnerNetwork, tokens: await chainTokenAddresses(services.db, chain) })),
+    );
+    const tokens = (await listPartnerUnderlyings(services.db))
+      .map((underlying) => {
+        const token = tokenSymbolOf(underlying);
+        return { underlying, token, networks: deployed.filter((chain) => chain.tokens[token]).map((chain) => chain.network) };
+      })
+      .filter((asset) => asset.networks.length > 0);
+    ctx.body = { tokens } satisfies TokenizedAssets;
+  },
 });

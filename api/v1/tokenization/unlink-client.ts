@@ -1,22 +1,10 @@
 /** DELETE /v1/tokenization/clients/{clientId}/link (admin) — removes the client's link to its partner account. */
-import type { Middleware } from 'koa';
 import { listPartnerWallets } from '../../../db/queries/wallets';
 import { unlinkPartnerAccount } from '../../../db/queries/partner-clients';
-import { ApiError } from '../../framework/errors';
-import { parseParams } from '../../framework/validation';
-import type { ApiServices } from '../../services';
+import { ApiError } from '../../../domain/errors';
 import { clientParams, clientView } from './fields';
 import { defineOperation } from '../../contract/operation';
 import { partnerClientSchema } from './schemas';
-
-function unlinkClientRoute(services: ApiServices): Middleware {
-  return async (ctx) => {
-    const { clientId } = parseParams(clientParams, ctx.params);
-    const client = await unlinkPartnerAccount(services.db, clientId);
-    if (!client) throw new ApiError('CLIENT_NOT_FOUND', `No client ${clientId} is onboarded for the partner flow`);
-    ctx.body = clientView(client, await listPartnerWallets(services.db, clientId));
-  };
-}
 
 export const unlinkClientOperation = defineOperation({
   method: 'delete',
@@ -28,5 +16,9 @@ export const unlinkClientOperation = defineOperation({
   params: clientParams,
   answers: { 200: { description: 'The client as it is afterwards.', schema: partnerClientSchema } },
   errors: ['CLIENT_NOT_FOUND'],
-  handler: unlinkClientRoute,
+  handler: (services) => async (ctx, { params: { clientId } }) => {
+    const client = await unlinkPartnerAccount(services.db, clientId);
+    if (!client) throw new ApiError('CLIENT_NOT_FOUND', `No client ${clientId} is onboarded for the partner flow`);
+    ctx.body = clientView(client, await listPartnerWallets(services.db, clientId));
+  },
 });

@@ -1,20 +1,9 @@
 /** GET /v1/workflows/{workflowId} (admin) — status, pending activities (attempts, last failure) and timers. */
-import type { Middleware } from 'koa';
 import { describeWorkflow } from '../../../inspection/workflows';
 import { defineOperation } from '../../contract/operation';
 import { workflowIdParams } from '../../framework/path-params';
-import { parseParams } from '../../framework/validation';
-import type { ApiServices } from '../../services';
 import { workflowDescriptionSchema, type WorkflowDescription } from './schemas';
 import { requireTemporal, withTemporal } from './temporal-client';
-
-function describeWorkflowRoute(services: ApiServices): Middleware {
-  return async (ctx) => {
-    const { workflowId } = parseParams(workflowIdParams, ctx.params);
-    const client = requireTemporal(services);
-    ctx.body = (await withTemporal(workflowId, () => describeWorkflow(client, workflowId))) satisfies WorkflowDescription;
-  };
-}
 
 export const describeWorkflowOperation = defineOperation({
   method: 'get',
@@ -26,5 +15,8 @@ export const describeWorkflowOperation = defineOperation({
   params: workflowIdParams,
   answers: { 200: { description: 'The workflow and its pending work.', schema: workflowDescriptionSchema } },
   errors: ['WORKFLOW_NOT_FOUND', 'TEMPORAL_UNAVAILABLE'],
-  handler: describeWorkflowRoute,
+  handler: (services) => async (ctx, { params: { workflowId } }) => {
+    const client = requireTemporal(services);
+    ctx.body = (await withTemporal(workflowId, () => describeWorkflow(client, workflowId))) satisfies WorkflowDescription;
+  },
 });

@@ -1,10 +1,7 @@
 /** GET /v1/workflows (admin) — workflows filtered by type, status, id prefix and start time, newest first. */
-import type { Middleware } from 'koa';
 import { z } from 'zod';
 import { listWorkflows } from '../../../inspection/workflows';
 import { defineOperation } from '../../contract/operation';
-import { parseQuery } from '../../framework/validation';
-import type { ApiServices } from '../../services';
 import { workflowListSchema, type WorkflowList } from './schemas';
 import { requireTemporal, withTemporal } from './temporal-client';
 
@@ -20,9 +17,17 @@ const listQuery = z.object({
   limit: z.coerce.number().int().min(1).max(1000).default(100).describe('At most this many; default 100.'),
 });
 
-function listWorkflowsRoute(services: ApiServices): Middleware {
-  return async (ctx) => {
-    const query = parseQuery(listQuery, ctx.query);
+export const listWorkflowsOperation = defineOperation({
+  method: 'get',
+  path: '/v1/workflows',
+  operationId: 'listWorkflows',
+  summary: 'List workflows',
+  description: "Workflow executions from Temporal's visibility store, filtered by type, status, id prefix and start time, newest first.",
+  access: 'admin',
+  query: listQuery,
+  answers: { 200: { description: 'The matching workflows.', schema: workflowListSchema } },
+  errors: ['TEMPORAL_UNAVAILABLE', 'WORKFLOW_NOT_FOUND'],
+  handler: (services) => async (ctx, { query }) => {
     const client = requireTemporal(services);
     const workflows = await withTemporal(undefined, () =>
       listWorkflows(client, {
@@ -35,18 +40,5 @@ function listWorkflowsRoute(services: ApiServices): Middleware {
       }),
     );
     ctx.body = { workflows } satisfies WorkflowList;
-  };
-}
-
-export const listWorkflowsOperation = defineOperation({
-  method: 'get',
-  path: '/v1/workflows',
-  operationId: 'listWorkflows',
-  summary: 'List workflows',
-  description: "Workflow executions from Temporal's visibility store, filtered by type, status, id prefix and start time, newest first.",
-  access: 'admin',
-  query: listQuery,
-  answers: { 200: { description: 'The matching workflows.', schema: workflowListSchema } },
-  errors: ['TEMPORAL_UNAVAILABLE', 'WORKFLOW_NOT_FOUND'],
-  handler: listWorkflowsRoute,
+  },
 });

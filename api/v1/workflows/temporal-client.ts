@@ -1,7 +1,7 @@
 /** The Temporal client of the workflows resource, and how its failures map to API errors. */
 import type { Client } from '@temporalio/client';
 import { WorkflowNotFoundError } from '@temporalio/client';
-import { ApiError } from '../../framework/errors';
+import { ApiError } from '../../../domain/errors';
 import type { ApiServices } from '../../services';
 
 export function requireTemporal(services: ApiServices): Client {

@@ -1,20 +1,9 @@
 /** GET /v1/workflows/{workflowId}/history (admin) — the history as a timeline: event id, time, type, decoded payloads. */
-import type { Middleware } from 'koa';
 import { workflowTimeline } from '../../../inspection/workflows';
 import { defineOperation } from '../../contract/operation';
 import { workflowIdParams } from '../../framework/path-params';
-import { parseParams } from '../../framework/validation';
-import type { ApiServices } from '../../services';
 import { workflowHistorySchema, type WorkflowHistory } from './schemas';
 import { requireTemporal, withTemporal } from './temporal-client';
-
-function workflowHistoryRoute(services: ApiServices): Middleware {
-  return async (ctx) => {
-    const { workflowId } = parseParams(workflowIdParams, ctx.params);
-    const client = requireTemporal(services);
-    ctx.body = { workflowId, events: await withTemporal(workflowId, () => workflowTimeline(client, workflowId)) } satisfies WorkflowHistory;
-  };
-}
 
 export const workflowHistoryOperation = defineOperation({
   method: 'get',
@@ -26,5 +15,8 @@ export const workflowHistoryOperation = defineOperation({
   params: workflowIdParams,
   answers: { 200: { description: 'The timeline, oldest event first.', schema: workflowHistorySchema } },
   errors: ['WORKFLOW_NOT_FOUND', 'TEMPORAL_UNAVAILABLE'],
-  handler: workflowHistoryRoute,
+  handler: (services) => async (ctx, { params: { workflowId } }) => {
+    const client = requireTemporal(services);
+    ctx.body = { workflowId, events: await withTemporal(workflowId, () => workflowTimeline(client, workflowId)) } satisfies WorkflowHistory;
+  },
 });

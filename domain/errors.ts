@@ -1,8 +1,9 @@
 /**
- * API failures: handlers throw `ApiError` with a code from the closed list in domain/error-codes.ts;
- * the error middleware renders `{code, message, documentation}`.
+ * Failures as every transport reports them: `ApiError` carries a code from the closed list in error-codes.ts and
+ * leaves the HTTP API as `{code, message, documentation}` (rendered by one middleware), a gRPC stream as the status
+ * its code maps to. `ClientAborted` is a client gone before its request body was read, in either HTTP app.
  */
-import { ERROR_CODES, type ErrorCode } from '../../domain/error-codes';
+import { ERROR_CODES, type ErrorCode } from './error-codes';
 
 /** A failure that leaves the API as `{code, message, documentation}` with the code's status. */
 export class ApiError extends Error {
@@ -44,5 +45,3 @@ export function documentationUrl(baseUrl: string, code: string): string {
 export function errorBody(baseUrl: string, code: ErrorCode, message: string): ErrorBody {
   return { code, message, documentation: documentationUrl(baseUrl, code) };
 }
-
-export const INVALID_SYMBOL_MESSAGE = 'Symbol must be at least 3 characters long and end with "on"';

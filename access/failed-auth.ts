@@ -8,7 +8,7 @@
  * taken only for a credential found invalid, so a valid one is never refused for failures it did not make — not even
  * in a first burst of many — while a burst of guesses reaches the database no faster than the budget allows.
  */
-import { RateLimiter, type RateLimitPolicy, type TakeResult } from './rate-limit';
+import { RateLimiter, type RateLimitPolicy, type TakeResult } from './rate-limiter';
 
 /** The failed-authentication policy: `perMinute` failures per client address, all of them usable at once. */
 export function failedAuthPolicy(perMinute: number): RateLimitPolicy {
