@@ -11,7 +11,7 @@ import { evmNetwork, viemChain } from '../chains/networks';
 import type { Database } from '../db/pool';
 import type { ChainDeploymentRecord } from '../db/queries/chains';
 import { CATALOGUE } from '../domain/catalogue';
-import type { EvmChain } from '../signing';
+import { DEFAULT_CHAIN, type EvmChain } from '../domain/chains';
 import { anvilAccount } from '../start/chains';
 
 export interface LocalChain {
@@ -38,7 +38,7 @@ export interface StartLocalChainParameters {
 }
 
 export async function startLocalChain(parameters: StartLocalChainParameters): Promise<LocalChain> {
-  const chain = parameters.chain ?? 'ethereum-1';
+  const chain = parameters.chain ?? DEFAULT_CHAIN;
   const anvil = await startAnvil({ chainId: evmNetwork(chain, '').chainId, ...LOCAL_CHAIN_MINING });
   try {
     const network = evmNetwork(chain, anvil.rpcUrl);

@@ -30,7 +30,8 @@ import type { Database } from '../db/pool';
 import { Decimal } from '../domain/money';
 import { BrokerClient } from '../partner/broker-client';
 import { onChainBrokerSigners } from '../partner/broker-signature';
-import { loadSigners, type EvmChain } from '../signing';
+import { DEFAULT_CHAIN } from '../domain/chains';
+import { loadSigners } from '../signing';
 import { chainWatcherWorkflowId } from '../temporal/workflow-ids';
 import { startTemporalServer } from '../temporal-server';
 import type { chainWatcherWorkflow } from '../workflows';
@@ -154,7 +155,7 @@ export async function startPartnerStack(parameters: StartPartnerStackParameters)
   try {
     // The chain, with the broker's signer allowed to sign mint requests.
     const brokerSigner = privateKeyToAccount(generatePrivateKey());
-    const chainName: EvmChain = 'ethereum-1';
+    const chainName = DEFAULT_CHAIN;
     const signers = loadSigners({ dataDir: mkdtempSync(path.join(tmpdir(), 'partner-stack-signers-')) });
     const chain = await startLocalChain({ db, chain: chainName, attestationSigner: signers.evm.address, brokerSigner: brokerSigner.address });
     teardown.push(() => chain.stop());

@@ -1,6 +1,6 @@
 /**
- * The EVM chains of `npm start`: the configured RPC endpoints (RPC_URL_ETHEREUM, RPC_URL_BSC, with
- * CHAIN_ISSUER_PRIVATE_KEY), or else two local anvil chains (ids 1 and 56, a block every 0.5 s and a short finality:
+ * The EVM chains of `npm start`: the configured RPC endpoints (RPC_URL_<CHAIN>, with CHAIN_ISSUER_PRIVATE_KEY), or
+ * else a local anvil chain per EVM chain of domain/chains.ts (on ANVIL_PORT_<CHAIN>, a block every 0.5 s and a short finality:
  * `LOCAL_CHAIN_MINING`) whose state is kept under DATA_DIR/chains, so a restart finds the same contracts and balances; a chain an earlier, killed run left behind
  * is stopped first (pid files beside the state). Every endpoint is checked before anything uses it: an unreachable
  * one stops the start with its URL named.
@@ -12,10 +12,10 @@ import type { Hex, LocalAccount } from 'viem';
 import { ANVIL_MNEMONIC, anvilDevAccount, LOCAL_CHAIN_MINING, startAnvil, type RunningAnvil } from '../chains/anvil';
 import { chainContexts, type IssuerChains } from '../chains/context';
 import { chainFinality } from '../chains/finality';
-import { checkRpc, EVM_CHAINS, evmNetwork, type EvmNetwork } from '../chains/networks';
+import { checkRpc, evmNetwork, type EvmNetwork } from '../chains/networks';
 import type { Config } from '../config';
 import type { Logger } from '../config/logger';
-import type { EvmChain } from '../signing';
+import { chainVariables, EVM_CHAINS, type ChainVariable } from '../domain/chains';
 
 export interface RunningChains extends IssuerChains {
   networks: EvmNetwork[];
@@ -26,10 +26,7 @@ export interface RunningChains extends IssuerChains {
   kill(): void;
 }
 
-export type ChainSettings = Pick<
-  Config,
-  'RPC_URL_ETHEREUM' | 'RPC_URL_BSC' | 'CHAIN_ISSUER_PRIVATE_KEY' | 'CHAIN_FINALITY_ETHEREUM' | 'CHAIN_FINALITY_BSC' | 'ANVIL_PORT_ETHEREUM' | 'ANVIL_PORT_BSC' | 'DATA_DIR'
->;
+export type ChainSettings = Pick<Config, ChainVariable | 'CHAIN_ISSUER_PRIVATE_KEY' | 'DATA_DIR'>;
 
 /** anvil's development account `index` as a signing account: 0 is the issuer on local chains, 1–3 the development wallets. */
 export function anvilAccount(index: number): LocalAccount & { privateKey: Hex } {
@@ -67,13 +64,16 @@ async function stopLeftoverChain(pidFile: string, logger: Logger): Promise<void>
 }
 
 export async function startChains(settings: ChainSettings, logger: Logger): Promise<RunningChains> {
-  const configured: Partial<Record<EvmChain, string>> = { 'ethereum-1': settings.RPC_URL_ETHEREUM, 'bsc-56': settings.RPC_URL_BSC };
-  const anyConfigured = Object.values(configured).some(Boolean);
-  if (anyConfigured) {
+  const configured = EVM_CHAINS.flatMap((chain) => {
+    const rpcUrl = settings[chainVariables(chain).rpcUrl];
+    return rpcUrl ? [evmNetwork(chain, rpcUrl)] : [];
+  });
+  if (configured.length > 0) {
     if (!settings.CHAIN_ISSUER_PRIVATE_KEY) {
-      throw new Error('invalid configuration: CHAIN_ISSUER_PRIVATE_KEY: required with RPC_URL_ETHEREUM / RPC_URL_BSC (the issuer deploys and signs there)');
+      const variables = EVM_CHAINS.map((chain) => chainVariables(chain).rpcUrl).join(' / ');
+      throw new Error(`invalid configuration: CHAIN_ISSUER_PRIVATE_KEY: required with ${variables} (the issuer deploys and signs there)`);
     }
-    const networks = EVM_CHAINS.filter((chain) => configured[chain]).map((chain) => evmNetwork(chain, configured[chain]!));
+    const networks = configured;
     for (const network of networks) await checkRpc(network);
     logger.info({ chains: networks.map((network) => `${network.chain} ${network.rpcUrl}`) }, 'configured chains reachable');
     return {
@@ -86,7 +86,6 @@ export async function startChains(settings: ChainSettings, logger: Logger): Prom
     };
   }
 
-  const ports: Record<EvmChain, number> = { 'ethereum-1': settings.ANVIL_PORT_ETHEREUM, 'bsc-56': settings.ANVIL_PORT_BSC };
   const stateDirectory = path.join(settings.DATA_DIR, 'chains');
   mkdirSync(stateDirectory, { recursive: true });
   const running: RunningAnvil[] = [];
@@ -101,7 +100,7 @@ export async function startChains(settings: ChainSettings, logger: Logger): Prom
       await stopLeftoverChain(pidFile, logger);
       const anvil = await startAnvil({
         chainId: network.chainId,
-        port: ports[chain],
+        port: settings[chainVariables(chain).anvilPort],
         stateFile: path.join(stateDirectory, `${chain}.json`),
         mnemonic: ANVIL_MNEMONIC,
         ...LOCAL_CHAIN_MINING,

@@ -29,6 +29,7 @@ import type { Database } from '../db/pool';
 import { createApiKey, findActiveApiKey } from '../db/queries/api-keys';
 import type { ChainDeploymentRecord } from '../db/queries/chains';
 import { setWalletPartnerEnabled, upsertPartnerClient } from '../db/queries/partner';
+import { PARTNER_NETWORKS } from '../domain/partner';
 import type { BrokerConnection } from '../partner/broker-client';
 
 /** The issuer id participants name in `issuer` of a mint through the sandbox (stack.json `issuer.id`). */
@@ -121,7 +122,7 @@ export async function startSandbox(parameters: {
     issuerCredential: secrets.issuer,
     brokerCredential: secrets.participant,
     signer: secrets.signer,
-    issuerContracts: { ethereum: issuerOf('ethereum-1'), binance: issuerOf('bsc-56') },
+    issuerContracts: Object.fromEntries(Object.entries(PARTNER_NETWORKS).map(([network, chain]) => [network, issuerOf(chain)])),
     logger: parameters.logger.child({ component: 'broker-sandbox' }),
     authFailuresPerMinute: parameters.authFailuresPerMinute,
   });

@@ -9,24 +9,23 @@ import { chainFinality } from '../chains/finality';
 import { checkRpc, evmNetwork } from '../chains/networks';
 import { loadConfig, type Config } from '../config';
 import { createLogger, type Logger } from '../config/logger';
-import type { EvmChain } from '../signing';
+import { CHAIN_VARIABLES, chainVariables, EVM_CHAINS, type ChainVariable } from '../domain/chains';
 import { createPool } from '../db/pool';
 import { configuredBroker } from '../partner/broker-client';
 import { findTemporalService } from '../temporal/connection';
 import { startWorker, type StartWorkerParameters } from './start-worker';
 
-/** The chains RPC_URL_ETHEREUM / RPC_URL_BSC name, checked reachable; none configured: a worker without chains. */
+/** The chains their RPC_URL_<CHAIN> names, checked reachable; none configured: a worker without chains. */
 async function configuredChains(
-  config: Pick<
-    Config,
-    'RPC_URL_ETHEREUM' | 'RPC_URL_BSC' | 'CHAIN_ISSUER_PRIVATE_KEY' | 'CHAIN_FINALITY_ETHEREUM' | 'CHAIN_FINALITY_BSC' | 'CHAIN_SCAN_BLOCK_RANGE' | 'CHAIN_POLL_INTERVAL_MS'
-  >,
+  config: Pick<Config, ChainVariable | 'CHAIN_ISSUER_PRIVATE_KEY' | 'CHAIN_SCAN_BLOCK_RANGE' | 'CHAIN_POLL_INTERVAL_MS'>,
   logger: Logger,
 ): Promise<StartWorkerParameters['chains']> {
-  const urls: [EvmChain, string | undefined][] = [['ethereum-1', config.RPC_URL_ETHEREUM], ['bsc-56', config.RPC_URL_BSC]];
-  const networks = urls.filter((entry): entry is [EvmChain, string] => entry[1] !== undefined).map(([chain, url]) => evmNetwork(chain, url));
+  const networks = EVM_CHAINS.flatMap((chain) => {
+    const rpcUrl = config[chainVariables(chain).rpcUrl];
+    return rpcUrl ? [evmNetwork(chain, rpcUrl)] : [];
+  });
   if (networks.length === 0) {
-    logger.warn('no RPC_URL_ETHEREUM / RPC_URL_BSC: this worker runs no chain watchers and refuses chain activities');
+    logger.warn(`no ${EVM_CHAINS.map((chain) => chainVariables(chain).rpcUrl).join(' / ')}: this worker runs no chain watchers and refuses chain activities`);
     return undefined;
   }
   if (!config.CHAIN_ISSUER_PRIVATE_KEY) throw new Error('invalid configuration: CHAIN_ISSUER_PRIVATE_KEY: required with RPC URLs');
@@ -54,11 +53,8 @@ async function main(): Promise<void> {
     'ATTESTATION_SETTLEMENT_GRACE_MS',
     'LOG_LEVEL',
     'LOG_FORMAT',
-    'RPC_URL_ETHEREUM',
-    'RPC_URL_BSC',
+    ...CHAIN_VARIABLES,
     'CHAIN_ISSUER_PRIVATE_KEY',
-    'CHAIN_FINALITY_ETHEREUM',
-    'CHAIN_FINALITY_BSC',
     'CHAIN_SCAN_BLOCK_RANGE',
     'CHAIN_POLL_INTERVAL_MS',
     'BROKER_URL',

@@ -2,14 +2,13 @@
 import type { Middleware } from 'koa';
 import { priceRequest } from '../../../attestations/price-request';
 import { softQuoteRequest } from '../../../attestations/request-schema';
+import { bareChainId } from '../../../domain/chains';
 import { Rounding, toScaledInteger } from '../../../domain/money';
 import { defineOperation } from '../../contract/operation';
 import type { ApiState } from '../../framework/state';
 import type { ApiServices } from '../../services';
 import { PRICING_REFUSALS, QUOTE_BODY_ERRORS, readQuoteBody, refusalsAsApiErrors, requireAttestations } from './context';
 import { softQuoteSchema, type SoftQuote } from './schemas';
-
-const BARE_CHAIN_ID = { 'ethereum-1': '1', 'bsc-56': '56', 'solana-900': '900' } as const;
 
 function softQuoteRoute(services: ApiServices): Middleware<ApiState> {
   return async (ctx) => {
@@ -20,7 +19,7 @@ function softQuoteRoute(services: ApiServices): Middleware<ApiState> {
       priceRequest({ db: services.db, now: services.clock(), maxPriceAgeMs: settings.maxPriceAgeMs }, asset, request),
     );
     ctx.body = {
-      chainId: BARE_CHAIN_ID[priced.chain],
+      chainId: bareChainId(priced.chain).toString(),
       symbol: asset.symbol,
       ticker: asset.ticker,
       assetAddress: priced.assetAddress,
