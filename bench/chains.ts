@@ -10,13 +10,11 @@
  *   blocks), in logs per second, recording and signalling included.
  * `tsx bench/chains.ts` prints them on a throw-away PostgreSQL; `npm run bench` runs them with the rest.
  */
-import { randomBytes } from 'node:crypto';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { MockActivityEnvironment } from '@temporalio/testing';
 import { DefaultLogger, NativeConnection, Runtime, Worker } from '@temporalio/worker';
-import { Client } from 'pg';
 import { createTestClient, createWalletClient, encodeFunctionData, http, maxUint256, parseUnits, type Hex } from 'viem';
 import { createActivities } from '../activities';
 import { createChainWatcherActivities, type ScanChainResult } from '../activities/chain-watcher';
@@ -27,7 +25,6 @@ import { ensureDeployment } from '../chains/deployments';
 import { evmNetwork, viemChain } from '../chains/networks';
 import { identityRegistryAbi, issuerAbi, stablecoinAbi, stockTokenAbi, tokenManagerAbi } from '../contracts/abi';
 import { migrate } from '../db/migrate';
-import { createPool, type Database } from '../db/pool';
 import { createAccount } from '../db/queries/accounts';
 import { listAssets } from '../db/queries/assets';
 import { readChainCursor, resetChainCursor } from '../db/queries/chains';
@@ -35,6 +32,7 @@ import { seedCatalogue } from '../db/seed';
 import { CATALOGUE } from '../domain/catalogue';
 import { Decimal } from '../domain/money';
 import { loadSigners } from '../signing';
+import { createScratchDatabase } from '../harness/database';
 import { anvilAccount } from '../start/chains';
 import { createTemporalClient } from '../temporal/client';
 import { chainWatcherWorkflowId } from '../temporal/workflow-ids';
@@ -56,25 +54,6 @@ export interface BenchChainsResult {
 
 const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-async function scratchDatabase(serverUrl: string): Promise<{ db: Database; drop(): Promise<void> }> {
-  const name = `bench_chains_${randomBytes(4).toString('hex')}`;
-  const admin = new Client({ connectionString: serverUrl });
-  await admin.connect();
-  await admin.query(`CREATE DATABASE ${name}`);
-  await admin.end();
-  const db = createPool(serverUrl.replace(/\/[^/]*$/, `/${name}`), 20);
-  return {
-    db,
-    async drop() {
-      await db.end();
-      const cleanup = new Client({ connectionString: serverUrl });
-      await cleanup.connect();
-      await cleanup.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-      await cleanup.end();
-    },
-  };
-}
 
 const latency = (sorted: number[]): Latency => ({ p50Ms: percentile(sorted, 50), p99Ms: percentile(sorted, 99) });
 
@@ -103,7 +82,7 @@ export async function benchChains(serverUrl: string, options: { events?: number;
   const events = options.events ?? 200;
   const scanEvents = options.scanEvents ?? 5_000;
   const pollIntervalMs = options.pollIntervalMs ?? 1_000;
-  const database = await scratchDatabase(serverUrl);
+  const database = await createScratchDatabase(serverUrl, { prefix: 'bench_chains', poolSize: 20 });
   const { db } = database;
   // Blocks on the interval only (not one per transaction as well): finality then moves with time, as on a real chain.
   const anvil = await startAnvil({ chainId: 1, ...LOCAL_CHAIN_MINING, mineTransactionsAtOnce: false });

@@ -7,12 +7,10 @@
  * worker connects without gRPC gzip (as worker/main.ts does for the embedded service): compressing on a
  * loopback connection roughly halves throughput.
  */
-import { randomBytes } from 'node:crypto';
 import { Client, Connection } from '@temporalio/client';
 import { DefaultLogger, NativeConnection, Runtime, Worker } from '@temporalio/worker';
-import { Client as PgClient } from 'pg';
 import { startTemporalServer, type TemporalServer } from '../temporal-server';
-import { startTestDatabase } from '../harness/database';
+import { createScratchDatabase, startTestDatabase } from '../harness/database';
 import * as activities from '../harness/temporal-workload/activities';
 import { workloadBundle } from '../harness/workflow-bundle';
 
@@ -163,22 +161,6 @@ export async function benchRestart(databaseUrl: string, openWorkflows = 10_000):
   return { openWorkflows, restartMs, restoredOpenRuns };
 }
 
-/** A database of its own on the server of `serverUrl`, dropped by the returned function. */
-async function scratchDatabase(serverUrl: string, name: string): Promise<{ url: string; drop(): Promise<void> }> {
-  const database = `${name}_${randomBytes(4).toString('hex')}`;
-  const admin = async (sql: string) => {
-    const client = new PgClient({ connectionString: serverUrl });
-    await client.connect();
-    try {
-      await client.query(sql);
-    } finally {
-      await client.end();
-    }
-  };
-  await admin(`CREATE DATABASE ${database}`);
-  return { url: serverUrl.replace(/\/[^/]*$/, `/${database}`), drop: () => admin(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`) };
-}
-
 export interface BenchWorkflowModesResult {
   inMemory: BenchWorkflowsResult;
   durable: BenchWorkflowsResult;
@@ -190,14 +172,14 @@ export interface BenchWorkflowModesResult {
 /** Both modes back to back, then the restart with 10,000 open workflows; each on a scratch database of `serverUrl`. */
 export async function benchWorkflowModes(serverUrl: string, options: { concurrency?: number; total?: number; openWorkflows?: number } = {}): Promise<BenchWorkflowModesResult> {
   const inMemory = await benchWorkflows(options);
-  const throughputDatabase = await scratchDatabase(serverUrl, 'temporal_bench');
+  const throughputDatabase = await createScratchDatabase(serverUrl, { prefix: 'temporal_bench' });
   let durable: BenchWorkflowsResult;
   try {
     durable = await benchWorkflows({ ...options, databaseUrl: throughputDatabase.url });
   } finally {
     await throughputDatabase.drop();
   }
-  const restartDatabase = await scratchDatabase(serverUrl, 'temporal_bench_restart');
+  const restartDatabase = await createScratchDatabase(serverUrl, { prefix: 'temporal_bench_restart' });
   try {
     const restart = await benchRestart(restartDatabase.url, options.openWorkflows ?? 10_000);
     return { inMemory, durable, ratio: durable.workflowsPerSecond / inMemory.workflowsPerSecond, restart };

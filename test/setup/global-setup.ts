@@ -8,9 +8,8 @@ import { createPool } from '../../db/pool';
 import { seedCatalogue } from '../../db/seed';
 import { CATALOGUE } from '../../domain/catalogue';
 import { backfillMarketData } from '../../price-feed/backfill';
-import { startTestDatabase } from '../../harness/database';
-
-export const TEMPLATE_DATABASE = 'issuer_template';
+import { databaseUrlOn, startTestDatabase } from '../../harness/database';
+import { TEMPLATE_DATABASE } from '../support/database';
 
 export default async function globalSetup(): Promise<void> {
   const database = await startTestDatabase();
@@ -22,7 +21,7 @@ export default async function globalSetup(): Promise<void> {
   await admin.query(`CREATE DATABASE ${TEMPLATE_DATABASE}`);
   await admin.end();
 
-  const templateUrl = database.url.replace(/\/postgres$/, `/${TEMPLATE_DATABASE}`);
+  const templateUrl = databaseUrlOn(database.url, TEMPLATE_DATABASE);
   const db = createPool(templateUrl, 4);
   const now = Date.now();
   await migrate(db);

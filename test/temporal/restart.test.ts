@@ -17,7 +17,8 @@ import { startTemporalServer, type TemporalServer } from '../../temporal-server'
 import * as activities from '../../harness/temporal-workload/activities';
 import { createTemporalTestDatabase, type TemporalTestDatabase } from './database';
 import { eventually, testWorkflowBundle } from './environment';
-import { freePort, type ServiceProcess, startServiceProcess } from './service-process';
+import { freePort } from '../../config/free-port';
+import { type ServiceProcess, startServiceProcess } from './service-process';
 import {
   accumulatorWorkflow,
   addSignal,
