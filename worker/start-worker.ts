@@ -6,7 +6,7 @@
  * stored while their start failed (outstanding attestations, wallet registrations and partner mints under way).
  */
 import { type Client, WorkflowIdConflictPolicy } from '@temporalio/client';
-import { DefaultLogger, NativeConnection, Runtime, type LogLevel, type Worker } from '@temporalio/worker';
+import { DefaultLogger, Runtime, type LogLevel } from '@temporalio/worker';
 import { createActivities } from '../activities';
 import type { IssuerChains } from '../chains/context';
 import { listChainDeployments } from '../db/queries/chains';
@@ -20,7 +20,7 @@ import { recoverWalletRegistrations } from '../wallets/registration';
 import { BrokerClient, type BrokerConnection } from '../partner/broker-client';
 import { recoverPartnerMintWorkflows } from '../partner/workflows';
 import type { chainWatcherWorkflow, marketDataRetentionWorkflow } from '../workflows';
-import { createWorker, type WorkflowSource } from './create-worker';
+import { runWorker, type RunningSdkWorker, type WorkflowSource } from './run-worker';
 
 export interface StartWorkerParameters {
   service: TemporalService;
@@ -61,11 +61,6 @@ function installRuntimeLogger(logger: Logger): void {
 export async function startWorker(parameters: StartWorkerParameters): Promise<RunningWorker> {
   const { service, db, logger, taskQueue } = parameters;
   installRuntimeLogger(logger);
-  // The embedded service is in this process or on this machine: gzip would only burn CPU on both sides.
-  const connection = await NativeConnection.connect({
-    address: service.address,
-    grpcCompression: { codec: service.kind === 'in-memory' || service.kind === 'embedded-durable' ? 'none' : 'gzip' },
-  });
   const workflows: WorkflowSource = parameters.workflowBundlePath
     ? { workflowBundle: { codePath: parameters.workflowBundlePath } }
     : { workflowsPath: require.resolve('../workflows') };
@@ -73,12 +68,14 @@ export async function startWorker(parameters: StartWorkerParameters): Promise<Ru
   const client = await createTemporalClient({ address: service.address, namespace: service.namespace });
   const { chains } = parameters;
   logger.info({ taskQueue, bundle: parameters.workflowBundlePath ?? 'from source' }, 'starting the worker');
-  let worker: Worker;
+  let worker: RunningSdkWorker;
   try {
-    worker = await createWorker({
-      connection,
+    worker = await runWorker({
+      address: service.address,
       namespace: service.namespace,
       taskQueue,
+      // The embedded service is in this process or on this machine: gzip would only burn CPU on both sides.
+      compress: service.kind !== 'in-memory' && service.kind !== 'embedded-durable',
       activities: createActivities({
         db,
         chains: chains && {
@@ -96,19 +93,12 @@ export async function startWorker(parameters: StartWorkerParameters): Promise<Ru
     });
   } catch (error) {
     await closeTemporalClient(client);
-    await connection.close();
     throw error;
   }
-  // The SDK Runtime shuts running workers down on SIGINT/SIGTERM (its default shutdownSignals); run() resolves
+  // The SDK Runtime shuts running workers down on SIGINT/SIGTERM (its default shutdownSignals); `done` resolves
   // once in-flight tasks have drained.
-  const running = worker;
-  const done = running.run();
-  // Awaited by the caller through `done`; this keeps an early failure from counting as unhandled meanwhile.
-  done.catch(() => undefined);
-  const stopWorker = async () => {
-    if (running.getState() === 'RUNNING') running.shutdown();
-    await done.catch(() => undefined);
-  };
+  const { done } = worker;
+  const stopWorker = () => worker.stop();
 
   try {
     await client.workflow.start<typeof marketDataRetentionWorkflow>('marketDataRetentionWorkflow', {
@@ -137,7 +127,6 @@ export async function startWorker(parameters: StartWorkerParameters): Promise<Ru
     // Without recovery some requests would never be settled: stop, so that a restart tries again.
     await stopWorker();
     await closeTemporalClient(client);
-    await connection.close();
     throw error;
   }
 
@@ -147,7 +136,6 @@ export async function startWorker(parameters: StartWorkerParameters): Promise<Ru
     async stop() {
       await stopWorker();
       await closeTemporalClient(client);
-      await connection.close();
     },
   };
 }
