@@ -33,7 +33,7 @@ import { CATALOGUE } from '../domain/catalogue';
 import { Decimal } from '../domain/money';
 import { loadSigners } from '../signing';
 import { createScratchDatabase } from '../harness/database';
-import { anvilAccount } from '../start/chains';
+import { anvilAccount } from '../chains/anvil';
 import { createTemporalClient } from '../temporal/client';
 import { chainWatcherWorkflowId } from '../temporal/workflow-ids';
 import { startInMemoryTemporal } from '../temporal-server';

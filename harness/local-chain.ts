@@ -12,7 +12,7 @@ import type { Database } from '../db/pool';
 import type { ChainDeploymentRecord } from '../db/queries/chains';
 import { CATALOGUE } from '../domain/catalogue';
 import { DEFAULT_CHAIN, type EvmChain } from '../domain/chains';
-import { anvilAccount } from '../start/chains';
+import { anvilAccount } from '../chains/anvil';
 
 export interface LocalChain {
   chain: EvmChain;
