@@ -12,10 +12,9 @@
 import { randomBytes } from 'node:crypto';
 import { maxUint256, parseEventLogs } from 'viem';
 import { issuerAbi, stockTokenAbi } from '../contracts/abi';
-import { migrate } from '../db/migrate';
-import { seedCatalogue } from '../db/seed';
 import { createScratchDatabase } from '../harness/database';
 import { basic, ISSUER_ID, startPartnerStack, waitUntil, type PartnerStack, type PartnerStackDatabase } from '../harness/partner-stack';
+import { prepareDatabase } from '../start/database';
 
 const MINT_QTY = '0.01';
 const BURN_SPACING_MS = 250;
@@ -48,17 +47,16 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** A scratch database on `serverUrl`: migrated, seeded, with a latest AAPLon price for the session limits. */
 async function partnerDatabase(serverUrl: string): Promise<PartnerStackDatabase> {
-  const { db, drop } = await createScratchDatabase(serverUrl, { prefix: 'bench_partner', poolSize: 30 });
+  const database = await createScratchDatabase(serverUrl, { prefix: 'bench_partner', poolSize: 30 });
   try {
-    await migrate(db);
-    await seedCatalogue(db, Date.now());
-    await db.query(`INSERT INTO latest_prices (symbol, token_price, underlying_price, observed_at) VALUES ('AAPLon', '230', '230', $1)
+    await prepareDatabase(database.db, { now: Date.now() });
+    await database.db.query(`INSERT INTO latest_prices (symbol, token_price, underlying_price, observed_at) VALUES ('AAPLon', '230', '230', $1)
                     ON CONFLICT (symbol) DO UPDATE SET observed_at = EXCLUDED.observed_at`, [Date.now()]);
   } catch (error) {
-    await drop();
+    await database.drop();
     throw error;
   }
-  return { db, drop };
+  return database;
 }
 
 /** The sandbox as the development participant. */

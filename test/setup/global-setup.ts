@@ -3,12 +3,11 @@
  * database that is migrated, seeded and backfilled once; each test file clones it (see test/support).
  */
 import { Client } from 'pg';
-import { migrate } from '../../db/migrate';
 import { createPool } from '../../db/pool';
-import { seedCatalogue } from '../../db/seed';
 import { CATALOGUE } from '../../domain/catalogue';
 import { backfillMarketData } from '../../price-feed/backfill';
 import { databaseUrlOn, startTestDatabase } from '../../harness/database';
+import { prepareDatabase } from '../../start/database';
 import { TEMPLATE_DATABASE } from '../support/database';
 
 export default async function globalSetup(): Promise<void> {
@@ -24,8 +23,7 @@ export default async function globalSetup(): Promise<void> {
   const templateUrl = databaseUrlOn(database.url, TEMPLATE_DATABASE);
   const db = createPool(templateUrl, 4);
   const now = Date.now();
-  await migrate(db);
-  await seedCatalogue(db, now);
+  await prepareDatabase(db, { now });
   await backfillMarketData({ db, assets: CATALOGUE, now });
   await db.end();
   process.env.TEST_TEMPLATE_CREATED_AT = String(now);
