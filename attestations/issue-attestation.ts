@@ -9,13 +9,14 @@ import type { PoolClient } from 'pg';
 import type { Database } from '../db/pool';
 import type { AssetRecord } from '../db/queries/assets';
 import { findByIdempotencyKey, insertAttestation, sessionExposure, userUsage } from '../db/queries/attestations';
+import { bareChainId, isEvmChain, SOLANA_CHAIN, type Chain } from '../domain/chains';
 import { formatDecimal, Rounding, toScaledInteger } from '../domain/money';
 import { expirationSeconds } from '../domain/pricing';
 import { bytesToBase64, evmDomain, QUOTE_SIDE, solanaAddressBytes, ZERO_BYTES32, type Quote, type Signers } from '../signing';
 import { AttestationRefused } from './errors';
 import { limitMessage, refusedBy, type LimitSettings } from './limits';
 import { priceRequest, type PricedRequest } from './price-request';
-import type { AttestationRequest, Chain } from './request-schema';
+import type { AttestationRequest } from './request-schema';
 
 export interface AttestationSettings extends LimitSettings {
   maxPriceAgeMs: number;
@@ -55,7 +56,6 @@ export interface AttestationCaller {
   userId: `0x${string}`;
 }
 
-const BARE_CHAIN_ID: Record<Chain, bigint> = { 'ethereum-1': 1n, 'bsc-56': 56n, 'solana-900': 900n };
 const UNIQUE_VIOLATION = '23505';
 
 /** A canonical hash of the parsed request: the same order in any JSON spelling hashes the same. */
@@ -72,15 +72,15 @@ function replay(record: { requestHash: string; response: unknown }, hash: string
 
 /** For Solana the user's wallet is bound into the signed bytes through additionalData; EVM quotes carry zeros. */
 function additionalDataOf(chain: Chain, userAddress: string | undefined): `0x${string}` {
-  if (chain !== 'solana-900') return ZERO_BYTES32;
-  // The request schema admits a solana-900 request only with a valid base58 32-byte userAddress.
+  if (chain !== SOLANA_CHAIN) return ZERO_BYTES32;
+  // The request schema admits a Solana request only with a valid base58 32-byte userAddress.
   const bytes = solanaAddressBytes(userAddress ?? '');
-  if (!bytes) throw new Error('a solana-900 attestation request reached signing without a valid userAddress');
+  if (!bytes) throw new Error(`a ${chain} attestation request reached signing without a valid userAddress`);
   return `0x${Buffer.from(bytes).toString('hex')}`;
 }
 
 async function sign(dependencies: AttestationDependencies, priced: PricedRequest, quote: Quote): Promise<Uint8Array> {
-  if (priced.chain === 'solana-900') return dependencies.signers.solana.sign(quote);
+  if (!isEvmChain(priced.chain)) return dependencies.signers.solana.sign(quote);
   // priceRequest refuses an EVM quote on a chain without a deployed token manager.
   return dependencies.signers.evm.sign(quote, evmDomain(priced.chain, priced.tokenManager!));
 }
@@ -108,7 +108,7 @@ export async function issueAttestation(
   const attestationId = BigInt(`0x${randomBytes(16).toString('hex')}`);
   const expiration = expirationSeconds(now, priced.duration, priced.policy);
   const quote: Quote = {
-    chainId: BARE_CHAIN_ID[priced.chain],
+    chainId: bareChainId(priced.chain),
     attestationId,
     userId: caller.userId,
     asset: priced.assetAddress,
@@ -168,7 +168,7 @@ export async function issueAttestation(
       sessionStartedAt: priced.status.sessionStartedAt,
       createdAt: now,
       expiresAt: expiration * 1000,
-      userAddress: priced.chain === 'solana-900' ? (request.userAddress ?? null) : null,
+      userAddress: priced.chain === SOLANA_CHAIN ? (request.userAddress ?? null) : null,
       assetAddress: priced.assetAddress,
       signature: attestation.signature,
       additionalData: attestation.additionalData,

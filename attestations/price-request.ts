@@ -6,10 +6,11 @@
 import type { AssetRecord } from '../db/queries/assets';
 import type { Queryable } from '../db/pool';
 import type { QuoteContextRecord } from '../db/queries/attestations';
+import { isEvmChain, type Chain } from '../domain/chains';
 import { Decimal } from '../domain/money';
 import { notionalOf, quotePrice, tokenAmountForNotional, type PricingPolicy } from '../domain/pricing';
 import { AttestationRefused } from './errors';
-import type { Chain, SoftQuoteRequest } from './request-schema';
+import type { SoftQuoteRequest } from './request-schema';
 import { loadTradingStatus, type TradingStatus } from './trading-status';
 
 export interface PricedRequest {
@@ -52,7 +53,7 @@ export async function priceRequest(context: PricingContext, asset: AssetRecord, 
   }
   const policy = pricingPolicy(quote);
   if (!policy) throw new Error(`${asset.symbol} has no pricing configured`);
-  const evm = request.chainId !== 'solana-900';
+  const evm = isEvmChain(request.chainId);
   if (quote.assetAddress === null || (evm && quote.tokenManager === null)) {
     throw new AttestationRefused('CHAIN_UNAVAILABLE', `No ${asset.symbol} contract is deployed on ${request.chainId}`);
   }

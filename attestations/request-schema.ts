@@ -1,9 +1,10 @@
 /**
  * The attestation and soft-quote request bodies: their schema, the defaults (`duration` short,
- * `chainId` ethereum-1) and the error code each field fails with. A refinement that needs another code than its
+ * `chainId` the first chain of domain/chains.ts) and the error code each field fails with. A refinement that needs another code than its
  * field's names it in `params.errorCode`.
  */
 import { z } from 'zod';
+import { CHAINS, DEFAULT_CHAIN, SOLANA_CHAIN } from '../domain/chains';
 import type { ErrorCode } from '../domain/error-codes';
 import { isValidSolanaAddress } from '../signing';
 
@@ -13,9 +14,6 @@ const amount = (field: string) =>
     .string({ error: `${field} must be a decimal string` })
     .regex(DECIMAL, `${field} must be a decimal string with at most 18 digits after the point`)
     .refine((value) => !/^0(\.0+)?$/.test(value), `${field} must be greater than zero`);
-
-export const CHAINS = ['ethereum-1', 'bsc-56', 'solana-900'] as const;
-export type Chain = (typeof CHAINS)[number];
 
 const softQuoteFields = {
   symbol: z.string({ error: 'symbol must be a string' }).describe('The token.'),
@@ -27,8 +25,10 @@ const softQuoteFields = {
     .enum(['short', 'long'], { error: 'duration must be short or long' })
     .default('short')
     .describe('`short` (the default) has the tighter spread, `long` the longer validity.'),
-  /** Default `ethereum-1`. */
-  chainId: z.enum(CHAINS, { error: 'chainId must be one of ethereum-1, bsc-56, solana-900' }).default('ethereum-1').describe('The chain; default `ethereum-1`.'),
+  chainId: z
+    .enum(CHAINS, { error: `chainId must be one of ${CHAINS.join(', ')}` })
+    .default(DEFAULT_CHAIN)
+    .describe(`The chain; default \`${DEFAULT_CHAIN}\`.`),
 };
 
 export const softQuoteRequest = z.strictObject(softQuoteFields);
@@ -42,12 +42,12 @@ export const attestationRequest = z
       .describe("The user's Solana wallet (base58): required for solana-900, refused on EVM chains."),
   })
   .superRefine((request, context) => {
-    if (request.chainId !== 'solana-900') {
+    if (request.chainId !== SOLANA_CHAIN) {
       if (request.userAddress !== undefined) {
         context.addIssue({
           code: 'custom',
           path: ['userAddress'],
-          message: `userAddress is only accepted for solana-900; on ${request.chainId} the signature binds the account's userId`,
+          message: `userAddress is only accepted for ${SOLANA_CHAIN}; on ${request.chainId} the signature binds the account's userId`,
         });
       }
       return;
@@ -56,7 +56,7 @@ export const attestationRequest = z
       context.addIssue({
         code: 'custom',
         path: ['userAddress'],
-        message: 'userAddress is required for solana-900 attestations',
+        message: `userAddress is required for ${SOLANA_CHAIN} attestations`,
         params: { errorCode: 'MISSING_USER_ADDRESS' },
       });
     } else if (!isValidSolanaAddress(request.userAddress)) {

@@ -3,7 +3,9 @@ import type { AttestationSettings } from './issue-attestation';
 import type { Config } from '../config';
 import { Decimal } from '../domain/money';
 
-export function attestationSettings(config: Config): AttestationSettings {
+export type AttestationConfig = Pick<Config, 'QUOTE_MAX_PRICE_AGE_MS' | 'LIMITED_MAX_ORDER_NOTIONAL' | 'OFFHOURS_GLOBAL_EXPOSURE_LIMIT' | 'OFFHOURS_ASSET_EXPOSURE_LIMIT'>;
+
+export function attestationSettings(config: AttestationConfig): AttestationSettings {
   return {
     maxPriceAgeMs: config.QUOTE_MAX_PRICE_AGE_MS,
     limitedMaxOrderNotional: new Decimal(config.LIMITED_MAX_ORDER_NOTIONAL),

@@ -8,6 +8,7 @@ import { quoteContext, type QuoteContextRecord } from '../db/queries/attestation
 import type { Queryable } from '../db/pool';
 import type { SessionLimitRecord } from '../db/queries/session-limits';
 import { sessionIntervalAt, type Session, type SessionInterval } from '../domain/calendar';
+import { DEFAULT_CHAIN } from '../domain/chains';
 
 export type RestrictionCode = 'MARKET_PAUSED' | 'ASSET_PAUSED' | 'MARKET_CLOSED' | 'ASSET_CLOSED_FOR_SESSION';
 
@@ -60,7 +61,7 @@ export async function loadTradingStatus(
   db: Queryable,
   asset: AssetRecord,
   now: number,
-  chain = 'ethereum-1',
+  chain: string = DEFAULT_CHAIN,
 ): Promise<{ status: TradingStatus; context: QuoteContextRecord }> {
   const interval = sessionIntervalAt(now);
   const context = await quoteContext(db, { symbol: asset.symbol, session: interval.session, chain, now });

@@ -1,22 +1,19 @@
 /**
- * Child process of the benchmark: serves the real app (on the database named by BENCH_DATABASE_URL)
- * and bare Koa JSON endpoints, each on its own port, and reports both to the parent.
+ * Child process of the benchmark: serves the real app (on the database named by BENCH_DATABASE_URL, configured as
+ * the product runs by default) and bare Koa JSON endpoints, each on its own port, and reports both to the parent.
  */
 import Koa from 'koa';
 import pino from 'pino';
-import { createApp } from '../api/app';
 import { listen } from '../api/server';
 import { createPool } from '../db/pool';
+import { defaultConfig } from '../harness/settings';
+import { createProductApp } from '../start/api';
 
 async function main(): Promise<void> {
   const db = createPool(process.env.BENCH_DATABASE_URL!, 20);
   // Request logs are kept (at info, as JSON) so the app pays what it pays in production.
   const logger = pino({ level: 'info' }, pino.destination({ dest: '/dev/null', sync: false }));
-  const app = createApp({
-    config: { PUBLIC_BASE_URL: 'http://127.0.0.1', RATE_LIMIT_PER_SECOND: 50, RATE_LIMIT_BURST: 100, BODY_LIMIT_BYTES: 65_536, API_KEY_CACHE_SECONDS: 5, AUTH_FAILURES_PER_MINUTE: 10 },
-    db,
-    logger,
-  });
+  const app = createProductApp({ config: defaultConfig({ PUBLIC_BASE_URL: 'http://127.0.0.1' }), db, logger });
   const api = await listen(app, { host: '127.0.0.1', port: 0 });
 
   // The bare endpoints: a tiny JSON object, and the latest-prices answer itself (serialised per request,

@@ -1,7 +1,8 @@
 /**
- * Chain watching, measured on a local anvil chain with the product's contracts (a block every 0.5 s, `finalized` four
- * blocks below the head, as `npm start`'s chains — but without also mining each transaction at once, so that finality
- * moves with time as on a real chain), the embedded Temporal service and the real worker:
+ * Chain watching, measured on the product's parts (start/): a local anvil chain with the product's contracts (a block
+ * every 0.5 s, `finalized` four blocks below the head, as `npm start`'s chains — but without also mining each
+ * transaction at once, so that finality moves with time as on a real chain), the embedded Temporal service in memory
+ * and the product's worker with its chain watcher:
  * - seen latency: from a transaction mined (its receipt there) to what users and operators see at once — the
  *   attestation `executing`, the redemption `awaiting_finality` — and final latency: to what happens only at
  *   finality — the attestation `executed`, the redemption `pending` with its workflow started; p50/p99 over `events`
@@ -10,36 +11,31 @@
  *   blocks), in logs per second, recording and signalling included.
  * `tsx bench/chains.ts` prints them on a throw-away PostgreSQL; `npm run bench` runs them with the rest.
  */
-import { randomBytes } from 'node:crypto';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { MockActivityEnvironment } from '@temporalio/testing';
-import { DefaultLogger, NativeConnection, Runtime, Worker } from '@temporalio/worker';
-import { Client } from 'pg';
-import { createTestClient, createWalletClient, encodeFunctionData, http, maxUint256, parseUnits, type Hex } from 'viem';
-import { createActivities } from '../activities';
+import { createWalletClient, encodeFunctionData, http, maxUint256, parseUnits, type Hex } from 'viem';
 import { createChainWatcherActivities, type ScanChainResult } from '../activities/chain-watcher';
 import { issueAttestation } from '../attestations/issue-attestation';
-import { LOCAL_CHAIN_MINING, startAnvil } from '../chains/anvil';
-import { chainContexts } from '../chains/context';
-import { ensureDeployment } from '../chains/deployments';
-import { evmNetwork, viemChain } from '../chains/networks';
+import { anvilAccount, LOCAL_CHAIN_MINING } from '../chains/anvil';
+import { viemChain } from '../chains/networks';
 import { identityRegistryAbi, issuerAbi, stablecoinAbi, stockTokenAbi, tokenManagerAbi } from '../contracts/abi';
-import { migrate } from '../db/migrate';
-import { createPool, type Database } from '../db/pool';
 import { createAccount } from '../db/queries/accounts';
 import { listAssets } from '../db/queries/assets';
 import { readWatcherCursor, resetChainCursor } from '../db/queries/chain-watcher';
-import { seedCatalogue } from '../db/seed';
-import { CATALOGUE } from '../domain/catalogue';
+import { bareChainId, DEFAULT_CHAIN } from '../domain/chains';
 import { Decimal } from '../domain/money';
+import { createScratchDatabase } from '../harness/database';
+import { startLocalChain } from '../harness/local-chain';
+import { quietLogger, testConfig } from '../harness/settings';
+import { productBundle } from '../harness/workflow-bundle';
 import { loadSigners } from '../signing';
-import { anvilAccount } from '../start/chains';
-import { createTemporalClient } from '../temporal/client';
+import { prepareDatabase } from '../start/database';
+import { Parts } from '../start/parts';
+import { startTemporal } from '../start/temporal';
 import { chainWatcherWorkflowId } from '../temporal/workflow-ids';
-import { startInMemoryTemporal } from '../temporal-server';
-import type { chainWatcherWorkflow } from '../workflows';
+import { startWorker } from '../worker/start-worker';
 
 interface Latency {
   p50Ms: number;
@@ -56,25 +52,6 @@ export interface BenchChainsResult {
 
 const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-async function scratchDatabase(serverUrl: string): Promise<{ db: Database; drop(): Promise<void> }> {
-  const name = `bench_chains_${randomBytes(4).toString('hex')}`;
-  const admin = new Client({ connectionString: serverUrl });
-  await admin.connect();
-  await admin.query(`CREATE DATABASE ${name}`);
-  await admin.end();
-  const db = createPool(serverUrl.replace(/\/[^/]*$/, `/${name}`), 20);
-  return {
-    db,
-    async drop() {
-      await db.end();
-      const cleanup = new Client({ connectionString: serverUrl });
-      await cleanup.connect();
-      await cleanup.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-      await cleanup.end();
-    },
-  };
-}
 
 const latency = (sorted: number[]): Latency => ({ p50Ms: percentile(sorted, 50), p99Ms: percentile(sorted, 99) });
 
@@ -103,27 +80,25 @@ export async function benchChains(serverUrl: string, options: { events?: number;
   const events = options.events ?? 200;
   const scanEvents = options.scanEvents ?? 5_000;
   const pollIntervalMs = options.pollIntervalMs ?? 1_000;
-  const database = await scratchDatabase(serverUrl);
-  const { db } = database;
-  // Blocks on the interval only (not one per transaction as well): finality then moves with time, as on a real chain.
-  const anvil = await startAnvil({ chainId: 1, ...LOCAL_CHAIN_MINING, mineTransactionsAtOnce: false });
-  const temporal = await startInMemoryTemporal();
-  let worker: Worker | undefined;
-  let running: Promise<void> | undefined;
+  const logger = quietLogger();
+  const config = testConfig({ TEMPORAL_TASK_QUEUE: 'bench-chains', CHAIN_POLL_INTERVAL_MS: pollIntervalMs });
+  const chainName = DEFAULT_CHAIN;
+  const parts = new Parts(logger);
   try {
-    await migrate(db);
-    await seedCatalogue(db, Date.now());
+    const database = await createScratchDatabase(serverUrl, { prefix: 'bench_chains', poolSize: 20 });
+    parts.add({ name: 'database', stop: () => database.drop() });
+    const { db } = database;
+    await prepareDatabase(db, { now: Date.now() });
     await db.query(`UPDATE session_limits SET max_attestation_count = 1000000, max_active_notional_value = 1e15, max_session_notional_value = 1e15`);
-    const network = evmNetwork('ethereum-1', anvil.rpcUrl);
-    const chains = chainContexts([network]);
-    const context = chains['ethereum-1']!;
-    const issuer = anvilAccount(0);
     const signers = loadSigners({ dataDir: mkdtempSync(path.join(tmpdir(), 'bench-chains-signers-')) });
-    const { deployment } = await ensureDeployment({ db, context, issuer, attestationSigner: signers.evm.address, assets: CATALOGUE });
-    const transport = http(anvil.rpcUrl);
-    const chain = viemChain(network);
+    // Blocks on the interval only (not one per transaction as well): finality then moves with time, as on a real chain.
+    const local = await startLocalChain({ db, chain: chainName, attestationSigner: signers.evm.address, mining: { ...LOCAL_CHAIN_MINING, mineTransactionsAtOnce: false } });
+    parts.add({ name: 'chain', stop: () => local.stop() });
+    const { context, deployment, issuer, testClient } = local;
+    const chains = local.running.chains;
+    const transport = http(context.network.rpcUrl);
+    const chain = viemChain(context.network);
     const wallet = createWalletClient({ chain, account: anvilAccount(1), transport });
-    const testClient = createTestClient({ chain, mode: 'anvil', transport });
     const issuerWallet = createWalletClient({ chain, account: issuer, transport });
     const account = await createAccount(db, 'bench');
     const registry = await context.client.readContract({ address: deployment.issuer, abi: issuerAbi, functionName: 'registry' });
@@ -144,11 +119,11 @@ export async function benchChains(serverUrl: string, options: { events?: number;
                       ON CONFLICT (symbol) DO UPDATE SET observed_at = EXCLUDED.observed_at`, [now]);
       const created = await issueAttestation(
         { db, signers, settings },
-        { caller: { accountId: account.id, userId: account.userId }, asset: spy, request: { symbol: 'SPYon', side: 'buy', tokenAmount: '1', duration: 'long', chainId: 'ethereum-1' }, now },
+        { caller: { accountId: account.id, userId: account.userId }, asset: spy, request: { symbol: 'SPYon', side: 'buy', tokenAmount: '1', duration: 'long', chainId: chainName }, now },
       );
       const body = created.attestation;
       const quote = {
-        chainId: 1n,
+        chainId: bareChainId(chainName),
         attestationId: BigInt(body.attestationId),
         userId: body.userId as Hex,
         asset: body.assetAddress as Hex,
@@ -161,21 +136,13 @@ export async function benchChains(serverUrl: string, options: { events?: number;
       return { attestationId: body.attestationId, args: [quote, `0x${Buffer.from(body.signature, 'base64').toString('hex')}` as Hex, deployment.stablecoin, parseUnits('1000', 6)] as const };
     };
 
-    Runtime.install({ logger: new DefaultLogger('ERROR') });
-    const client = await createTemporalClient({ address: temporal.address, namespace: temporal.namespace });
-    const connection = await NativeConnection.connect({ address: temporal.address, grpcCompression: { codec: 'none' } });
-    worker = await Worker.create({
-      connection,
-      taskQueue: 'bench-chains',
-      workflowsPath: require.resolve('../workflows'),
-      activities: createActivities({ db, chains: { chains, issuer, temporal: client, taskQueue: 'bench-chains', blockRange: 2_000, settlementGraceMs: 60_000 } }),
-    });
-    running = worker.run();
-    const watcher = await client.workflow.start<typeof chainWatcherWorkflow>('chainWatcherWorkflow', {
-      workflowId: chainWatcherWorkflowId(1),
-      taskQueue: 'bench-chains',
-      args: [{ chain: 'ethereum-1', pollIntervalMs }],
-    });
+    const temporal = await startTemporal(config, { logger, inMemory: true });
+    parts.add(temporal);
+    const { client } = temporal;
+    // The product's worker starts the chain's watcher, polling every CHAIN_POLL_INTERVAL_MS.
+    const worker = await startWorker({ config, temporal, db, logger, bundleCode: await productBundle(), chains: local.running });
+    parts.add(worker);
+    const watcher = client.workflow.getHandle(chainWatcherWorkflowId(context.network.chainId));
 
     /** Tells when a sent transaction's receipt appears (looked for every 20 ms): latencies count from there. */
     const whenMined = (hash: Hex, mined: (at: number) => void) => {
@@ -236,7 +203,7 @@ export async function benchChains(serverUrl: string, options: { events?: number;
       const { args } = await attest();
       const raw = await wallet.account.signTransaction({
         type: 'eip1559',
-        chainId: 1,
+        chainId: context.network.chainId,
         nonce,
         to: deployment.tokenManager,
         data: encodeFunctionData({ abi: tokenManagerAbi, functionName: 'mintWithAttestation', args }),
@@ -249,22 +216,25 @@ export async function benchChains(serverUrl: string, options: { events?: number;
     }
     while (Number((await testClient.getTxpoolStatus()).pending) > 0) await testClient.mine({ blocks: 1 });
     await testClient.setAutomine(true);
-    await resetChainCursor(db, 'ethereum-1', startBlock);
-    const scanner = createChainWatcherActivities({ db, chains, temporal: client, taskQueue: 'bench-chains', blockRange: 2_000, settlementGraceMs: 60_000 });
+    await resetChainCursor(db, chainName, startBlock);
+    const scanner = createChainWatcherActivities({
+      db,
+      chains,
+      temporal: client,
+      taskQueue: config.TEMPORAL_TASK_QUEUE,
+      blockRange: config.CHAIN_SCAN_BLOCK_RANGE,
+      settlementGraceMs: config.ATTESTATION_SETTLEMENT_GRACE_MS,
+    });
     const environment = new MockActivityEnvironment();
     const scanStarted = performance.now();
     let logs = 0;
     for (;;) {
-      const scan: ScanChainResult = await environment.run(scanner.scanChain, { chain: 'ethereum-1' });
+      const scan: ScanChainResult = await environment.run(scanner.scanChain, { chain: chainName });
       logs += scan.executions + scan.redemptions;
       if (scan.caughtUp) break;
     }
     const scanMs = performance.now() - scanStarted;
-    if ((await readWatcherCursor(db, 'ethereum-1'))!.nextBlock <= startBlock) throw new Error('the scan did not move the cursor');
-    await client.connection.close();
-    if (worker.getState() === 'RUNNING') worker.shutdown();
-    await running;
-    await connection.close();
+    if ((await readWatcherCursor(db, chainName))!.nextBlock <= startBlock) throw new Error('the scan did not move the cursor');
     return {
       events,
       pollIntervalMs,
@@ -273,11 +243,7 @@ export async function benchChains(serverUrl: string, options: { events?: number;
       scan: { logs, ms: scanMs, logsPerSecond: (logs / scanMs) * 1000 },
     };
   } finally {
-    if (worker?.getState() === 'RUNNING') worker.shutdown();
-    await running?.catch(() => undefined);
-    await temporal.stop();
-    await anvil.stop();
-    await database.drop();
+    await parts.stopped();
   }
 }
 

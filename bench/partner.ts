@@ -10,13 +10,11 @@
  * `tsx bench/partner.ts` prints them on a throw-away PostgreSQL; `npm run bench` runs them with the rest.
  */
 import { randomBytes } from 'node:crypto';
-import { Client } from 'pg';
 import { maxUint256, parseEventLogs } from 'viem';
 import { issuerAbi, stockTokenAbi } from '../contracts/abi';
-import { migrate } from '../db/migrate';
-import { createPool } from '../db/pool';
-import { seedCatalogue } from '../db/seed';
+import { createScratchDatabase } from '../harness/database';
 import { basic, ISSUER_ID, startPartnerStack, waitUntil, type PartnerStack, type PartnerStackDatabase } from '../harness/partner-stack';
+import { prepareDatabase } from '../start/database';
 
 const MINT_QTY = '0.01';
 const BURN_SPACING_MS = 250;
@@ -49,29 +47,16 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** A scratch database on `serverUrl`: migrated, seeded, with a latest AAPLon price for the session limits. */
 async function partnerDatabase(serverUrl: string): Promise<PartnerStackDatabase> {
-  const name = `bench_partner_${randomBytes(4).toString('hex')}`;
-  const admin = new Client({ connectionString: serverUrl });
-  await admin.connect();
-  await admin.query(`CREATE DATABASE ${name}`);
-  await admin.end();
-  const db = createPool(serverUrl.replace(/\/[^/]*$/, `/${name}`), 30);
-  const drop = async () => {
-    await db.end();
-    const cleanup = new Client({ connectionString: serverUrl });
-    await cleanup.connect();
-    await cleanup.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-    await cleanup.end();
-  };
+  const database = await createScratchDatabase(serverUrl, { prefix: 'bench_partner', poolSize: 30 });
   try {
-    await migrate(db);
-    await seedCatalogue(db, Date.now());
-    await db.query(`INSERT INTO latest_prices (symbol, token_price, underlying_price, observed_at) VALUES ('AAPLon', '230', '230', $1)
+    await prepareDatabase(database.db, { now: Date.now() });
+    await database.db.query(`INSERT INTO latest_prices (symbol, token_price, underlying_price, observed_at) VALUES ('AAPLon', '230', '230', $1)
                     ON CONFLICT (symbol) DO UPDATE SET observed_at = EXCLUDED.observed_at`, [Date.now()]);
   } catch (error) {
-    await drop();
+    await database.drop();
     throw error;
   }
-  return { db, drop };
+  return database;
 }
 
 /** The sandbox as the development participant. */

@@ -1,6 +1,6 @@
 /**
- * Live streams benchmark: one API process (a child, so the clients do not share its event loop) with the fan-out,
- * the SSE routes and the gRPC server; 1,000 SSE subscribers and 1,000 gRPC streams of one symbol's prices in this
+ * Live streams benchmark: one API process (a child, so the clients do not share its event loop: the API part of
+ * start/api.ts, with the fan-out, the SSE routes and the gRPC server); 1,000 SSE subscribers and 1,000 gRPC streams of one symbol's prices in this
  * process. It prints the delivery latency from a tick handed to the pipeline to it received (p50/p99, per transport),
  * the API process's memory per subscriber, and the ticks per second the pipeline sustains while every subscriber
  * still receives every update. Figures are printed, never asserted.
@@ -10,17 +10,14 @@
 import { fork } from 'node:child_process';
 import http from 'node:http';
 import * as grpc from '@grpc/grpc-js';
-import pino from 'pino';
-import { createApp } from '../api/app';
-import { listen } from '../api/server';
 import { createPool } from '../db/pool';
 import { createApiKey } from '../db/queries/api-keys';
 import { CATALOGUE } from '../domain/catalogue';
+import { defaultConfig, quietLogger } from '../harness/settings';
 import { MarketDataPipeline } from '../price-feed/pipeline';
 import type { PriceTick } from '../price-feed/price-source';
+import { startApi } from '../start/api';
 import { MarketDataStreamClient } from '../streams/grpc-proto';
-import { startGrpcServer } from '../streams/grpc-server';
-import { createMarketStreams } from '../streams/market-streams';
 
 const SYMBOL = 'AAPLon';
 const GRPC_CHANNELS = 10;
@@ -45,10 +42,15 @@ type Reply = { kind: 'ready'; api: string; grpc: string } | { kind: 'memory'; rs
 // ---- the API process ----
 
 async function serve(): Promise<void> {
-  const db = createPool(process.env.BENCH_STREAMS_DATABASE_URL!, 20);
-  const logger = pino({ level: 'silent' });
-  const streams = createMarketStreams({ db, logger, settings: { streamsPerKey: 100_000 } });
-  await streams.hub.start();
+  const databaseUrl = process.env.BENCH_STREAMS_DATABASE_URL!;
+  const db = createPool(databaseUrl, 20);
+  const api = await startApi({
+    config: defaultConfig({ PUBLIC_BASE_URL: 'http://127.0.0.1', RATE_LIMIT_PER_SECOND: 1_000_000, RATE_LIMIT_BURST: 1_000_000, AUTH_FAILURES_PER_MINUTE: 1_000_000, STREAMS_PER_KEY: 100_000 }),
+    db,
+    databaseUrl,
+    logger: quietLogger(),
+  });
+  const { streams } = api;
   /** When each batch (by its tick timestamp) was committed. */
   const committedAt = new Map<number, number>();
   const fanOutMs: number[] = [];
@@ -60,14 +62,6 @@ async function serve(): Promise<void> {
       fanOutMs.push(performance.now() - started);
     },
   });
-  const app = createApp({
-    config: { PUBLIC_BASE_URL: 'http://127.0.0.1', RATE_LIMIT_PER_SECOND: 1_000_000, RATE_LIMIT_BURST: 1_000_000, BODY_LIMIT_BYTES: 65_536, API_KEY_CACHE_SECONDS: 5, AUTH_FAILURES_PER_MINUTE: 1_000_000 },
-    db,
-    logger,
-    streams,
-  });
-  const api = await listen(app, { host: '127.0.0.1', port: 0 });
-  const grpcServer = await startGrpcServer({ streams, keys: app.services.keys, host: '127.0.0.1', port: 0 });
 
   let last = 0;
   let step = 0;
@@ -111,10 +105,9 @@ async function serve(): Promise<void> {
     })();
   });
   process.on('SIGTERM', () => {
-    streams.hub.endSubscriptions('benchmark over');
-    void Promise.allSettled([grpcServer.stop(), api.close(), streams.hub.stop()]).finally(() => process.exit(0));
+    void api.stop().finally(() => process.exit(0));
   });
-  send({ kind: 'ready', api: api.url, grpc: grpcServer.address });
+  send({ kind: 'ready', api: api.url, grpc: api.grpcAddress });
 }
 
 // ---- the clients ----

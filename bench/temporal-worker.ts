@@ -1,27 +1,26 @@
 /**
- * Child process of the attestation benchmark: the in-memory Temporal service and the product
- * worker (activities on BENCH_DATABASE_URL), as production runs the worker apart from the API.
+ * Child process of the attestation benchmark: the in-memory Temporal service and a worker over the product's
+ * workflows with the activities on BENCH_DATABASE_URL, as production runs the worker apart from the API.
  */
-import { DefaultLogger, NativeConnection, Runtime } from '@temporalio/worker';
+import { DefaultLogger, Runtime } from '@temporalio/worker';
 import { createActivities } from '../activities';
 import { createPool } from '../db/pool';
 import { startInMemoryTemporal } from '../temporal-server';
 import { ISSUER_TASK_QUEUE } from '../temporal/task-queues';
-import { createWorker } from '../worker/create-worker';
+import { runWorker } from '../worker/run-worker';
 
 async function main(): Promise<void> {
   Runtime.install({ logger: new DefaultLogger('ERROR') });
   const db = createPool(process.env.BENCH_DATABASE_URL!, 10);
   const temporal = await startInMemoryTemporal();
-  const connection = await NativeConnection.connect({ address: temporal.address, grpcCompression: { codec: 'none' } });
-  const worker = await createWorker({
-    connection,
+  await runWorker({
+    address: temporal.address,
     namespace: temporal.namespace,
     taskQueue: ISSUER_TASK_QUEUE,
     activities: createActivities({ db }),
     workflows: { workflowsPath: require.resolve('../workflows') },
+    compress: false,
   });
-  void worker.run();
   process.send!({ address: temporal.address, namespace: temporal.namespace });
 }
 

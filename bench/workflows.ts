@@ -4,17 +4,16 @@
  * durable service's restart time with many open workflows. `tsx bench/workflows.ts` prints the figures
  * (DATABASE_URL names the PostgreSQL server to create its throw-away databases on; unset: an embedded one);
  * bench/run.ts calls benchWorkflows(). Uses the conformance suite's greetWorkflow and echo activity. The
- * worker connects without gRPC gzip (as worker/main.ts does for the embedded service): compressing on a
+ * worker connects without gRPC gzip (as the product's worker does for the embedded service): compressing on a
  * loopback connection roughly halves throughput.
  */
-import { randomBytes } from 'node:crypto';
 import { Client, Connection } from '@temporalio/client';
-import { DefaultLogger, NativeConnection, Runtime, Worker } from '@temporalio/worker';
-import { Client as PgClient } from 'pg';
+import { DefaultLogger, Runtime } from '@temporalio/worker';
 import { startTemporalServer, type TemporalServer } from '../temporal-server';
-import { startTestDatabase } from '../harness/database';
+import { createScratchDatabase, startTestDatabase } from '../harness/database';
 import * as activities from '../harness/temporal-workload/activities';
 import { workloadBundle } from '../harness/workflow-bundle';
+import { runWorker, type RunWorkerParameters } from '../worker/run-worker';
 
 export interface BenchWorkflowsOptions {
   /** Workflows in flight at once (default 50). */
@@ -56,24 +55,36 @@ function percentile(sorted: number[], fraction: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * fraction))] ?? 0;
 }
 
+/** A client of `server` and a worker over the workload on `taskQueue`; `close` stops the worker, then the client. */
+async function workloadOn(server: TemporalServer, taskQueue: string, options: RunWorkerParameters['options']) {
+  installRuntime();
+  const connection = await Connection.connect({ address: server.address });
+  const client = new Client({ connection, namespace: server.namespace });
+  const worker = await runWorker({
+    address: server.address,
+    namespace: server.namespace,
+    taskQueue,
+    workflows: { workflowBundle: { code: await workloadBundle() } },
+    activities,
+    compress: false,
+    options,
+  });
+  return {
+    client,
+    worker: worker.worker,
+    async close() {
+      await worker.stop();
+      await connection.close();
+    },
+  };
+}
+
 export async function benchWorkflows(options: BenchWorkflowsOptions = {}): Promise<BenchWorkflowsResult> {
   const concurrency = options.concurrency ?? 50;
   const total = options.total ?? 1000;
-  installRuntime();
   const server = await startTemporalServer({ databaseUrl: options.databaseUrl });
   const taskQueue = 'bench-workflows';
-  const nativeConnection = await NativeConnection.connect({ address: server.address, grpcCompression: { codec: 'none' } });
-  const connection = await Connection.connect({ address: server.address });
-  const client = new Client({ connection, namespace: server.namespace });
-  const worker = await Worker.create({
-    connection: nativeConnection,
-    taskQueue,
-    workflowBundle: { code: await workloadBundle() },
-    activities,
-    maxConcurrentWorkflowTaskExecutions: 100,
-    maxConcurrentActivityTaskExecutions: 100,
-  });
-  const running = worker.run();
+  const { client, close } = await workloadOn(server, taskQueue, { maxConcurrentWorkflowTaskExecutions: 100, maxConcurrentActivityTaskExecutions: 100 });
   try {
     const runOne = async (index: number, latencies: number[]) => {
       const startedAt = performance.now();
@@ -102,10 +113,7 @@ export async function benchWorkflows(options: BenchWorkflowsOptions = {}): Promi
       total,
     };
   } finally {
-    worker.shutdown();
-    await running;
-    await nativeConnection.close();
-    await connection.close();
+    await close();
     await server.stop();
   }
 }
@@ -116,21 +124,9 @@ export async function benchWorkflows(options: BenchWorkflowsOptions = {}): Promi
  * start takes until it listens is measured.
  */
 export async function benchRestart(databaseUrl: string, openWorkflows = 10_000): Promise<BenchRestartResult> {
-  installRuntime();
   let server: TemporalServer = await startTemporalServer({ databaseUrl });
   const taskQueue = 'bench-restart';
-  const nativeConnection = await NativeConnection.connect({ address: server.address, grpcCompression: { codec: 'none' } });
-  const connection = await Connection.connect({ address: server.address });
-  const client = new Client({ connection, namespace: server.namespace });
-  const worker = await Worker.create({
-    connection: nativeConnection,
-    taskQueue,
-    workflowBundle: { code: await workloadBundle() },
-    activities,
-    maxConcurrentWorkflowTaskExecutions: 200,
-    maxCachedWorkflows: 0,
-  });
-  const running = worker.run();
+  const { client, worker, close } = await workloadOn(server, taskQueue, { maxConcurrentWorkflowTaskExecutions: 200, maxCachedWorkflows: 0 });
   try {
     let next = 0;
     await Promise.all(
@@ -149,10 +145,7 @@ export async function benchRestart(databaseUrl: string, openWorkflows = 10_000):
     }
     await new Promise((resolve) => setTimeout(resolve, 1000));
   } finally {
-    worker.shutdown();
-    await running;
-    await nativeConnection.close();
-    await connection.close();
+    await close();
     await server.stop();
   }
   const startedAt = performance.now();
@@ -161,22 +154,6 @@ export async function benchRestart(databaseUrl: string, openWorkflows = 10_000):
   const restoredOpenRuns = server.restored.openRuns;
   await server.stop();
   return { openWorkflows, restartMs, restoredOpenRuns };
-}
-
-/** A database of its own on the server of `serverUrl`, dropped by the returned function. */
-async function scratchDatabase(serverUrl: string, name: string): Promise<{ url: string; drop(): Promise<void> }> {
-  const database = `${name}_${randomBytes(4).toString('hex')}`;
-  const admin = async (sql: string) => {
-    const client = new PgClient({ connectionString: serverUrl });
-    await client.connect();
-    try {
-      await client.query(sql);
-    } finally {
-      await client.end();
-    }
-  };
-  await admin(`CREATE DATABASE ${database}`);
-  return { url: serverUrl.replace(/\/[^/]*$/, `/${database}`), drop: () => admin(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`) };
 }
 
 export interface BenchWorkflowModesResult {
@@ -190,14 +167,14 @@ export interface BenchWorkflowModesResult {
 /** Both modes back to back, then the restart with 10,000 open workflows; each on a scratch database of `serverUrl`. */
 export async function benchWorkflowModes(serverUrl: string, options: { concurrency?: number; total?: number; openWorkflows?: number } = {}): Promise<BenchWorkflowModesResult> {
   const inMemory = await benchWorkflows(options);
-  const throughputDatabase = await scratchDatabase(serverUrl, 'temporal_bench');
+  const throughputDatabase = await createScratchDatabase(serverUrl, { prefix: 'temporal_bench' });
   let durable: BenchWorkflowsResult;
   try {
     durable = await benchWorkflows({ ...options, databaseUrl: throughputDatabase.url });
   } finally {
     await throughputDatabase.drop();
   }
-  const restartDatabase = await scratchDatabase(serverUrl, 'temporal_bench_restart');
+  const restartDatabase = await createScratchDatabase(serverUrl, { prefix: 'temporal_bench_restart' });
   try {
     const restart = await benchRestart(restartDatabase.url, options.openWorkflows ?? 10_000);
     return { inMemory, durable, ratio: durable.workflowsPerSecond / inMemory.workflowsPerSecond, restart };

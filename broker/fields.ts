@@ -4,13 +4,16 @@
  */
 import { getAddress, isAddress, type Address } from 'viem';
 import { z } from 'zod';
+import { bareChainId } from '../domain/chains';
+import { PARTNER_NETWORKS, type PartnerNetwork } from '../domain/partner';
 import type { FieldCodes } from './framework/validation';
 
-export const NETWORKS = ['ethereum', 'binance'] as const;
-export type Network = (typeof NETWORKS)[number];
+/** The networks of the in-kind flow (the partner's names of the issuer's chains, domain/chains.ts). */
+export const NETWORKS = Object.keys(PARTNER_NETWORKS) as PartnerNetwork[];
+export type Network = PartnerNetwork;
 
 /** EIP-712 `chainId` of each network. */
-export const NETWORK_CHAIN_IDS: Record<Network, number> = { ethereum: 1, binance: 56 };
+export const NETWORK_CHAIN_IDS = Object.fromEntries(NETWORKS.map((network) => [network, Number(bareChainId(PARTNER_NETWORKS[network]))])) as Record<Network, number>;
 
 /** Whole digits a quantity may have: numeric(30, 9) leaves 21, 15 is more than any position needs. */
 const QTY = /^(0|[1-9]\d{0,14})(\.\d{1,9})?$/;
@@ -22,7 +25,7 @@ export const qtySchema = z
 
 export const underlyingSymbolSchema = z.string({ error: 'must be a string' }).regex(/^[A-Z][A-Z0-9.]{0,9}$/, 'must be an underlying ticker such as AAPL');
 
-export const networkSchema = z.enum(NETWORKS, { error: 'must be ethereum or binance' });
+export const networkSchema = z.enum(NETWORKS, { error: `must be ${NETWORKS.join(' or ')}` });
 
 export const walletSchema = z
   .string({ error: 'must be a string' })

@@ -2,13 +2,11 @@
 import type { Pool } from 'pg';
 import type { Address, LocalAccount } from 'viem';
 import type { Logger } from '../config/logger';
+import type { Network } from './fields';
 import type { IssuerClient } from './issuer-client';
 
 /** The issuer's `Issuer` contract per network (the EIP-712 `verifyingContract` of a mint request). */
-export interface IssuerContracts {
-  ethereum?: Address;
-  binance?: Address;
-}
+export type IssuerContracts = Partial<Record<Network, Address>>;
 
 export interface BrokerServices {
   db: Pool;

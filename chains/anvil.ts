@@ -5,8 +5,8 @@
  */
 import { spawn } from 'node:child_process';
 import path from 'node:path';
-import { mnemonicToAccount } from 'viem/accounts';
-import { bytesToHex, type Address, type Hex } from 'viem';
+import { mnemonicToAccount, privateKeyToAccount } from 'viem/accounts';
+import { bytesToHex, type Address, type Hex, type LocalAccount } from 'viem';
 
 /** The mnemonic anvil derives its funded development accounts from (public: never use it on a real chain). */
 export const ANVIL_MNEMONIC = 'test test test test test test test test test test test junk';
@@ -22,6 +22,12 @@ export function anvilDevAccount(index: number): DevAccount {
   const privateKey = account.getHdKey().privateKey;
   if (!privateKey) throw new Error(`no private key derived for anvil account ${index}`);
   return { address: account.address, privateKey: bytesToHex(privateKey) };
+}
+
+/** anvil's development account `index` as a signing account: 0 is the issuer on local chains, 1–3 the development wallets. */
+export function anvilAccount(index: number): LocalAccount & { privateKey: Hex } {
+  const { privateKey } = anvilDevAccount(index);
+  return Object.assign(privateKeyToAccount(privateKey), { privateKey });
 }
 
 export interface StartAnvilParameters {

@@ -3,7 +3,7 @@
  * finality rule, and the issuer's account that signs (deployments, registry writes, partner mints).
  */
 import type { LocalAccount, PublicClient } from 'viem';
-import type { EvmChain } from '../signing';
+import type { EvmChain } from '../domain/chains';
 import { DEFAULT_FINALITY, type ChainFinality } from './finality';
 import { publicClientFor, type EvmNetwork } from './networks';
 

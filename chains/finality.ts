@@ -5,7 +5,7 @@
  * for a burn, the broker's callback after a partner mint.
  */
 import type { PublicClient } from 'viem';
-import type { EvmChain } from '../signing';
+import { chainVariables, EVM_CHAINS, type ChainFinalityVariable, type EvmChain } from '../domain/chains';
 
 export type ChainFinality = { tag: 'finalized' | 'safe' } | { depth: number };
 
@@ -19,9 +19,9 @@ export function parseFinality(value: string): ChainFinality {
   throw new Error(`not a finality rule: ${value} (finalized, safe or a block depth)`);
 }
 
-/** The rule of each chain from the configuration (CHAIN_FINALITY_ETHEREUM, CHAIN_FINALITY_BSC). */
-export function chainFinality(config: { CHAIN_FINALITY_ETHEREUM: ChainFinality; CHAIN_FINALITY_BSC: ChainFinality }): Record<EvmChain, ChainFinality> {
-  return { 'ethereum-1': config.CHAIN_FINALITY_ETHEREUM, 'bsc-56': config.CHAIN_FINALITY_BSC };
+/** The rule of each chain from the configuration (its CHAIN_FINALITY_<CHAIN> variable, domain/chains.ts). */
+export function chainFinality(config: Record<ChainFinalityVariable, ChainFinality>): Record<EvmChain, ChainFinality> {
+  return Object.fromEntries(EVM_CHAINS.map((chain) => [chain, config[chainVariables(chain).finality]])) as Record<EvmChain, ChainFinality>;
 }
 
 export function describeFinality(finality: ChainFinality): string {

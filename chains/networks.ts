@@ -1,11 +1,11 @@
 /**
- * The EVM chains the product runs on, and viem clients for them: where each chain's JSON-RPC is, which chain id it
- * must answer with, and the issuer's account that signs on it.
+ * The EVM chains the product runs on (domain/chains.ts), and viem clients for them: where each chain's JSON-RPC is,
+ * which chain id it must answer with, and viem's definition of it.
  */
 import { createPublicClient, defineChain, http, type Chain, type PublicClient } from 'viem';
-import { EVM_CHAIN_IDS, type EvmChain } from '../signing';
+import { bareChainId, CHAIN_TABLE, EVM_CHAINS, type EvmChain } from '../domain/chains';
 
-export const EVM_CHAINS = Object.keys(EVM_CHAIN_IDS) as EvmChain[];
+export { EVM_CHAINS };
 
 /** One EVM chain and the JSON-RPC endpoint the product reaches it through. */
 export interface EvmNetwork {
@@ -14,21 +14,16 @@ export interface EvmNetwork {
   rpcUrl: string;
 }
 
-const NATIVE_CURRENCY: Record<EvmChain, Chain['nativeCurrency']> = {
-  'ethereum-1': { name: 'Ether', symbol: 'ETH', decimals: 18 },
-  'bsc-56': { name: 'BNB', symbol: 'BNB', decimals: 18 },
-};
-
 export function evmNetwork(chain: EvmChain, rpcUrl: string): EvmNetwork {
-  return { chain, chainId: Number(EVM_CHAIN_IDS[chain]), rpcUrl };
+  return { chain, chainId: Number(bareChainId(chain)), rpcUrl };
 }
 
-/** The viem chain definition of a network (its id, native coin and RPC URL). */
+/** viem's definition of a network's chain: the table's id, name and native coin, and the network's RPC URL. */
 export function viemChain(network: EvmNetwork): Chain {
   return defineChain({
     id: network.chainId,
     name: network.chain,
-    nativeCurrency: NATIVE_CURRENCY[network.chain],
+    nativeCurrency: CHAIN_TABLE[network.chain].nativeCurrency,
     rpcUrls: { default: { http: [network.rpcUrl] } },
   });
 }

@@ -7,6 +7,14 @@
 import path from 'node:path';
 import { z } from 'zod';
 import { parseFinality } from '../chains/finality';
+import {
+  chainVariables,
+  defaultAnvilPort,
+  EVM_CHAINS,
+  type ChainAnvilPortVariable,
+  type ChainFinalityVariable,
+  type ChainRpcUrlVariable,
+} from '../domain/chains';
 import { evmPrivateKeySchema, signerKeyVariables } from '../signing/key-schemas';
 import { ISSUER_TASK_QUEUE } from '../temporal/task-queues';
 
@@ -19,6 +27,30 @@ const finality = z
   .regex(/^(finalized|safe|\d{1,4})$/, 'must be finalized, safe or a block depth')
   .default('finalized')
   .transform(parseFinality);
+const rpcUrl = () => z.url().optional();
+const anvilPort = (defaultPort: number) => port.default(defaultPort);
+
+/**
+ * The variables of each EVM chain, named by its entry in domain/chains.ts:
+ * - RPC_URL_<CHAIN>: its JSON-RPC endpoint. Unset: `npm start` runs a local anvil chain for it,
+ *   its state kept under DATA_DIR/chains, and deploys the contracts there once;
+ * - ANVIL_PORT_<CHAIN>: the port of that local anvil chain;
+ * - CHAIN_FINALITY_<CHAIN>: when a block is final: nothing irreversible (an attestation `executed`, shares delivered,
+ *   the broker's callback) happens before. `finalized` (default) and `safe` are the chain's block tags; a number is a
+ *   depth below the head. See the README's "On chain".
+ */
+const chainVariableSchemas = Object.fromEntries(
+  EVM_CHAINS.flatMap((chain) => {
+    const variables = chainVariables(chain);
+    return [
+      [variables.rpcUrl, rpcUrl()],
+      [variables.anvilPort, anvilPort(defaultAnvilPort(chain))],
+      [variables.finality, finality],
+    ];
+  }),
+) as { [V in ChainRpcUrlVariable]: ReturnType<typeof rpcUrl> } & { [V in ChainAnvilPortVariable]: ReturnType<typeof anvilPort> } & {
+  [V in ChainFinalityVariable]: typeof finality;
+};
 
 export const configSchema = z.object({
   HOST: z.string().default('127.0.0.1'),
@@ -62,27 +94,13 @@ export const configSchema = z.object({
   /** Caps on the issuer's notional attested in an off-hours session, over all assets and per asset. */
   OFFHOURS_GLOBAL_EXPOSURE_LIMIT: decimalString.default('1000000'),
   OFFHOURS_ASSET_EXPOSURE_LIMIT: decimalString.default('250000'),
-  /**
-   * JSON-RPC endpoints of the EVM chains. Unset: `npm start` runs a local anvil chain for each (chain ids 1 and
-   * 56), its state kept under DATA_DIR/chains, and deploys the contracts there once.
-   */
-  RPC_URL_ETHEREUM: z.url().optional(),
-  RPC_URL_BSC: z.url().optional(),
-  /** Ports of the local anvil chains when no RPC URL is set. */
-  ANVIL_PORT_ETHEREUM: port.default(8545),
-  ANVIL_PORT_BSC: port.default(8546),
+  /** RPC_URL_<CHAIN>, ANVIL_PORT_<CHAIN>, CHAIN_FINALITY_<CHAIN> of each EVM chain (above). */
+  ...chainVariableSchemas,
   /**
    * The issuer's chain key: deploys the contracts, registers wallets, submits partner mints. Required with RPC
    * URLs; unset on local chains: anvil's first development account.
    */
   CHAIN_ISSUER_PRIVATE_KEY: z.preprocess((value) => (value === '' ? undefined : value), evmPrivateKeySchema.optional()),
-  /**
-   * When a block is final, per chain: nothing irreversible (an attestation `executed`, shares delivered, the broker's
-   * callback) happens before. `finalized` (default) and `safe` are the chain's block tags; a number is a depth below
-   * the head. See the README's "On chain".
-   */
-  CHAIN_FINALITY_ETHEREUM: finality,
-  CHAIN_FINALITY_BSC: finality,
   /** How often a caught-up chain watcher polls for new blocks. */
   CHAIN_POLL_INTERVAL_MS: positiveInt.default(1_000),
   /** Largest block range one eth_getLogs call asks for. */

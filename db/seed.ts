@@ -3,7 +3,8 @@
  * dividends and default session limits. Idempotent: catalogue rows are upserted, while limits an
  * operator edited are kept.
  */
-import { CATALOGUE, TOKEN_DECIMALS, type AssetDefinition } from '../domain/catalogue';
+import { CATALOGUE, type AssetDefinition } from '../domain/catalogue';
+import { tokenDecimals } from '../domain/chains';
 import { multiplierHistory } from '../domain/market/multiplier';
 import { newYorkTime } from '../domain/calendar';
 import type { Database } from './pool';
@@ -65,7 +66,7 @@ async function seedAsset(db: Database, asset: AssetDefinition, now: number): Pro
     `INSERT INTO asset_addresses (symbol, network_chain_id, address, decimals)
      SELECT $1, * FROM unnest($2::text[], $3::text[], $4::integer[])
      ON CONFLICT (symbol, network_chain_id) DO NOTHING`,
-    [asset.symbol, chains, chains.map((chain) => asset.addresses[chain]), chains.map((chain) => TOKEN_DECIMALS[chain])],
+    [asset.symbol, chains, chains.map((chain) => asset.addresses[chain]), chains.map(tokenDecimals)],
   );
   const history = multiplierHistory(asset, now + MULTIPLIER_HORIZON_MS);
   await db.query(

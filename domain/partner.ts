@@ -7,12 +7,20 @@
  * partner's precision), the remainder recorded as dust. Rounding always favours the issuer's books: the shares
  * held always cover the tokens out.
  */
+import { CHAIN_TABLE, CHAINS, type Chain, type ChainEntry, type ChainTable } from './chains';
 import { Decimal, Rounding } from './money';
 
-/** The partner's network names and the product's chain ids. */
-export const PARTNER_NETWORKS = { ethereum: 'ethereum-1', binance: 'bsc-56' } as const;
-export type PartnerNetwork = keyof typeof PARTNER_NETWORKS;
-export type PartnerChain = (typeof PARTNER_NETWORKS)[PartnerNetwork];
+/** The chains of the partner flow (those the chain table gives a partner network name), and those names. */
+export type PartnerChain = { [C in Chain]: ChainTable[C] extends { partnerNetwork: string } ? C : never }[Chain];
+export type PartnerNetwork = ChainTable[PartnerChain]['partnerNetwork'];
+
+/** The partner's network names and the product's chains (`ethereum` → `ethereum-1`). */
+export const PARTNER_NETWORKS = Object.fromEntries(
+  CHAINS.flatMap((chain) => {
+    const entry: ChainEntry = CHAIN_TABLE[chain];
+    return entry.partnerNetwork ? [[entry.partnerNetwork, chain]] : [];
+  }),
+) as { readonly [C in PartnerChain as ChainTable[C]['partnerNetwork']]: C };
 
 export function chainOfNetwork(network: PartnerNetwork): PartnerChain {
   return PARTNER_NETWORKS[network];

@@ -4,33 +4,30 @@
  * deploy them on anvil instead (harness/).
  */
 import { CATALOGUE } from '../domain/catalogue';
+import { bareChainId, EVM_CHAINS, type EvmChain } from '../domain/chains';
 import type { Queryable } from '../db/pool';
 import { recordChainDeployment } from '../db/queries/chain-deployments';
-import type { EvmChain } from '../signing';
 
-const testAddress = (tag: number, index: number) => `0x${tag.toString(16).padStart(8, '0')}${index.toString(16).padStart(32, '0')}` as const;
-
-const CHAIN_TAGS: Record<EvmChain, number> = { 'ethereum-1': 0xe7e7e7e7, 'bsc-56': 0xb5cb5c56 };
+/** The `index`-th fixture address of `chain`: its first four bytes tell the chain (0xf1c7 and its bare id). */
+const testAddress = (chain: EvmChain, index: number) =>
+  `0x${(0xf1c70000 + Number(bareChainId(chain))).toString(16).padStart(8, '0')}${index.toString(16).padStart(32, '0')}` as const;
 
 /** The token manager each chain's fixture deployment records. */
-export const FIXTURE_TOKEN_MANAGERS: Record<EvmChain, `0x${string}`> = {
-  'ethereum-1': testAddress(CHAIN_TAGS['ethereum-1'], 1_000),
-  'bsc-56': testAddress(CHAIN_TAGS['bsc-56'], 1_000),
-};
+export const FIXTURE_TOKEN_MANAGERS = Object.fromEntries(EVM_CHAINS.map((chain) => [chain, testAddress(chain, 1_000)])) as Record<EvmChain, `0x${string}`>;
 
 export async function recordFixtureDeployments(db: Queryable): Promise<void> {
-  for (const [chain, tag] of Object.entries(CHAIN_TAGS) as [EvmChain, number][]) {
-    const tokens = Object.fromEntries(CATALOGUE.map((asset, index) => [asset.symbol, testAddress(tag, index)]));
+  for (const chain of EVM_CHAINS) {
+    const tokens = Object.fromEntries(CATALOGUE.map((asset, index) => [asset.symbol, testAddress(chain, index)]));
     await recordChainDeployment(
       db,
       {
         chain,
-        chainId: chain === 'ethereum-1' ? 1 : 56,
+        chainId: Number(bareChainId(chain)),
         tokenManager: FIXTURE_TOKEN_MANAGERS[chain],
-        issuer: testAddress(tag, 1_001),
-        registry: testAddress(tag, 1_002),
-        stablecoin: testAddress(tag, 1_003),
-        deployer: testAddress(tag, 1_004),
+        issuer: testAddress(chain, 1_001),
+        registry: testAddress(chain, 1_002),
+        stablecoin: testAddress(chain, 1_003),
+        deployer: testAddress(chain, 1_004),
         deployedBlock: 0,
       },
       tokens,

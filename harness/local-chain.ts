@@ -1,22 +1,22 @@
 /**
- * A local EVM chain for a test file or a benchmark: anvil on a free port (stopped by its pid whatever happens), mining
- * as `npm start`'s chains do (a block every 0.5 s, transactions at once, `finalized` four blocks below the head), the
- * product's contracts deployed by the issuer (anvil account 0) and recorded in the given database.
+ * A local EVM chain for a test file or a benchmark: the chains part (start/chains.ts) with one anvil chain on a free
+ * port (stopped by its pid whatever happens), mining as `npm start`'s chains do unless told otherwise, the product's
+ * contracts deployed by the issuer (anvil account 0) and recorded in the given database; and anvil's test actions.
  */
 import { createTestClient, createWalletClient, http, type Chain, type LocalAccount, type PublicClient, type TestClient, type Transport, type WalletClient } from 'viem';
-import { LOCAL_CHAIN_MINING, startAnvil, type RunningAnvil } from '../chains/anvil';
-import { chainContexts, type ChainContext } from '../chains/context';
-import { ensureDeployment } from '../chains/deployments';
-import { evmNetwork, viemChain } from '../chains/networks';
+import { anvilAccount } from '../chains/anvil';
+import type { ChainContext } from '../chains/context';
+import { viemChain } from '../chains/networks';
 import type { Database } from '../db/pool';
 import type { ChainDeploymentRecord } from '../db/queries/chain-deployments';
-import { CATALOGUE } from '../domain/catalogue';
-import type { EvmChain } from '../signing';
-import { anvilAccount } from '../start/chains';
+import { DEFAULT_CHAIN, type EvmChain } from '../domain/chains';
+import { ensureDeployments, startLocalChains, type LocalChainsOptions, type RunningChains } from '../start/chains';
+import { quietLogger } from './settings';
 
 export interface LocalChain {
   chain: EvmChain;
-  anvil: RunningAnvil;
+  /** The chains part running it (for the worker and the API). */
+  running: RunningChains;
   context: ChainContext;
   client: PublicClient;
   deployment: ChainDeploymentRecord;
@@ -35,37 +35,38 @@ export interface StartLocalChainParameters {
   attestationSigner: `0x${string}`;
   /** Granted BROKER_SIGNER_ROLE on the issuer contract (the partner flow's mint requests). */
   brokerSigner?: `0x${string}`;
+  /** How blocks are produced (default `LOCAL_CHAIN_MINING`). */
+  mining?: LocalChainsOptions['mining'];
 }
 
 export async function startLocalChain(parameters: StartLocalChainParameters): Promise<LocalChain> {
-  const chain = parameters.chain ?? 'ethereum-1';
-  const anvil = await startAnvil({ chainId: evmNetwork(chain, '').chainId, ...LOCAL_CHAIN_MINING });
+  const chain = parameters.chain ?? DEFAULT_CHAIN;
+  const logger = quietLogger();
+  const running = await startLocalChains({ logger, chains: [chain], mining: parameters.mining });
   try {
-    const network = evmNetwork(chain, anvil.rpcUrl);
-    const context = chainContexts([network])[chain]!;
-    const issuer = anvilAccount(0);
-    const { deployment } = await ensureDeployment({
+    const [deployment] = await ensureDeployments({
       db: parameters.db,
-      context,
-      issuer,
+      chains: running,
       attestationSigner: parameters.attestationSigner,
       brokerSigner: parameters.brokerSigner,
-      assets: CATALOGUE,
+      logger,
     });
-    const transport = http(anvil.rpcUrl);
+    const context = running.chains[chain]!;
+    const transport = http(context.network.rpcUrl);
+    const definition = viemChain(context.network);
     return {
       chain,
-      anvil,
+      running,
       context,
       client: context.client,
-      deployment,
-      issuer,
-      testClient: createTestClient({ chain: viemChain(network), mode: 'anvil', transport }),
-      walletOf: (index) => createWalletClient({ chain: viemChain(network), account: anvilAccount(index), transport }),
-      stop: () => anvil.stop(),
+      deployment: deployment!,
+      issuer: running.issuer,
+      testClient: createTestClient({ chain: definition, mode: 'anvil', transport }),
+      walletOf: (index) => createWalletClient({ chain: definition, account: anvilAccount(index), transport }),
+      stop: () => running.stop(),
     };
   } catch (error) {
-    await anvil.stop();
+    await running.stop();
     throw error;
   }
 }

@@ -1,54 +1,44 @@
 /**
  * The partner (brokerage) in-kind flow end to end on one machine, for the partner tests and the partner benchmark:
- * a local anvil chain with the product's contracts (the broker's signer granted its role), the issuer API listening
- * on a real port, the brokerage sandbox calling it with a partner key, the product's workflows on a worker with chain
- * and broker activities (embedded Temporal service, in memory), and the chain watcher. The development participant is
- * connected through the sandbox to an onboarded client whose wallet (anvil account 3) is enabled.
+ * the product's parts (start/) as `npm start` composes them, with what a test run changes (harness/settings.ts) — one
+ * local anvil chain with the product's contracts (the broker's signer granted its role), the embedded Temporal service
+ * in memory, the worker over the cached workflow bundle with the chain watcher, the API on free ports, the brokerage
+ * sandbox calling it with a partner key and quick retries. The development participant is connected through the
+ * sandbox to an onboarded client whose wallet (anvil account 3) is enabled through the API.
  *
  * The caller brings a migrated, seeded PostgreSQL database with latest prices; the stack owns it from then on and
  * drops it on `close()`. No jest here: a failed setup step throws an error saying which step, after stopping
  * whatever had started.
  */
 import { mkdtempSync } from 'node:fs';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { Client, Connection } from '@temporalio/client';
-import { IllegalStateError } from '@temporalio/common';
-import { DefaultLogger, NativeConnection, Runtime, Worker } from '@temporalio/worker';
-import pino from 'pino';
+import type { Client } from '@temporalio/client';
 import { getAddress, type LocalAccount } from 'viem';
-import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
-import { createActivities } from '../activities';
-import { createApp, type App } from '../api/app';
-import { chainWatcherProbes } from '../api/health/readiness';
-import { newBrokerCredential, seedBrokerSandbox, startBroker, type Credential, type RunningBroker, type SeededSandbox } from '../broker';
+import type { App } from '../api/app';
+import type { Credential, RunningBroker, SeededSandbox } from '../broker';
 import { createApiKey, findActiveApiKey, type KeyScope } from '../db/queries/api-keys';
 import { chainTokenAddresses } from '../db/queries/chain-deployments';
 import type { Database } from '../db/pool';
-import { Decimal } from '../domain/money';
-import { BrokerClient } from '../partner/broker-client';
-import { onChainBrokerSigners } from '../partner/broker-signature';
-import { loadSigners, type EvmChain } from '../signing';
-import { chainWatcherWorkflowId } from '../temporal/workflow-ids';
-import { startTemporalServer } from '../temporal-server';
-import type { chainWatcherWorkflow } from '../workflows';
-import { startLocalChain, type LocalChain } from './local-chain';
-import { cachedWorkflowBundle } from './workflow-bundle';
+import { startApi } from '../start/api';
+import { newSandboxSecrets, sandboxConnection, startSandbox } from '../start/partner-sandbox';
+import { Parts } from '../start/parts';
+import { startTemporal } from '../start/temporal';
+import { loadSigners } from '../signing';
+import { startWorker as startProductWorker, type RunningWorker } from '../worker/start-worker';
 import { answerExampleRecorder } from './answer-examples';
+import { startLocalChain, type LocalChain } from './local-chain';
+import { quietLogger, testConfig } from './settings';
+import { productBundle } from './workflow-bundle';
 
 export const ISSUER_ID = 'issuer-e2e';
 export const CLIENT_EMAIL = 'ap@sandbox.test';
 export const WALLET_INDEX = 3;
-/** The attestations' settlement grace in the stack (API and chain watcher alike). */
-const SETTLEMENT_GRACE_MS = 60_000;
-
-const ROOT = path.join(__dirname, '..');
 
 /** A database the stack takes over (and drops on close). */
 export interface PartnerStackDatabase {
   db: Database;
+  url: string;
   drop(): Promise<void>;
 }
 
@@ -82,7 +72,8 @@ export interface PartnerStack {
   api: PartnerApi;
   apiUrl: string;
   partnerKey: string;
-  broker: RunningBroker;
+  /** The sandbox as it runs now (`restartBroker` replaces it). */
+  readonly broker: RunningBroker;
   seeded: SeededSandbox;
   participant: Credential;
   issuerCredential: Credential;
@@ -126,200 +117,114 @@ async function callJson(url: string, init: { method: string; headers: Record<str
   return { status: response.status, body: text ? (JSON.parse(text) as unknown) : undefined };
 }
 
-/** Only errors from the SDK's native runtime, unless this process already installed one (another benchmark, a test helper). */
-function installQuietRuntime(): void {
-  try {
-    Runtime.install({ logger: new DefaultLogger('ERROR') });
-  } catch (error) {
-    if (!(error instanceof IllegalStateError)) throw error;
-  }
-}
-
 /** Starts the stack (about 10 s on a quiet machine); on any failure, stops what had started and throws. */
 export async function startPartnerStack(parameters: StartPartnerStackParameters): Promise<PartnerStack> {
   const { database } = parameters;
   const { db } = database;
-  // Teardown in reverse order of start (the watcher, the worker, the sandbox, the API, Temporal, anvil, the
-  // database); each step runs whatever the others do.
-  const teardown: (() => Promise<unknown>)[] = [() => database.drop()];
-  let closed = false;
-  const close = async () => {
-    if (closed) return;
-    closed = true;
-    const failures: unknown[] = [];
-    for (const step of teardown.reverse()) await step().catch((error: unknown) => failures.push(error));
-    if (failures.length > 0) throw new AggregateError(failures, `closing the partner stack: ${failures.length} step(s) failed`);
-  };
+  const logger = quietLogger();
+  const config = testConfig({
+    TEMPORAL_TASK_QUEUE: `issuer-partner-${process.pid}-${Date.now()}`,
+    CHAIN_POLL_INTERVAL_MS: parameters.chainPollIntervalMs ?? 1_000,
+    CHAIN_SCAN_BLOCK_RANGE: 50,
+  });
+  // Stopped in reverse order of start (the worker, the sandbox, the API, Temporal, the chain), the database dropped last.
+  const parts = new Parts(logger);
+  parts.add({ name: 'database', stop: () => database.drop() });
+  const close = () => parts.stopped();
 
   try {
-    // The chain, with the broker's signer allowed to sign mint requests.
-    const brokerSigner = privateKeyToAccount(generatePrivateKey());
-    const chainName: EvmChain = 'ethereum-1';
+    const secrets = newSandboxSecrets();
     const signers = loadSigners({ dataDir: mkdtempSync(path.join(tmpdir(), 'partner-stack-signers-')) });
-    const chain = await startLocalChain({ db, chain: chainName, attestationSigner: signers.evm.address, brokerSigner: brokerSigner.address });
-    teardown.push(() => chain.stop());
-    const { context, issuer, deployment } = chain;
-
-    // Temporal: the embedded service in memory, a client, and a worker over the product's workflows (started below).
-    installQuietRuntime();
-    const temporalServer = await startTemporalServer();
-    teardown.push(() => temporalServer.stop());
-    const [code, nativeConnection, connection] = await Promise.all([
-      cachedWorkflowBundle('issuer-workflows', require.resolve(path.join(ROOT, 'workflows')), [path.join(ROOT, 'workflows'), path.join(ROOT, 'temporal')]),
-      NativeConnection.connect({ address: temporalServer.address, grpcCompression: { codec: 'none' } }),
-      Connection.connect({ address: temporalServer.address }),
-    ]);
-    teardown.push(() => nativeConnection.close(), () => connection.close());
-    const client = new Client({ connection, namespace: temporalServer.namespace });
-    const taskQueue = `issuer-partner-${process.pid}-${Date.now()}`;
-    let worker: Worker | undefined;
-    let running: Promise<void> | undefined;
-    const stopWorker = async () => {
-      if (worker?.getState() === 'RUNNING') worker.shutdown();
-      await running;
-      worker = undefined;
-    };
-
-    // The issuer API on a real port, with one key per scope and the partner key.
-    const app = createApp({
-      config: {
-        PUBLIC_BASE_URL: 'http://issuer.test',
-        RATE_LIMIT_PER_SECOND: 10_000,
-        RATE_LIMIT_BURST: 10_000,
-        BODY_LIMIT_BYTES: 64 * 1024,
-        API_KEY_CACHE_SECONDS: 0,
-        AUTH_FAILURES_PER_MINUTE: 10_000,
-        // Every answer is checked against the OpenAPI document; one that is off it fails as a 500.
-        CHECK_ANSWERS: 'fail',
-      },
+    const chain = await startLocalChain({ db, attestationSigner: signers.evm.address, brokerSigner: secrets.signer.address });
+    parts.add({ name: 'chain', stop: () => chain.stop() });
+    const temporal = await startTemporal(config, { logger, inMemory: true });
+    parts.add(temporal);
+    const api = await startApi({
+      config,
       db,
+      databaseUrl: database.url,
+      logger,
+      temporal: temporal.client,
+      signers,
+      chains: chain.running.chains,
       observeAnswers: answerExampleRecorder(),
-      logger: pino({ level: 'silent' }),
-      clock: () => Date.now(),
-      temporal: client,
-      taskQueue,
-      attestations: {
-        signers,
-        settings: { maxPriceAgeMs: 15_000, limitedMaxOrderNotional: new Decimal('10000'), offhoursGlobalExposure: new Decimal('1000000'), offhoursAssetExposure: new Decimal('250000') },
-        taskQueue,
-        settlementGraceMs: SETTLEMENT_GRACE_MS,
-      },
-      ingestTicks: async (ticks) => ({ accepted: ticks.length }),
-      readinessChecks: chainWatcherProbes(db, [chainName]),
-      brokerSigners: onChainBrokerSigners({ [chainName]: context.client }),
     });
+    parts.add(api);
     const keys = {} as Record<KeyScope, string>;
     for (const scope of ['read', 'write', 'admin'] as const) keys[scope] = (await createApiKey(db, { name: `partner stack ${scope}`, scope })).secret;
-    const server: Server = createServer(app.koa.callback());
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
-    teardown.push(
-      () =>
-        new Promise<void>((resolve) => {
-          server.close(() => resolve());
-          server.closeAllConnections();
-        }),
-    );
-    const apiUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-    const partnerKey = (await createApiKey(db, { name: 'brokerage partner', scope: 'partner' })).secret;
 
-    // The sandbox, calling the issuer with the partner key.
-    const participant = newBrokerCredential('ap');
-    const issuerCredential = newBrokerCredential('issuer');
-    const seeded = await seedBrokerSandbox(db, { brokerCredential: participant });
-    const brokerOptions = {
+    // The sandbox, calling the issuer with a partner key of its own.
+    const sandbox = await startSandbox({
       db,
+      logger,
       host: '127.0.0.1',
       port: 0,
-      issuerApiUrl: apiUrl,
-      partnerApiKey: partnerKey,
+      issuerApiUrl: api.url,
       issuerId: ISSUER_ID,
-      issuerCredential,
-      brokerCredential: participant,
-      signer: brokerSigner,
-      issuerContracts: { ethereum: deployment.issuer },
-      logger: pino({ level: 'silent' }),
-      retryInitialMs: 100,
-      retryMaxMs: 1_000,
-      pollMs: 100,
-    };
-    const stack = {} as PartnerStack;
-    stack.broker = await startBroker(brokerOptions);
-    teardown.push(() => stack.broker.stop());
-    const brokerPort = Number(new URL(stack.broker.url).port);
+      secrets,
+      deployments: [chain.deployment],
+      timing: { retryInitialMs: 100, retryMaxMs: 1_000, pollMs: 100 },
+    });
+    parts.add(sandbox);
 
+    // The product's worker, with the chain and broker activities and the chain's watcher; stopped and started again by tests.
+    const bundleCode = await productBundle();
+    const broker = sandboxConnection(sandbox.url, secrets, { timeoutMs: 2_000 });
+    let worker: RunningWorker | undefined;
     const startWorker = async () => {
-      worker = await Worker.create({
-        connection: nativeConnection,
-        namespace: temporalServer.namespace,
-        taskQueue,
-        workflowBundle: { code },
-        activities: createActivities({
-          db,
-          chains: { chains: { [chainName]: context }, issuer, temporal: client, taskQueue, blockRange: 50, settlementGraceMs: SETTLEMENT_GRACE_MS },
-          broker: new BrokerClient({ url: stack.broker.url, accountId: seeded.issuerAccount.accountId, key: issuerCredential.key, secret: issuerCredential.secret, timeoutMs: 2_000 }),
-        }),
-      });
-      running = worker.run();
+      worker = await startProductWorker({ config, temporal, db, logger, bundleCode, chains: chain.running, broker });
+    };
+    const stopWorker = async () => {
+      await worker?.stop();
+      worker = undefined;
     };
     await startWorker();
-    teardown.push(stopWorker);
-    const watcherId = chainWatcherWorkflowId(context.network.chainId);
-    await client.workflow.start<typeof chainWatcherWorkflow>('chainWatcherWorkflow', {
-      workflowId: watcherId,
-      taskQueue,
-      args: [{ chain: chainName, pollIntervalMs: parameters.chainPollIntervalMs ?? 1_000 }],
-    });
-    teardown.push(() => client.workflow.getHandle(watcherId).terminate('partner stack closed').catch(() => undefined));
+    parts.add({ name: 'worker', stop: stopWorker, deadlineMs: 15_000 });
 
     // Onboard the write key's account as the client, enable its wallet, connect the participant through the sandbox.
     const clientId = (await findActiveApiKey(db, keys.write))?.accountId;
     if (!clientId) throw new Error('the write key has no account to onboard as the client');
     const wallet = getAddress(chain.walletOf(WALLET_INDEX).account.address);
     const admin = { 'x-api-key': keys.admin };
-    Object.assign(stack, {
-      database,
-      chain,
-      temporal: { client, taskQueue, stopWorker },
-      api: { app, url: apiUrl, keys },
-      apiUrl,
-      partnerKey,
-      seeded,
-      participant,
-      issuerCredential,
-      brokerSigner,
-      clientId,
-      accountId: seeded.accounts[0]!.accountId,
-      wallet,
-      tokens: await chainTokenAddresses(db, chainName),
-      startWorker,
-      async restartBroker() {
-        stack.broker = await startBroker({ ...brokerOptions, port: brokerPort });
-      },
-      close,
-    } satisfies Omit<PartnerStack, 'broker'>);
-
-    const onboard = await callJson(`${apiUrl}/v1/tokenization/clients/${clientId}`, { method: 'PUT', headers: admin, body: { email: CLIENT_EMAIL } });
+    const onboard = await callJson(`${api.url}/v1/tokenization/clients/${clientId}`, { method: 'PUT', headers: admin, body: { email: CLIENT_EMAIL } });
     if (onboard.status !== 200) throw new Error(`onboarding the client answered ${onboard.status}: ${JSON.stringify(onboard.body)}`);
-    const enabled = await callJson(`${apiUrl}/v1/tokenization/clients/${clientId}/wallets`, { method: 'POST', headers: admin, body: { chainId: chainName, address: wallet } });
+    const enabled = await callJson(`${api.url}/v1/tokenization/clients/${clientId}/wallets`, { method: 'POST', headers: admin, body: { chainId: chain.chain, address: wallet } });
     if (![200, 202].includes(enabled.status)) throw new Error(`enabling the wallet answered ${enabled.status}: ${JSON.stringify(enabled.body)}`);
     await waitUntil(
       `wallet ${wallet} to be registered on chain for client ${clientId}`,
       async () => {
-        const read = await callJson(`${apiUrl}/v1/tokenization/clients/${clientId}`, { method: 'GET', headers: admin });
+        const read = await callJson(`${api.url}/v1/tokenization/clients/${clientId}`, { method: 'GET', headers: admin });
         const wallets = (read.body as { wallets?: { address: string; registration: string }[] } | undefined)?.wallets ?? [];
         return wallets.some((entry) => entry.address === wallet.toLowerCase() && entry.registration === 'registered');
       },
       30_000,
     );
-    const connected = await callJson(`${stack.broker.url}/v1/accounts/${stack.accountId}/tokenization/connect`, {
-      method: 'POST',
-      headers: { authorization: basic(participant) },
-      body: { issuer: ISSUER_ID },
-    });
-    if (connected.status !== 200) throw new Error(`connecting the participant answered ${connected.status}: ${JSON.stringify(connected.body)}`);
-    return stack;
+    await sandbox.connectParticipant();
+
+    return {
+      database,
+      chain,
+      temporal: { client: temporal.client, taskQueue: config.TEMPORAL_TASK_QUEUE, stopWorker },
+      api: { app: api.app, url: api.url, keys },
+      apiUrl: api.url,
+      partnerKey: sandbox.partnerApiKey,
+      get broker() {
+        return sandbox.broker;
+      },
+      seeded: sandbox.seeded,
+      participant: secrets.participant,
+      issuerCredential: secrets.issuer,
+      brokerSigner: secrets.signer,
+      clientId,
+      accountId: sandbox.seeded.accounts[0]!.accountId,
+      wallet,
+      tokens: await chainTokenAddresses(db, chain.chain),
+      startWorker,
+      restartBroker: () => sandbox.restart(),
+      close,
+    };
   } catch (error) {
-    await close().catch(() => undefined);
+    await close();
     throw error;
   }
 }

@@ -1,6 +1,6 @@
 /**
  * Workflow bundles built once per source version and cached under the temp directory, so test files and
- * benchmarks do not each pay for webpack; and the bundle of the Temporal workload beside this file.
+ * benchmarks do not each pay for webpack: the product's workflows, and the Temporal workload beside this file.
  */
 import { createHash } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -21,6 +21,13 @@ export async function cachedWorkflowBundle(name: string, workflowsPath: string, 
   const { code } = await bundleWorkflowCode({ workflowsPath, logger: new DefaultLogger('WARN') });
   writeFileSync(cached, code);
   return code;
+}
+
+const ROOT = path.join(__dirname, '..');
+
+/** The product's workflows (workflows/index.ts), bundled once per version of workflows/ and temporal/. */
+export function productBundle(): Promise<string> {
+  return cachedWorkflowBundle('issuer-workflows', require.resolve(path.join(ROOT, 'workflows')), [path.join(ROOT, 'workflows'), path.join(ROOT, 'temporal')]);
 }
 
 /** The Temporal workload's workflows (temporal-workload/workflows.ts), bundled once per source version. */

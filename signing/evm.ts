@@ -14,15 +14,12 @@ import {
   type Hex,
   type LocalAccount,
 } from 'viem';
+import { bareChainId, isEvmChain, type EvmChain } from '../domain/chains';
 import { InvalidQuoteError, assertEvmQuote, type Quote } from './quote';
 
 /** EIP-712 domain name: the project's own name (the reference issuer uses its token manager's name). */
 export const EIP712_DOMAIN_NAME = 'TokenizedStockIssuerTokenManager';
 export const EIP712_DOMAIN_VERSION = '1';
-
-/** Named EVM chains (request form) and their bare chain ids. */
-export const EVM_CHAIN_IDS = { 'ethereum-1': 1n, 'bsc-56': 56n } as const;
-export type EvmChain = keyof typeof EVM_CHAIN_IDS;
 
 /** The type string the contract hashes into its `QUOTE_TYPEHASH`. */
 export const QUOTE_TYPE =
@@ -55,8 +52,8 @@ export type TypedDataSigner = Pick<LocalAccount, 'signTypedData'>;
 
 /** The signing domain for a named EVM chain and the token manager contract deployed on it. */
 export function evmDomain(chain: EvmChain, verifyingContract: string): QuoteDomain {
-  const chainId = EVM_CHAIN_IDS[chain];
-  if (chainId === undefined) throw new Error(`unknown EVM chain ${String(chain)}`);
+  if (!isEvmChain(chain)) throw new Error(`unknown EVM chain ${String(chain)}`);
+  const chainId = bareChainId(chain);
   if (!isAddress(verifyingContract)) {
     throw new Error(`verifyingContract for ${chain} is not an EVM address: ${verifyingContract}`);
   }

@@ -16,14 +16,12 @@ export {
 export {
   EIP712_DOMAIN_NAME,
   EIP712_DOMAIN_VERSION,
-  EVM_CHAIN_IDS,
   QUOTE_TYPE,
   QUOTE_TYPES,
   evmDomain,
   hashEvmQuote,
   recoverEvmQuoteSigner,
   signEvmQuote,
-  type EvmChain,
   type QuoteDomain,
   type TypedDataSigner,
 } from './evm';
@@ -53,6 +51,8 @@ export {
   type SolanaSigner,
 } from './keys';
 export { EVM_KEY_VARIABLE, SOLANA_KEY_VARIABLE, type SignerKeys } from './key-schemas';
+/** The EVM chain a quote is signed for (domain/chains.ts). */
+export type { EvmChain } from '../domain/chains';
 export { signerPublicInfo, type PublicDomain, type SignerPublicInfo } from './public-info';
 export { base64ToBytes, bytesToBase64, hexToBase64 } from './base64';
 export { decodeBase58, encodeBase58 } from './base58';

@@ -3,7 +3,8 @@
  * shown in the README: everything a third party needs to verify a signature, nothing secret.
  */
 import { type Address } from 'viem';
-import { evmDomain, type EvmChain } from './evm';
+import type { EvmChain } from '../domain/chains';
+import { evmDomain } from './evm';
 import { type Signers } from './keys';
 import { SOLANA_QUOTE_LAYOUT } from './solana';
 

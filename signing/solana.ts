@@ -7,11 +7,12 @@
  */
 import { ed25519 } from '@noble/curves/ed25519';
 import { hexToBytes } from 'viem';
+import { bareChainId, SOLANA_CHAIN } from '../domain/chains';
 import { decodeBase58, encodeBase58 } from './base58';
 import { InvalidQuoteError, assertQuoteFields, type Quote } from './quote';
 
-/** Bare chain id of `solana-900`. */
-export const SOLANA_CHAIN_ID = 900n;
+/** Bare chain id of the Solana chain. */
+export const SOLANA_CHAIN_ID = bareChainId(SOLANA_CHAIN);
 
 /** Domain-separation tag that opens every signed message (ASCII, no terminator). */
 export const SOLANA_QUOTE_TAG = 'TokenizedStockIssuer:Quote:v1';
@@ -21,7 +22,7 @@ type FieldEncoding = 'ascii' | 'u8' | 'u64' | 'i64' | 'u128' | 'bytes32' | 'pubk
 /** Field order and widths of the signed message; integers are big-endian, unsigned unless `i64`. */
 const FIELDS: ReadonlyArray<{ name: 'tag' | keyof Quote; encoding: FieldEncoding; size: number; note: string }> = [
   { name: 'tag', encoding: 'ascii', size: SOLANA_QUOTE_TAG.length, note: `ASCII "${SOLANA_QUOTE_TAG}"` },
-  { name: 'chainId', encoding: 'u64', size: 8, note: 'u64 (900)' },
+  { name: 'chainId', encoding: 'u64', size: 8, note: `u64 (${SOLANA_CHAIN_ID})` },
   { name: 'attestationId', encoding: 'u128', size: 16, note: 'u128' },
   { name: 'userId', encoding: 'bytes32', size: 32, note: '32 bytes (the bytes32 userId)' },
   { name: 'asset', encoding: 'pubkey', size: 32, note: '32 bytes (the token mint public key, base58-decoded)' },

@@ -6,7 +6,7 @@
  */
 import { getAddress, parseUnits } from 'viem';
 import type { RunningChains } from './chains';
-import { anvilAccount } from './chains';
+import { anvilAccount } from '../chains/anvil';
 import { sendTransactionOnce } from '../chains/transactions';
 import { stablecoinAbi } from '../contracts/abi';
 import type { Database } from '../db/pool';

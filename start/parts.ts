@@ -1,7 +1,8 @@
 /**
- * The parts `npm start` runs, stopped in reverse order of starting, each within its deadline: a part still stopping
- * at its deadline is killed when it can be (a child process: SIGKILL to its process group) and left behind otherwise
- * (in-process work ends with the process), so one stuck part never keeps the others running.
+ * The parts a process runs (`npm start`: all of them; start/*.ts starts each), stopped in reverse order of starting,
+ * each within its deadline: a part still stopping at its deadline is killed when it can be (a child process: SIGKILL
+ * to its process group) and left behind otherwise (in-process work ends with the process), so one stuck part never
+ * keeps the others running.
  *
  * Stopping may begin while the product is still starting (a signal during start-up): the parts started so far stop
  * at once, and a part whose start was under way is stopped as soon as it is added.
@@ -56,6 +57,15 @@ export class Parts {
   /** Kills at once every part that can be killed, stopped or not (the last resort of a shutdown past its own deadline). */
   killAll(): void {
     for (const part of this.everything) part.kill?.();
+  }
+
+  /**
+   * These parts as one part of a larger whole (a part made of parts, such as PostgreSQL and its pool): stopped
+   * together, in reverse order, each within its own deadline (their sum is the whole's), and killed together.
+   */
+  asPart(name: string): Part {
+    const deadlineMs = this.parts.reduce((sum, part) => sum + (part.deadlineMs ?? DEFAULT_DEADLINE_MS), 0);
+    return { name, deadlineMs, stop: () => this.stopped(), kill: () => this.killAll() };
   }
 
   private async stopOne(part: Part): Promise<void> {

@@ -7,10 +7,10 @@
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { accessSync, constants } from 'node:fs';
-import net from 'node:net';
 import path from 'node:path';
 import { Connection } from '@temporalio/client';
 import type { Config } from '../config';
+import { freePort } from '../config/free-port';
 import { startTemporalServer } from '../temporal-server';
 
 /** `embedded-durable`: the embedded service keeping its state in PostgreSQL; `in-memory`: the same, forgetting on stop. */
@@ -58,18 +58,6 @@ function findOnPath(command: string, searchPath: string): string | undefined {
     }
   }
   return undefined;
-}
-
-async function freePort(): Promise<number> {
-  return await new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      const port = typeof address === 'object' && address ? address.port : 0;
-      server.close(() => resolve(port));
-    });
-  });
 }
 
 const CLI_STOP_GRACE_MS = 5_000;

@@ -1,48 +1,56 @@
 /**
- * The one worker start-up, used by the standalone worker (worker/main.ts) and by `npm start`: connects to
- * the Temporal service, runs the product's workflows (from the prebuilt bundle or from source) with
- * activities built from their dependencies, starts the long-running workflows — candle retention and one
- * watcher per deployed chain (a second start finds the running one) — and starts the workflows of requests
- * stored while their start failed (outstanding attestations, wallet registrations and partner mints under way).
+ * The worker part: the product's workflows (from source, a prebuilt bundle file or bundle code) with activities built
+ * from their dependencies, on the Temporal service given; then the long-running workflows — candle retention and one
+ * watcher per deployed chain (a second start finds the running one) — and the workflows of requests stored while
+ * their start failed (outstanding attestations, wallet registrations and partner mints under way). The one worker
+ * start-up of `npm start`, `npm run worker`, the partner stack and the chain benchmark.
  */
 import { type Client, WorkflowIdConflictPolicy } from '@temporalio/client';
-import { DefaultLogger, NativeConnection, Runtime, type LogLevel, type Worker } from '@temporalio/worker';
+import { DefaultLogger, Runtime, type LogLevel } from '@temporalio/worker';
 import { createActivities } from '../activities';
 import type { IssuerChains } from '../chains/context';
 import { listChainDeployments } from '../db/queries/chain-deployments';
 import { recoverAttestationWorkflows } from '../attestations/lifecycle-workflows';
+import type { Config } from '../config';
 import type { Logger } from '../config/logger';
 import type { Database } from '../db/pool';
-import { closeTemporalClient, createTemporalClient } from '../temporal/client';
 import type { TemporalService } from '../temporal/connection';
 import { chainWatcherWorkflowId, MARKET_DATA_RETENTION_WORKFLOW_ID } from '../temporal/workflow-ids';
 import { recoverWalletRegistrations } from '../wallets/registration';
 import { BrokerClient, type BrokerConnection } from '../partner/broker-client';
 import { recoverPartnerMintWorkflows } from '../partner/workflows';
 import type { chainWatcherWorkflow, marketDataRetentionWorkflow } from '../workflows';
-import { createWorker, type WorkflowSource } from './create-worker';
+import { runWorker, type WorkflowSource } from './run-worker';
+
+/**
+ * The task queue it polls; the workflow bundle (WORKFLOW_BUNDLE_PATH, scripts/build-workflow-bundle.ts; unset: workflows/
+ * bundled from source); the attestations' settlement grace; how the chain watchers scan and poll.
+ */
+export type WorkerSettings = Pick<
+  Config,
+  'TEMPORAL_TASK_QUEUE' | 'WORKFLOW_BUNDLE_PATH' | 'ATTESTATION_SETTLEMENT_GRACE_MS' | 'CHAIN_SCAN_BLOCK_RANGE' | 'CHAIN_POLL_INTERVAL_MS'
+>;
 
 export interface StartWorkerParameters {
-  service: TemporalService;
+  config: WorkerSettings;
+  /** The Temporal service, and a client of it: the worker starts workflows with it, the chain watchers' activities signal them. */
+  temporal: Pick<TemporalService, 'address' | 'namespace' | 'kind'> & { client: Client };
   db: Database;
   logger: Logger;
-  taskQueue: string;
-  /** A prebuilt bundle (scripts/build-workflow-bundle.ts); unset bundles workflows/ from source. */
-  workflowBundlePath?: string;
-  /** The attestation workflows' settlement grace (ATTESTATION_SETTLEMENT_GRACE_MS). */
-  settlementGraceMs: number;
-  /** The EVM chains and how to watch them; absent: a worker without chains (no watchers, chain activities refuse). */
-  chains?: IssuerChains & { blockRange: number; pollIntervalMs: number };
+  /** The workflow bundle's code, built already (the tests' and benchmarks' cached bundle), instead of WORKFLOW_BUNDLE_PATH or source. */
+  bundleCode?: string;
+  /** The EVM chains; absent: a worker without chains (no watchers, chain activities refuse). */
+  chains?: IssuerChains;
   /** The brokerage partner the partner flow calls back; absent: those calls are retried until a worker that has it runs them. */
   broker?: BrokerConnection;
 }
 
 export interface RunningWorker {
-  /** A client on the same service, for starting, signalling and querying workflows. */
-  client: Client;
+  name: string;
+  deadlineMs: number;
   /** Resolves when the worker stops by itself (a signal, or a fatal error, which it rejects with). */
   done: Promise<void>;
-  /** Drains in-flight tasks, then closes the client and the connection (not the service). */
+  /** Drains in-flight tasks, then closes the worker's connection (not the client, not the service). */
   stop(): Promise<void>;
 }
 
@@ -59,56 +67,42 @@ function installRuntimeLogger(logger: Logger): void {
 }
 
 export async function startWorker(parameters: StartWorkerParameters): Promise<RunningWorker> {
-  const { service, db, logger, taskQueue } = parameters;
+  const { config, temporal, db, logger, chains } = parameters;
+  const { client } = temporal;
+  const taskQueue = config.TEMPORAL_TASK_QUEUE;
+  const settlementGraceMs = config.ATTESTATION_SETTLEMENT_GRACE_MS;
   installRuntimeLogger(logger);
-  // The embedded service is in this process or on this machine: gzip would only burn CPU on both sides.
-  const connection = await NativeConnection.connect({
-    address: service.address,
-    grpcCompression: { codec: service.kind === 'in-memory' || service.kind === 'embedded-durable' ? 'none' : 'gzip' },
+  const workflows: WorkflowSource =
+    parameters.bundleCode !== undefined
+      ? { workflowBundle: { code: parameters.bundleCode } }
+      : config.WORKFLOW_BUNDLE_PATH
+        ? { workflowBundle: { codePath: config.WORKFLOW_BUNDLE_PATH } }
+        : { workflowsPath: require.resolve('../workflows') };
+  const bundle = parameters.bundleCode !== undefined ? 'prebuilt' : (config.WORKFLOW_BUNDLE_PATH ?? 'from source');
+  logger.info({ taskQueue, bundle }, 'starting the worker');
+  const worker = await runWorker({
+    address: temporal.address,
+    namespace: temporal.namespace,
+    taskQueue,
+    // The embedded service is in this process or on this machine: gzip would only burn CPU on both sides.
+    compress: temporal.kind !== 'in-memory' && temporal.kind !== 'embedded-durable',
+    activities: createActivities({
+      db,
+      chains: chains && {
+        chains: chains.chains,
+        issuer: chains.issuer,
+        temporal: client,
+        taskQueue,
+        blockRange: config.CHAIN_SCAN_BLOCK_RANGE,
+        settlementGraceMs,
+      },
+      broker: parameters.broker && new BrokerClient(parameters.broker),
+    }),
+    workflows,
+    options: { shutdownGraceTime: '10 seconds' },
   });
-  const workflows: WorkflowSource = parameters.workflowBundlePath
-    ? { workflowBundle: { codePath: parameters.workflowBundlePath } }
-    : { workflowsPath: require.resolve('../workflows') };
-  // The client first: the chain watchers' activities signal and start workflows with it.
-  const client = await createTemporalClient({ address: service.address, namespace: service.namespace });
-  const { chains } = parameters;
-  logger.info({ taskQueue, bundle: parameters.workflowBundlePath ?? 'from source' }, 'starting the worker');
-  let worker: Worker;
-  try {
-    worker = await createWorker({
-      connection,
-      namespace: service.namespace,
-      taskQueue,
-      activities: createActivities({
-        db,
-        chains: chains && {
-          chains: chains.chains,
-          issuer: chains.issuer,
-          temporal: client,
-          taskQueue,
-          blockRange: chains.blockRange,
-          settlementGraceMs: parameters.settlementGraceMs,
-        },
-        broker: parameters.broker && new BrokerClient(parameters.broker),
-      }),
-      workflows,
-      options: { shutdownGraceTime: '10 seconds' },
-    });
-  } catch (error) {
-    await closeTemporalClient(client);
-    await connection.close();
-    throw error;
-  }
-  // The SDK Runtime shuts running workers down on SIGINT/SIGTERM (its default shutdownSignals); run() resolves
+  // The SDK Runtime shuts running workers down on SIGINT/SIGTERM (its default shutdownSignals); `done` resolves
   // once in-flight tasks have drained.
-  const running = worker;
-  const done = running.run();
-  // Awaited by the caller through `done`; this keeps an early failure from counting as unhandled meanwhile.
-  done.catch(() => undefined);
-  const stopWorker = async () => {
-    if (running.getState() === 'RUNNING') running.shutdown();
-    await done.catch(() => undefined);
-  };
 
   try {
     await client.workflow.start<typeof marketDataRetentionWorkflow>('marketDataRetentionWorkflow', {
@@ -123,31 +117,21 @@ export async function startWorker(parameters: StartWorkerParameters): Promise<Ru
         await client.workflow.start<typeof chainWatcherWorkflow>('chainWatcherWorkflow', {
           workflowId: chainWatcherWorkflowId(deployment.chainId),
           taskQueue,
-          args: [{ chain: deployment.chain, pollIntervalMs: chains.pollIntervalMs }],
+          args: [{ chain: deployment.chain, pollIntervalMs: config.CHAIN_POLL_INTERVAL_MS }],
           workflowIdConflictPolicy: WorkflowIdConflictPolicy.USE_EXISTING,
         });
         logger.info({ chain: deployment.chain, workflowId: chainWatcherWorkflowId(deployment.chainId) }, 'chain watcher running');
       }
     }
-    const attestationWorkflows = await recoverAttestationWorkflows({ db, client, taskQueue, settlementGraceMs: parameters.settlementGraceMs });
+    const attestationWorkflows = await recoverAttestationWorkflows({ db, client, taskQueue, settlementGraceMs });
     const walletRegistrations = chains ? await recoverWalletRegistrations(db, { client, taskQueue }) : 0;
     const partnerMints = await recoverPartnerMintWorkflows(db, { client, taskQueue });
     logger.info({ attestationWorkflows, walletRegistrations, partnerMints }, 'stored requests have their workflows');
   } catch (error) {
     // Without recovery some requests would never be settled: stop, so that a restart tries again.
-    await stopWorker();
-    await closeTemporalClient(client);
-    await connection.close();
+    await worker.stop();
     throw error;
   }
 
-  return {
-    client,
-    done,
-    async stop() {
-      await stopWorker();
-      await closeTemporalClient(client);
-      await connection.close();
-    },
-  };
+  return { name: 'worker', deadlineMs: 15_000, done: worker.done, stop: worker.stop };
 }

@@ -5,17 +5,15 @@
  */
 import { PublicKey } from '@solana/web3.js';
 import { hexToBytes, sha256, stringToBytes } from 'viem';
-import { type AssetDefinition, type ChainId } from './types';
-
-/** Token decimals per chain: 18 on the EVM chains, 9 for the Solana SPL mint. */
-export const TOKEN_DECIMALS: Readonly<Record<ChainId, number>> = { 'ethereum-1': 18, 'bsc-56': 18, 'solana-900': 9 };
+import { SOLANA_CHAIN } from '../chains';
+import { type AssetDefinition } from './types';
 
 /** Base58 Solana mint address of `symbol`. */
 export function solanaMintAddress(symbol: string): string {
-  return new PublicKey(hexToBytes(sha256(stringToBytes(`${symbol}solana-900`)))).toBase58();
+  return new PublicKey(hexToBytes(sha256(stringToBytes(`${symbol}${SOLANA_CHAIN}`)))).toBase58();
 }
 
 /** The addresses of `symbol` that exist without a deployment. */
 export function tokenAddresses(symbol: string): AssetDefinition['addresses'] {
-  return { 'solana-900': solanaMintAddress(symbol) };
+  return { [SOLANA_CHAIN]: solanaMintAddress(symbol) };
 }

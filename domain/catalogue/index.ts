@@ -6,8 +6,8 @@ import { tokenAddresses } from './addresses';
 import { ASSET_DATA } from './assets';
 import { type AssetDefinition } from './types';
 
-export type { AssetDefinition, ChainId, Constituent, Dividend, Split, TradingSession } from './types';
-export { TOKEN_DECIMALS, solanaMintAddress } from './addresses';
+export type { AssetDefinition, Constituent, Dividend, Split, TradingSession } from './types';
+export { solanaMintAddress } from './addresses';
 
 /** Every catalogue asset, single assets before the portfolios built from them. */
 export const CATALOGUE: readonly AssetDefinition[] = Object.freeze(

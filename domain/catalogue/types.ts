@@ -1,12 +1,10 @@
 /**
  * Shapes of the token catalogue: what the platform knows about each tokenized asset.
  */
+import type { SolanaChain } from '../chains';
 
 /** Sessions in which an asset's underlying can trade (`offhours` is never one: see `tradableOffhours`). */
 export type TradingSession = 'premarket' | 'regular' | 'postmarket' | 'overnight';
-
-/** Chains on which every token is deployed, named as the API names them. */
-export type ChainId = 'ethereum-1' | 'bsc-56' | 'solana-900';
 
 export interface Dividend {
   /** First New York trading date on which the stock trades without the dividend, `YYYY-MM-DD`. */
@@ -64,5 +62,5 @@ export interface AssetDefinition {
   /** Tokens a portfolio token holds; empty for single assets. */
   constituents: readonly Constituent[];
   /** Addresses known without a deployment (EVM token addresses come from the chains' deployments). */
-  addresses: { 'solana-900': string };
+  addresses: Record<SolanaChain, string>;
 }

@@ -6,47 +6,18 @@
 import { randomBytes } from 'node:crypto';
 import { createServer, type IncomingHttpHeaders } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { Client, Pool } from 'pg';
+import type { Pool } from 'pg';
 import { getAddress } from 'viem';
 import pino from 'pino';
 import { generatePrivateKey, privateKeyToAccount, type PrivateKeyAccount } from 'viem/accounts';
+import { createScratchDatabase, type ScratchDatabase } from '../../harness/database';
+import { testServerUrl } from '../support/database';
 import { linkClient, newBrokerCredential, seedBrokerSandbox, startBroker, type Credential, type RunningBroker, type SeededSandbox, type StartBrokerOptions } from '../../broker';
 
-export interface BrokerTestDb {
-  db: Pool;
-  drop(): Promise<void>;
-}
+export type BrokerTestDb = ScratchDatabase;
 
-function serverUrl(): string {
-  const url = process.env.TEST_DATABASE_URL;
-  if (!url) throw new Error('TEST_DATABASE_URL is not set: run tests through jest (test/setup/global-setup.ts)');
-  return url;
-}
-
-export async function createBrokerTestDb(): Promise<BrokerTestDb> {
-  const name = `broker_${randomBytes(6).toString('hex')}`;
-  const admin = new Client({ connectionString: serverUrl() });
-  await admin.connect();
-  await admin.query(`CREATE DATABASE ${name}`);
-  await admin.end();
-  const db = new Pool({ connectionString: serverUrl().replace(/\/postgres$/, `/${name}`), max: 20 });
-  return {
-    db,
-    async drop() {
-      await db.end();
-      const cleanup = new Client({ connectionString: serverUrl() });
-      await cleanup.connect();
-      // The pool's connections are still saying goodbye when end() resolves; forcing them closed would surface
-      // as an unhandled error on their clients, so wait (briefly) until the server has let them go.
-      for (let waited = 0; waited < 5_000; waited += 20) {
-        const { rows } = await cleanup.query<{ n: number }>('SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = $1', [name]);
-        if (rows[0]!.n === 0) break;
-        await new Promise((resolve) => setTimeout(resolve, 20));
-      }
-      await cleanup.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-      await cleanup.end();
-    },
-  };
+export function createBrokerTestDb(): Promise<BrokerTestDb> {
+  return createScratchDatabase(testServerUrl(), { prefix: 'broker', poolSize: 20 });
 }
 
 export interface RecordedCall {

@@ -9,6 +9,7 @@ import net from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Client } from 'pg';
+import { freePort } from '../../config/free-port';
 import { startEmbeddedPostgres, type EmbeddedDatabase } from '../../db/embedded';
 
 jest.setTimeout(120_000);
@@ -37,15 +38,6 @@ afterEach(async () => {
   }
   rmSync(workDir, { recursive: true, force: true });
 });
-
-async function freePort(): Promise<number> {
-  return await new Promise((resolve) => {
-    const server = net.createServer().listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 function alive(pid: number): boolean {
   try {

@@ -3,14 +3,12 @@
  * database that is migrated, seeded and backfilled once; each test file clones it (see test/support).
  */
 import { Client } from 'pg';
-import { migrate } from '../../db/migrate';
 import { createPool } from '../../db/pool';
-import { seedCatalogue } from '../../db/seed';
 import { CATALOGUE } from '../../domain/catalogue';
 import { backfillMarketData } from '../../price-feed/backfill';
-import { startTestDatabase } from '../../harness/database';
-
-export const TEMPLATE_DATABASE = 'issuer_template';
+import { databaseUrlOn, startTestDatabase } from '../../harness/database';
+import { prepareDatabase } from '../../start/database';
+import { TEMPLATE_DATABASE } from '../support/database';
 
 export default async function globalSetup(): Promise<void> {
   const database = await startTestDatabase();
@@ -22,11 +20,10 @@ export default async function globalSetup(): Promise<void> {
   await admin.query(`CREATE DATABASE ${TEMPLATE_DATABASE}`);
   await admin.end();
 
-  const templateUrl = database.url.replace(/\/postgres$/, `/${TEMPLATE_DATABASE}`);
+  const templateUrl = databaseUrlOn(database.url, TEMPLATE_DATABASE);
   const db = createPool(templateUrl, 4);
   const now = Date.now();
-  await migrate(db);
-  await seedCatalogue(db, now);
+  await prepareDatabase(db, { now });
   await backfillMarketData({ db, assets: CATALOGUE, now });
   await db.end();
   process.env.TEST_TEMPLATE_CREATED_AT = String(now);

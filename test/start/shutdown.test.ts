@@ -7,9 +7,9 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { chmodSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
-import net from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { freePort } from '../../config/free-port';
 
 const ROOT = path.join(__dirname, '..', '..');
 const dataDir = mkdtempSync(path.join(tmpdir(), 'issuer-shutdown-'));
@@ -53,17 +53,6 @@ function alive(pid: number): boolean {
 function leftovers(pgid: number, pids: number[]): string[] {
   const named = processes().filter((entry) => entry.pgid === pgid || entry.cmdline.includes(dataDir));
   return [...named.map((entry) => `${entry.pid} ${entry.cmdline}`), ...pids.filter(alive).map((pid) => `${pid} (by pid)`)];
-}
-
-async function freePort(): Promise<number> {
-  return await new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
 }
 
 /** npm exits at once on the signal; the product then has its own shutdown deadline (60 s, start/main.ts) and a margin. */

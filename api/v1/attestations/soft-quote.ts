@@ -1,12 +1,11 @@
 /** POST /v1/attestations/soft (write) — a non-binding priced quote: no id, no signature, counts against nothing. */
 import { priceRequest } from '../../../attestations/price-request';
 import { SOFT_QUOTE_FIELD_CODES, softQuoteRequest } from '../../../attestations/request-schema';
+import { bareChainId } from '../../../domain/chains';
 import { Rounding, toScaledInteger } from '../../../domain/money';
 import { defineOperation } from '../../contract/operation';
 import { PRICING_REFUSALS, refusalsAsApiErrors, requireAttestations, requireOneAmount } from './context';
 import { softQuoteSchema, type SoftQuote } from './schemas';
-
-const BARE_CHAIN_ID = { 'ethereum-1': '1', 'bsc-56': '56', 'solana-900': '900' } as const;
 
 export const softQuoteOperation = defineOperation({
   method: 'post',
@@ -28,7 +27,7 @@ export const softQuoteOperation = defineOperation({
       priceRequest({ db: services.db, now: services.clock(), maxPriceAgeMs: settings.maxPriceAgeMs }, asset, request),
     );
     ctx.body = {
-      chainId: BARE_CHAIN_ID[priced.chain],
+      chainId: bareChainId(priced.chain).toString(),
       symbol: asset.symbol,
       ticker: asset.ticker,
       assetAddress: priced.assetAddress,

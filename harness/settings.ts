@@ -1,0 +1,34 @@
+/**
+ * The product's configuration as the benchmarks and tests run it: the schema's defaults (config/index.ts) on free
+ * local ports (`defaultConfig`: the benchmarks measure the product as it runs), and for the tests besides the base URL
+ * they assert against, rate limits that never bite, keys never cached, every answer checked against the OpenAPI
+ * document and a settlement grace of a minute (`testConfig`); and a logger that says nothing.
+ */
+import pino from 'pino';
+import { configSchema, type Config } from '../config';
+import type { Logger } from '../config/logger';
+
+export const TEST_BASE_URL = 'http://issuer.test';
+
+export function defaultConfig(overrides: Partial<Config> = {}): Config {
+  return { ...configSchema.parse({}), HOST: '127.0.0.1', PORT: 0, GRPC_PORT: 0, ...overrides };
+}
+
+export function testConfig(overrides: Partial<Config> = {}): Config {
+  return defaultConfig({
+    PUBLIC_BASE_URL: TEST_BASE_URL,
+    RATE_LIMIT_PER_SECOND: 10_000,
+    RATE_LIMIT_BURST: 10_000,
+    API_KEY_CACHE_SECONDS: 0,
+    AUTH_FAILURES_PER_MINUTE: 10_000,
+    // Every answer is checked against the OpenAPI document; one that is off it fails as a 500.
+    CHECK_ANSWERS: 'fail',
+    ATTESTATION_SETTLEMENT_GRACE_MS: 60_000,
+    LOG_LEVEL: 'silent',
+    ...overrides,
+  });
+}
+
+export function quietLogger(): Logger {
+  return pino({ level: 'silent' });
+}

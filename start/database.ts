@@ -1,0 +1,48 @@
+/**
+ * The database part: PostgreSQL — embedded under DATA_DIR/postgres unless DATABASE_URL names one — and a pool on it;
+ * and the migrations and catalogue seed every database the product runs on gets first (`prepareDatabase`).
+ */
+import type { Config } from '../config';
+import type { Logger } from '../config/logger';
+import { startEmbeddedPostgres } from '../db/embedded';
+import { migrate } from '../db/migrate';
+import { createPool, type Database } from '../db/pool';
+import { seedCatalogue } from '../db/seed';
+import { CATALOGUE } from '../domain/catalogue';
+import { Parts, type Part } from './parts';
+
+export interface RunningDatabase extends Part {
+  url: string;
+  db: Database;
+}
+
+export async function startDatabase(
+  settings: Pick<Config, 'DATABASE_URL' | 'DATA_DIR' | 'EMBEDDED_POSTGRES_PORT'>,
+  options: { logger: Logger; poolSize?: number },
+): Promise<RunningDatabase> {
+  const { logger } = options;
+  const parts = new Parts(logger);
+  try {
+    let url = settings.DATABASE_URL;
+    if (!url) {
+      logger.info({ dataDir: settings.DATA_DIR, port: settings.EMBEDDED_POSTGRES_PORT }, 'starting embedded PostgreSQL');
+      const embedded = await startEmbeddedPostgres({ dataDir: settings.DATA_DIR, port: settings.EMBEDDED_POSTGRES_PORT, onLog: (line) => logger.info(line) });
+      parts.add({ name: 'PostgreSQL', stop: () => embedded.stop(), deadlineMs: 20_000, kill: () => embedded.kill() });
+      url = embedded.url;
+    }
+    const db = createPool(url, options.poolSize ?? 20, (error) => logger.warn({ err: error }, 'an idle database connection failed'));
+    parts.add({ name: 'database pool', stop: () => db.end(), deadlineMs: 5_000 });
+    return { ...parts.asPart('database'), url, db };
+  } catch (error) {
+    await parts.stopped();
+    throw error;
+  }
+}
+
+/** Migrates the database and seeds the catalogue (both idempotent); `now` dates the seeded shares-multiplier history. */
+export async function prepareDatabase(db: Database, options: { now: number; logger?: Logger }): Promise<void> {
+  const applied = await migrate(db, { onProgress: (message) => options.logger?.info(message) });
+  options.logger?.info({ applied: applied.length }, 'database schema up to date');
+  await seedCatalogue(db, options.now);
+  options.logger?.info({ assets: CATALOGUE.length }, 'catalogue seeded');
+}
