@@ -13,13 +13,14 @@ import { findActiveApiKey } from '../../db/queries/api-keys';
 import { findChainDeployment, recordChainDeployment } from '../../db/queries/chain-deployments';
 import { readWatcherCursor, resetChainCursor } from '../../db/queries/chain-watcher';
 import { listAccountWallets } from '../../db/queries/wallets';
+import { listWorkflows } from '../../inspection/workflows';
 import { chainWatcherWorkflowId } from '../../temporal/workflow-ids';
 import type { chainWatcherWorkflow } from '../../workflows';
 import { createTestApi, type TestApi } from '../support/api';
 import { startTestChain, type TestChain } from '../support/chains';
 import { cloneTemplateDatabase, type TestDb } from '../support/database';
 import { quoteOf, signatureOf } from '../support/quotes';
-import { eventually, startProductTemporal, type ProductTemporal } from '../support/temporal';
+import { eventually, recordProductHistory, startProductTemporal, type ProductTemporal } from '../support/temporal';
 
 let database: TestDb;
 let chain: TestChain;
@@ -88,6 +89,12 @@ describe('wallet registration', () => {
     expect(response.body).toMatchObject({ accountId: account.id, chainId: 'ethereum-1', address: address.toLowerCase(), state: 'registering', userId: account.userId });
     await eventually(async () => expect(await registryUserId(address)).toBe(account.userId), 30_000);
     await eventually(async () => expect((await walletsOf(account.id)).body.wallets).toContainEqual(expect.objectContaining({ address: address.toLowerCase(), state: 'registered' })));
+    const [registration] = await eventually(async () => {
+      const completed = await listWorkflows(temporal.client, { idPrefix: `wallet-registration-ethereum-1-${address.toLowerCase()}-`, status: 'COMPLETED' });
+      expect(completed).toHaveLength(1);
+      return completed;
+    });
+    await recordProductHistory('wallet-registration', temporal.client.workflow.getHandle(registration!.workflowId));
 
     const again = await register(account.id, { chainId: 'ethereum-1', address });
     expect(again.status).toBe(200);

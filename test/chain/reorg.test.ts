@@ -24,7 +24,7 @@ import { sharesForTokens } from '../../domain/partner';
 import { attestationStateQuery, chainWatcherResumeSignal, chainWatcherStateQuery, type ChainWatcherState } from '../../temporal/messages';
 import { attestationWorkflowId, chainWatcherWorkflowId } from '../../temporal/workflow-ids';
 import { quoteOf, signatureOf } from '../support/quotes';
-import { eventually } from '../support/temporal';
+import { eventually, recordProductHistory } from '../support/temporal';
 import { brokerGet, brokerPost, ISSUER_ID, startPartnerStack, type PartnerStack } from '../partner/support';
 
 let stack: PartnerStack;
@@ -377,6 +377,7 @@ test('a reorganisation after finality, deeper than the window, halts the watcher
   expect((await watcherState()).status).toBe('watching');
   expect((await stack.api.http.get('/ready')).status).toBe(200);
   await expectInvariant();
+  await recordProductHistory('chain-watcher-halted-resumed', watcher());
 }, 180_000);
 
 test('a log recorded live in another block (a reorganisation the watcher missed) halts it, naming the block and the log', async () => {

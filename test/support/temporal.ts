@@ -123,7 +123,7 @@ const PRODUCT_HISTORIES = path.join(ROOT, 'test', 'histories', 'product');
 
 /**
  * Stores a finished workflow's history for test/workflows/replay.test.ts when RECORD_HISTORIES is set
- * (`RECORD_HISTORIES=1 npx jest test/workflows`).
+ * (`RECORD_HISTORIES=1 npx jest test/workflows test/chain`).
  */
 export async function recordProductHistory(name: string, handle: WorkflowHandle): Promise<void> {
   if (!process.env.RECORD_HISTORIES) return;

@@ -1,6 +1,6 @@
 /**
  * Replay: histories of the product's workflows recorded by their tests (test/histories/product/*.json,
- * re-recorded with `RECORD_HISTORIES=1 npx jest test/workflows`) must replay without nondeterminism against
+ * re-recorded with `RECORD_HISTORIES=1 npx jest test/workflows test/chain`) must replay without nondeterminism against
  * the current workflow code — a change that would break running workflows fails here. `redemption-before-partner-flow`
  * was recorded with the redemption workflow as it was before the partner flow (16a0c6b): it replays through
  * `patched('partner-redemption')`; `attestation-expired` was recorded before attestations could be `executing` and
@@ -28,6 +28,7 @@ test('histories of every product workflow are recorded', () => {
     'attestation-executed.json',
     'attestation-executing-then-executed.json',
     'attestation-expired.json',
+    'chain-watcher-halted-resumed.json',
     'market-data-retention.json',
     'partner-mint-callback-retried.json',
     'partner-mint-callback-reviewed.json',
@@ -38,6 +39,7 @@ test('histories of every product workflow are recorded', () => {
     'redemption-before-partner-flow.json',
     'redemption-delivered.json',
     'redemption-over-limit.json',
+    'wallet-registration.json',
   ]);
 });
 
