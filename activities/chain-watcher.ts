@@ -31,6 +31,7 @@ import {
   attestationExecutedSignal,
   attestationExecutionOrphanedSignal,
   attestationExecutionSeenSignal,
+  chainFailureTypes,
   chainWatcherHaltTypes,
   type AttestationExecutionSeen,
   type ChainWatcherHalt,
@@ -39,7 +40,7 @@ import {
   type RedemptionInput,
 } from '../temporal/messages';
 import { attestationWorkflowId, redemptionWorkflowId } from '../temporal/workflow-ids';
-import type { redemptionWorkflow } from '../workflows';
+import type { redemptionWorkflow } from '../workflows/redemption';
 
 export interface ChainWatcherActivityDependencies {
   db: Database;
@@ -69,14 +70,6 @@ export interface ScanChainResult {
   /** Nothing left to scan up to the head: the next poll can wait. */
   caughtUp: boolean;
 }
-
-/** `ApplicationFailure` types of the chain activities; all non-retryable but `watcherHalted` (retried until an operator resumes the watcher). */
-export const chainFailureTypes = {
-  notDeployed: 'CHAIN_NOT_DEPLOYED',
-  unknownChain: 'UNKNOWN_CHAIN',
-  notConfigured: 'CHAINS_NOT_CONFIGURED',
-  watcherHalted: 'CHAIN_WATCHER_HALTED',
-} as const;
 
 /** Signals and workflow starts in flight at once while delivering the outbox. */
 const DELIVERY_CONCURRENCY = 32;

@@ -24,7 +24,7 @@ import { networkOfChain, notionalUsd, sharesForTokens, tokensForShares } from '.
 import { BrokerCallFailed, type BrokerClient } from '../partner/broker-client';
 import type { EvmChain } from '../signing';
 import { partnerMintWorkflowId } from '../temporal/workflow-ids';
-import { chainFailureTypes } from './chain-watcher';
+import { chainFailureTypes } from '../temporal/messages';
 
 export interface PartnerActivityDependencies {
   db: Database;

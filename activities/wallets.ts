@@ -14,7 +14,7 @@ import type { Database } from '../db/pool';
 import { findChainDeployment } from '../db/queries/chain-deployments';
 import { findWallet, recordWalletOutcome, type WalletRecord } from '../db/queries/wallets';
 import type { EvmChain } from '../signing';
-import { chainFailureTypes } from './chain-watcher';
+import { chainFailureTypes } from '../temporal/messages';
 
 export interface WalletActivityDependencies extends IssuerChains {
   db: Database;

@@ -66,6 +66,14 @@ export const attestationFailureTypes = {
 
 export type AttestationFailureType = (typeof attestationFailureTypes)[keyof typeof attestationFailureTypes];
 
+/** `ApplicationFailure` types of the chain activities; all non-retryable but `watcherHalted` (retried until an operator resumes the watcher). */
+export const chainFailureTypes = {
+  notDeployed: 'CHAIN_NOT_DEPLOYED',
+  unknownChain: 'UNKNOWN_CHAIN',
+  notConfigured: 'CHAINS_NOT_CONFIGURED',
+  watcherHalted: 'CHAIN_WATCHER_HALTED',
+} as const;
+
 /** `ApplicationFailure` types that halt a chain's watcher (non-retryable): it waits for an operator's resume. */
 export const chainWatcherHaltTypes = {
   /** A reorganisation replaced the last final block the watcher acted on (deeper than its window). */

@@ -12,6 +12,7 @@
 import { ActivityFailure, ApplicationFailure, condition, continueAsNew, log, proxyActivities, setHandler, sleep, workflowInfo } from '@temporalio/workflow';
 import type { ChainWatcherActivities } from '../activities/chain-watcher';
 import {
+  chainFailureTypes,
   chainWatcherHaltTypes,
   chainWatcherResumeSignal,
   chainWatcherStateQuery,
@@ -29,7 +30,7 @@ const { scanChain, resumeChainWatcher } = proxyActivities<ChainWatcherActivities
     initialInterval: '1 second',
     backoffCoefficient: 2,
     maximumInterval: '30 seconds',
-    nonRetryableErrorTypes: ['CHAIN_NOT_DEPLOYED', 'UNKNOWN_CHAIN', 'CHAINS_NOT_CONFIGURED', ...HALT_TYPES],
+    nonRetryableErrorTypes: [chainFailureTypes.notDeployed, chainFailureTypes.unknownChain, chainFailureTypes.notConfigured, ...HALT_TYPES],
   },
 });
 

@@ -5,11 +5,11 @@
  */
 import { proxyActivities } from '@temporalio/workflow';
 import type { WalletActivities, WalletRegistrationResult } from '../activities/wallets';
-import type { WalletRegistrationInput } from '../temporal/messages';
+import { chainFailureTypes, type WalletRegistrationInput } from '../temporal/messages';
 
 const { applyWalletRegistration } = proxyActivities<WalletActivities>({
   startToCloseTimeout: '2 minutes',
-  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute', nonRetryableErrorTypes: ['CHAIN_NOT_DEPLOYED', 'CHAINS_NOT_CONFIGURED', 'WALLET_NOT_FOUND'] },
+  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute', nonRetryableErrorTypes: [chainFailureTypes.notDeployed, chainFailureTypes.notConfigured, 'WALLET_NOT_FOUND'] },
 });
 
 export async function walletRegistrationWorkflow(input: WalletRegistrationInput): Promise<WalletRegistrationResult> {
