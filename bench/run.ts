@@ -5,6 +5,7 @@
  * live streams mode, `npm run bench -- partner` only the partner in-kind flow, `npm run bench -- chains` only chain
  * watching (seen and final latencies, scan throughput).
  */
+import { exitWithUsageOnHelp } from '../config/cli';
 import { startTestDatabase } from '../harness/database';
 import { benchApi, prepareBenchDatabase } from './api';
 import { benchAttestations } from './attestations';
@@ -19,6 +20,8 @@ import { benchWorkflowModes, formatWorkflowModes } from './workflows';
 const write = (text: string) => process.stdout.write(`${text}\n`);
 
 async function main(): Promise<void> {
+  exitWithUsageOnHelp(`usage: npm run bench -- [streams|partner|chains]   every benchmark, or only one mode
+  BENCH_SECONDS   seconds per load phase (default 10); DATABASE_URL: run on it (migrated, seeded, written to), else a throw-away PostgreSQL`);
   const seconds = Number(process.env.BENCH_SECONDS ?? 10);
   const temporary = process.env.DATABASE_URL ? undefined : await startTestDatabase();
   const databaseUrl = process.env.DATABASE_URL ?? temporary!.url;

@@ -1,7 +1,8 @@
 /**
  * Seeds the sandbox, idempotently: the participant credential, the issuer's account, and the development
- * participant account holding at least `minimumShares` of each development symbol (topped up by a `deposit`
- * journal row when it holds fewer, so positions always equal the journal).
+ * participant account with `minimumShares` of each development symbol, deposited once (a `deposit` journal row, so
+ * positions always equal the journal). Later seeds leave the positions as the flow left them, unless asked to top
+ * them back up to the minimum (`topUp`).
  */
 import { createHash } from 'node:crypto';
 import type { Pool } from 'pg';
@@ -39,6 +40,8 @@ export interface SeedBrokerSandboxOptions {
   participants?: ParticipantSeed[];
   /** Default: `issuer@sandbox.test`. */
   issuerEmail?: string;
+  /** Top positions below the minimum back up to it (default: only a symbol the account never had a deposit of). */
+  topUp?: boolean;
 }
 
 export interface SeededSandbox {
@@ -77,7 +80,7 @@ export async function seedBrokerSandbox(db: Pool, options: SeedBrokerSandboxOpti
     await ensureAccount(db, { accountId, accountNumber: seed.accountNumber, email: seed.email, kind: 'participant', ownerKey: options.brokerCredential.key });
     const minimum = new Decimal(seed.minimumShares ?? '1000');
     for (const symbol of seed.symbols ?? DEVELOPMENT_SYMBOLS) {
-      await inTransaction(db, (client) => topUpPosition(client, { accountId, symbol, minimum: minimum.toFixed() }));
+      await inTransaction(db, (client) => topUpPosition(client, { accountId, symbol, minimum: minimum.toFixed(), firstDepositOnly: !options.topUp }));
     }
     accounts.push({ accountId, accountNumber: seed.accountNumber, email: seed.email, positions: await accountPositions(db, accountId) });
   }

@@ -118,6 +118,11 @@ export const configSchema = z.object({
   BROKER_SECRET: z.string().min(1).optional(),
   /** Port of the brokerage sandbox `npm start` runs when BROKER_URL is unset. */
   BROKER_SANDBOX_PORT: port.default(8090),
+  /**
+   * `1`: this start tops the sandbox's development participant back up to its seeded positions. Otherwise they are
+   * seeded on a fresh data directory only and persist across restarts, like an account at a real broker.
+   */
+  BROKER_SANDBOX_RESEED: z.enum(['0', '1']).default('0').transform((value) => value === '1'),
   /** Prebuilt workflow bundle (scripts/build-workflow-bundle.ts) for production; unset bundles from source at start. */
   WORKFLOW_BUNDLE_PATH: z.string().min(1).optional(),
   /** The Temporal cluster to use; unset: a `temporal` CLI dev server if one is on PATH, else the embedded service. */

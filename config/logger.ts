@@ -12,7 +12,8 @@ export interface LoggerOptions {
 export function createLogger({ level, format }: LoggerOptions): Logger {
   const usePretty = (format ?? (process.stdout.isTTY ? 'pretty' : 'json')) === 'pretty';
   const options = { level, base: undefined, redact: ['req.headers["x-api-key"]', 'apiKey', 'key', 'privateKey'] };
+  // Pretty lines are written synchronously, so that the last one (`stopped`) is out before the process exits.
   return usePretty
-    ? pino(options, pretty({ colorize: process.stdout.isTTY, translateTime: 'HH:MM:ss.l', ignore: 'pid,hostname' }))
+    ? pino(options, pretty({ colorize: process.stdout.isTTY, translateTime: 'HH:MM:ss.l', ignore: 'pid,hostname', sync: true }))
     : pino(options);
 }

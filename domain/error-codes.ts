@@ -64,6 +64,10 @@ export const ERROR_CODES = {
   METHOD_NOT_ALLOWED: { status: 405, description: 'The route exists but not for this HTTP method.' },
   WALLET_ALREADY_REGISTERED: { status: 409, description: 'The wallet is registered to another account on this chain.' },
   ACCOUNT_ALREADY_LINKED: { status: 409, description: 'The client, or the partner account, is already linked to another.' },
+  PRICES_SIMULATED: {
+    status: 409,
+    description: 'The simulated price feed owns the prices of this process (`PRICE_SOURCE=simulated`): ingested ticks would be overwritten; run it with `PRICE_SOURCE=external`.',
+  },
   REQUEST_CONFLICT: { status: 409, description: 'The partner request id was already used with other fields, or the request is past the step asked for.' },
   PAYLOAD_TOO_LARGE: { status: 413, description: 'The request body exceeds the size limit.' },
   UNSUPPORTED_MEDIA_TYPE: { status: 415, description: 'Request bodies must be `application/json`.' },

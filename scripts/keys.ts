@@ -9,6 +9,7 @@
  */
 import { parseArgs } from 'node:util';
 import { z } from 'zod';
+import { exitWithUsageOnHelp } from '../config/cli';
 import { loadConfig } from '../config';
 import { publishChange } from '../db/changes';
 import { createPool } from '../db/pool';
@@ -30,7 +31,14 @@ function databaseUrl(): string {
   return url;
 }
 
+const usage = `usage: npm run keys -- <command>   (the database: DATABASE_URL, else the one DATA_DIR/stack.json names)
+  create --scope read|write|admin|partner [--name NAME] [--account ID] [--rate N] [--burst N]
+         prints the new secret once; a write or admin key without --account gets a new account
+  revoke <key id>
+  list`;
+
 async function main(): Promise<void> {
+  exitWithUsageOnHelp(usage);
   const { positionals, values } = parseArgs({
     allowPositionals: true,
     options: { scope: { type: 'string' }, name: { type: 'string' }, account: { type: 'string' }, rate: { type: 'string' }, burst: { type: 'string' } },
@@ -61,7 +69,7 @@ async function main(): Promise<void> {
         process.stdout.write(`${key.id}  ${key.scope.padEnd(7)}  ${key.revokedAt ? 'revoked' : 'active '}  ${key.name}${account}${limit}\n`);
       }
     } else {
-      process.stderr.write('usage: npm run keys -- create --scope read|write|admin|partner [--name N] [--account ID] [--rate N] [--burst N] | revoke <id> | list\n');
+      process.stderr.write(`${usage}\n`);
       process.exitCode = 2;
     }
   } finally {

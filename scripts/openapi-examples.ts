@@ -9,7 +9,9 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'n
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { ApiExamples } from '../api/contract/examples';
+import { exitWithUsageOnHelp } from '../config/cli';
 
+exitWithUsageOnHelp('usage: npm run openapi:examples   runs the API, partner and chain suites and refreshes api/contract/examples.json from their answers');
 const TARGET = path.join(__dirname, '..', 'api', 'contract', 'examples.json');
 const TEST_BASE_URL = 'http://issuer.test';
 const DEFAULT_BASE_URL = 'http://127.0.0.1:8080';

@@ -9,14 +9,18 @@
  * histories graphically.
  */
 import { loadConfig } from '../config';
+import { exitWithUsageOnHelp } from '../config/cli';
 import { readStackFile } from '../start/stack-file';
 import { closeTemporalClient, createTemporalClient } from '../temporal/client';
 import { describeWorkflow, listWorkflows, queryWorkflowState, workflowTimeline } from '../inspection/workflows';
 import { formatTimeline } from '../inspection/timeline-format';
 import { chainWatcherResumeSignal } from '../temporal/messages';
 
-const usage =
-  'usage: npm run ops -- list [--type T] [--status S] [--prefix P] [--limit N] | show <workflowId> [--json] | history <workflowId> [--json] | resume-watcher <chain-watcher-id> [--reanchor [--from N]]';
+const usage = `usage: npm run ops -- <command>   (Temporal: TEMPORAL_ADDRESS, else the one DATA_DIR/stack.json names)
+  list [--type T] [--status S] [--prefix P] [--limit N]   workflows, newest first
+  show <workflowId> [--json]                             status, the workflow's state query, pending activities and timers
+  history <workflowId> [--json]                          one line per event with its meaning; --json: the raw events
+  resume-watcher <chain-watcher-id> [--reanchor [--from N]]   resumes a halted chain watcher`;
 
 function option(args: string[], name: string): string | undefined {
   const index = args.indexOf(`--${name}`);
@@ -27,6 +31,7 @@ function option(args: string[], name: string): string | undefined {
 const indented = (value: unknown, by: string): string => JSON.stringify(value, null, 2).replace(/\n/g, `\n${by}`);
 
 async function main(): Promise<void> {
+  exitWithUsageOnHelp(usage);
   const [command, ...args] = process.argv.slice(2);
   const env = loadConfig(['TEMPORAL_ADDRESS', 'TEMPORAL_NAMESPACE', 'DATA_DIR']);
   if (!command || !['list', 'show', 'history', 'resume-watcher'].includes(command)) {

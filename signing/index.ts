@@ -54,5 +54,6 @@ export { EVM_KEY_VARIABLE, SOLANA_KEY_VARIABLE, type SignerKeys } from './key-sc
 /** The EVM chain a quote is signed for (domain/chains.ts). */
 export type { EvmChain } from '../domain/chains';
 export { signerPublicInfo, type PublicDomain, type SignerPublicInfo } from './public-info';
+export { quoteOfAttestation, verifyAttestation, type AttestationFields, type Verification } from './verify-attestation';
 export { base64ToBytes, bytesToBase64, hexToBase64 } from './base64';
 export { decodeBase58, encodeBase58 } from './base58';

@@ -45,6 +45,7 @@ export type ApiSettings = AttestationConfig &
     | 'STREAMS_PER_KEY'
     | 'TEMPORAL_TASK_QUEUE'
     | 'ATTESTATION_SETTLEMENT_GRACE_MS'
+    | 'PRICE_SOURCE'
   >;
 
 export interface ProductAppParameters {
@@ -101,6 +102,7 @@ export function createProductApp(parameters: ProductAppParameters): App {
         await pipeline.ingest(ticks);
         return { accepted: ticks.length };
       }),
+    pricesSimulated: config.PRICE_SOURCE === 'simulated',
     brokerSigners: chains && onChainBrokerSigners(Object.fromEntries(Object.values(chains).map((context) => [context.network.chain, context.client]))),
     observeAnswers: parameters.observeAnswers,
   });

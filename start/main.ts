@@ -5,6 +5,7 @@
  * child processes left are killed and the process exits anyway.
  */
 import { loadConfig } from '../config';
+import { exitWithUsageOnHelp } from '../config/cli';
 import { createLogger, type Logger } from '../config/logger';
 import { startProduct, type RunningProduct } from './start-product';
 
@@ -49,6 +50,9 @@ function exit(logger: Logger, code: number): never {
 }
 
 async function main(): Promise<void> {
+  exitWithUsageOnHelp(`usage: npm start   the whole product on embedded defaults, configured by the environment (README, "Configuration"):
+  PORT, GRPC_PORT, DATA_DIR, DATABASE_URL, PRICE_SOURCE, TEMPORAL_ADDRESS, RPC_URL_<CHAIN>, BROKER_URL, … ;
+  writes DATA_DIR/stack.json (addresses, development keys) once ready; Ctrl-C, SIGTERM or SIGHUP stop it`);
   const config = loadConfig();
   const logger = createLogger({ level: config.LOG_LEVEL, format: config.LOG_FORMAT });
   const aborted = new AbortController();

@@ -139,6 +139,8 @@ export interface StartSandboxParameters {
   authFailuresPerMinute?: number;
   secrets: SandboxSecrets;
   deployments: ChainDeploymentRecord[];
+  /** Top the development participant's positions back up to their seed (BROKER_SANDBOX_RESEED); default: seeded once. */
+  reseed?: boolean;
   /** How fast the sandbox retries and looks for due work (the tests' are quicker than the defaults). */
   timing?: Pick<StartBrokerOptions, 'retryInitialMs' | 'retryMaxMs' | 'pollMs'>;
 }
@@ -148,7 +150,7 @@ export async function startSandbox(parameters: StartSandboxParameters): Promise<
   const { db, secrets, deployments } = parameters;
   const issuerId = parameters.issuerId ?? DEVELOPMENT_ISSUER_ID;
   const partnerApiKey = await ensurePartnerKey(db, secrets);
-  const seeded = await seedBrokerSandbox(db, { brokerCredential: secrets.participant });
+  const seeded = await seedBrokerSandbox(db, { brokerCredential: secrets.participant, topUp: parameters.reseed });
   const issuerOf = (chain: string) => deployments.find((deployment) => deployment.chain === chain)?.issuer;
   const options: StartBrokerOptions = {
     db,

@@ -98,6 +98,7 @@ export async function startProduct(config: Config, options: StartProductOptions)
             authFailuresPerMinute: config.AUTH_FAILURES_PER_MINUTE,
             secrets: sandboxSecrets,
             deployments,
+            reseed: config.BROKER_SANDBOX_RESEED,
           }),
         )
       : undefined;
@@ -109,6 +110,8 @@ export async function startProduct(config: Config, options: StartProductOptions)
       ...previous,
       api: `${api.url}/v1`,
       keys,
+      // The write key's account, which holds the development wallets: the `{accountId}` of /v1/accounts/{accountId}/wallets.
+      account: { id: writeKey.accountId!, userId: writeKey.userId! },
       database: databaseUrl,
       temporal: { address: temporal.address, namespace: temporal.namespace, kind: temporal.kind },
       signers: signerPublicInfo(signers, Object.fromEntries(deployments.map((deployment) => [deployment.chain, deployment.tokenManager]))),

@@ -5,6 +5,7 @@
  * deadline, on SIGINT/SIGTERM or when the worker stops by itself.
  */
 import { loadConfig } from '../config';
+import { exitWithUsageOnHelp } from '../config/cli';
 import { createLogger } from '../config/logger';
 import { CHAIN_VARIABLES, chainVariables, EVM_CHAINS } from '../domain/chains';
 import { createPool } from '../db/pool';
@@ -15,6 +16,9 @@ import { Parts } from './parts';
 import { startTemporal } from './temporal';
 
 async function main(): Promise<void> {
+  exitWithUsageOnHelp(`usage: npm run worker   the workflows and activities on their own, configured by the environment (README, "Configuration"):
+  DATABASE_URL (required), TEMPORAL_ADDRESS, TEMPORAL_NAMESPACE, TEMPORAL_TASK_QUEUE, WORKFLOW_BUNDLE_PATH, RPC_URL_<CHAIN>,
+  CHAIN_ISSUER_PRIVATE_KEY, BROKER_URL/BROKER_ACCOUNT_ID/BROKER_KEY/BROKER_SECRET; stops on SIGINT or SIGTERM`);
   const config = loadConfig([
     'DATABASE_URL',
     'TEMPORAL_ADDRESS',

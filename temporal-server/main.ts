@@ -4,8 +4,12 @@
  * it is durable: runs are stored in PostgreSQL and carried on after a restart; without one everything stays
  * in memory.
  */
+import { exitWithUsageOnHelp } from '../config/cli';
 import { startTemporalServer } from './index';
 
+const usage = `usage: npm run temporal:server -- [--port N] [--database-url URL]
+  --port N              listen on 127.0.0.1:N (default 7233)
+  --database-url URL    durable: runs kept in this PostgreSQL and carried on after a restart (default: in memory)`;
 function option(args: string[], name: string): string | undefined {
   const index = args.indexOf(name);
   if (index < 0) return undefined;
@@ -23,6 +27,7 @@ function portFromArgs(args: string[]): number {
 }
 
 async function main(): Promise<void> {
+  exitWithUsageOnHelp(usage);
   const args = process.argv.slice(2);
   const databaseUrl = option(args, '--database-url');
   const temporal = await startTemporalServer({ port: portFromArgs(args), host: '127.0.0.1', databaseUrl });

@@ -31,6 +31,8 @@ export interface ApiDependencies {
   clock?: () => number;
   /** Where admin-ingested ticks go (the market-data pipeline). Without it the ingestion route answers 404. */
   ingestTicks?: (ticks: PriceTickInput[]) => Promise<{ accepted: number }>;
+  /** The simulated feed owns the prices (PRICE_SOURCE=simulated): the ingestion route refuses with 409 PRICES_SIMULATED. */
+  pricesSimulated?: boolean;
   /** Temporal client for starting, signalling and inspecting workflows. */
   temporal?: TemporalClient;
   /** The task queue workflows started by routes run on (default: the issuer's). */
@@ -64,6 +66,7 @@ export interface ApiServices {
   assets: AssetDirectory;
   keys: ApiKeyResolver;
   ingestTicks?: ApiDependencies['ingestTicks'];
+  pricesSimulated: boolean;
   temporal?: TemporalClient;
   taskQueue: string;
   attestations?: AttestationServices;
@@ -97,6 +100,7 @@ export function createServices(dependencies: ApiDependencies): ApiServices {
     assets,
     keys,
     ingestTicks: dependencies.ingestTicks,
+    pricesSimulated: dependencies.pricesSimulated ?? false,
     temporal: dependencies.temporal,
     readinessChecks: dependencies.readinessChecks,
     taskQueue: dependencies.taskQueue ?? ISSUER_TASK_QUEUE,

@@ -61,9 +61,13 @@ export async function moveShares(client: PoolClient, movement: Movement): Promis
 
 /**
  * Deposits into an account what its position of `symbol` lacks to reach `minimum` (nothing when it holds that much),
- * as one more `deposit` journal row, under the position's lock.
+ * as one more `deposit` journal row, under the position's lock; with `firstDepositOnly`, only when the account never
+ * had a deposit of `symbol` (a fresh sandbox).
  */
-export async function topUpPosition(client: PoolClient, position: { accountId: string; symbol: string; minimum: string }): Promise<void> {
+export async function topUpPosition(
+  client: PoolClient,
+  position: { accountId: string; symbol: string; minimum: string; firstDepositOnly?: boolean },
+): Promise<void> {
   const { accountId, symbol } = position;
   const { rows } = await client.query<{ qty: string }>('SELECT qty FROM broker.positions WHERE account_id = $1 AND symbol = $2 FOR UPDATE', [accountId, symbol]);
   const held = new Decimal(rows[0]?.qty ?? '0');
@@ -72,6 +76,7 @@ export async function topUpPosition(client: PoolClient, position: { accountId: s
     `SELECT count(*) AS n FROM broker.journal WHERE to_account = $1 AND symbol = $2 AND reason = 'deposit'`,
     [accountId, symbol],
   );
+  if (position.firstDepositOnly && Number(count[0]!.n) > 0) return;
   await moveShares(client, {
     toAccount: accountId,
     symbol,

@@ -1,15 +1,16 @@
 /**
  * POST /v1/attestations, POST /v1/attestations/soft and GET /v1/attestations/{id} against the real app
  * and PostgreSQL: validation, refusals, every limit (including a 50-way race), idempotency, and
- * signatures verified independently (viem for EIP-712, node:crypto for ed25519).
+ * signatures verified independently (viem for EIP-712, node:crypto for ed25519) and as `npm run verify` does, against
+ * GET /v1/attestations/signers.
  */
 import { createPublicKey, verify } from 'node:crypto';
-import { recoverTypedDataAddress } from 'viem';
+import { getAddress, recoverTypedDataAddress } from 'viem';
 import { FIXTURE_TOKEN_MANAGERS } from '../../harness/fixture-deployments';
 import { quoteOf } from '../support/quotes';
 import { newYorkTime } from '../../domain/calendar';
 import { Decimal } from '../../domain/money';
-import { EIP712_DOMAIN_NAME, encodeSolanaQuote, QUOTE_TYPES, decodeBase58 } from '../../signing';
+import { EIP712_DOMAIN_NAME, encodeSolanaQuote, QUOTE_TYPES, decodeBase58, verifyAttestation } from '../../signing';
 import { createTestApi, testSigners, type TestApi } from '../support/api';
 
 const MONDAY_10AM = newYorkTime('2026-11-23', '10:00');
@@ -305,6 +306,33 @@ describe('Idempotency-Key', () => {
 
   test('a malformed key is 400', async () => {
     expect((await attest(valid).set('Idempotency-Key', 'x'.repeat(300))).body.code).toBe('INVALID_IDEMPOTENCY_KEY');
+  });
+});
+
+describe('the published signers', () => {
+  test('GET /v1/attestations/signers names the signers and the domain of each deployed chain, and attestations verify against them', async () => {
+    const response = await api.http.get('/v1/attestations/signers').set('x-api-key', api.keys.read);
+    expect(response.status).toBe(200);
+    const signers = testSigners();
+    expect(response.body).toEqual({
+      evm: {
+        address: signers.evm.address,
+        domains: {
+          'ethereum-1': { name: EIP712_DOMAIN_NAME, version: '1', chainId: 1, verifyingContract: getAddress(FIXTURE_TOKEN_MANAGERS['ethereum-1']) },
+          'bsc-56': { name: EIP712_DOMAIN_NAME, version: '1', chainId: 56, verifyingContract: getAddress(FIXTURE_TOKEN_MANAGERS['bsc-56']) },
+        },
+      },
+      solana: { publicKey: signers.solana.publicKey, message: expect.stringContaining('190-byte') },
+    });
+    for (const request of [{ ...valid, chainId: 'ethereum-1' }, { ...valid, chainId: 'bsc-56' }, { ...valid, chainId: 'solana-900', userAddress: SOLANA_WALLET }]) {
+      const attestation = (await attest(request)).body;
+      const verification = await verifyAttestation(attestation, response.body);
+      expect(verification).toMatchObject({ valid: true, scheme: request.chainId === 'solana-900' ? 'ed25519' : 'eip712' });
+      // Any field changed after signing, or another signer, fails.
+      expect((await verifyAttestation({ ...attestation, price: `${attestation.price}1` }, response.body)).valid).toBe(false);
+      const foreign = { evm: { ...response.body.evm, address: '0x0000000000000000000000000000000000000001' }, solana: { ...response.body.solana, publicKey: SOLANA_WALLET } };
+      expect((await verifyAttestation(attestation, foreign)).valid).toBe(false);
+    }
   });
 });
 

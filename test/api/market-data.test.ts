@@ -57,3 +57,19 @@ test.each([
   expect(response.body.code).toBe(code);
   expect((await api.db.query('SELECT count(*)::int AS n FROM candles')).rows[0].n).toBe(before);
 });
+
+test('while the simulated feed owns the prices, ticks are refused with PRICES_SIMULATED and nothing is stored', async () => {
+  const simulated = await createTestApi({ priceSource: 'simulated' });
+  try {
+    const before = (await simulated.db.query(`SELECT token_price::text AS p, observed_at FROM latest_prices WHERE symbol = 'AAPLon'`)).rows[0];
+    const response = await simulated.http
+      .post('/v1/market-data/ticks')
+      .set('x-api-key', simulated.keys.admin)
+      .send({ ticks: [{ symbol: 'AAPLon', timestamp: Date.now() - 100, tokenPrice: '1.5' }] });
+    expect(response.status).toBe(409);
+    expect(response.body).toMatchObject({ code: 'PRICES_SIMULATED', message: expect.stringContaining('PRICE_SOURCE=external') });
+    expect((await simulated.db.query(`SELECT token_price::text AS p, observed_at FROM latest_prices WHERE symbol = 'AAPLon'`)).rows[0]).toEqual(before);
+  } finally {
+    await simulated.close();
+  }
+});

@@ -109,7 +109,7 @@ it('migrates once, even when started concurrently', async () => {
   }
 });
 
-it('seeds idempotently and tops positions back up to the minimum through the journal', async () => {
+it('seeds idempotently, leaves positions as the flow left them, and tops them back up through the journal when asked', async () => {
   const fresh = await createBrokerTestDb();
   try {
     const credential = newBrokerCredential();
@@ -124,7 +124,9 @@ it('seeds idempotently and tops positions back up to the minimum through the jou
     expect(journalCount[0].n).toBe(5);
 
     await fresh.db.query(`UPDATE broker.positions SET qty = 400 WHERE account_id = $1 AND symbol = 'AAPL'`, [account!.accountId]);
-    const third = await seedBrokerSandbox(fresh.db, { brokerCredential: credential });
+    const restarted = await seedBrokerSandbox(fresh.db, { brokerCredential: credential });
+    expect(restarted.accounts[0]!.positions.AAPL).toBe('400');
+    const third = await seedBrokerSandbox(fresh.db, { brokerCredential: credential, topUp: true });
     expect(third.accounts[0]!.positions.AAPL).toBe('1000');
     const { rows } = await fresh.db.query(`SELECT qty::text AS qty FROM broker.journal WHERE to_account = $1 AND symbol = 'AAPL' ORDER BY journal_id`, [account!.accountId]);
     expect(rows.map((row) => row.qty)).toEqual(['1000.000000000', '600.000000000']);

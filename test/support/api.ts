@@ -20,6 +20,7 @@ import { answerExampleRecorder } from '../../harness/answer-examples';
 import { quietLogger, testConfig, TEST_BASE_URL } from '../../harness/settings';
 import { createProductApp } from '../../start/api';
 import type { MarketStreams } from '../../streams/market-streams';
+import type { Config } from '../../config';
 import type { Logger } from '../../config/logger';
 
 export { TEST_BASE_URL };
@@ -61,6 +62,8 @@ export interface TestApiOptions {
   streams?: MarketStreams;
   /** Where the app logs (default: nowhere). */
   logger?: Logger;
+  /** Default `external`: ingestion accepted; `simulated` refuses it as `npm start` on the simulated feed does. */
+  priceSource?: Config['PRICE_SOURCE'];
 }
 
 export async function createTestApi(options: TestApiOptions = {}): Promise<TestApi> {
@@ -75,6 +78,8 @@ export async function createTestApi(options: TestApiOptions = {}): Promise<TestA
       RATE_LIMIT_BURST: options.rateLimitBurst ?? defaults.RATE_LIMIT_BURST,
       AUTH_FAILURES_PER_MINUTE: options.authFailuresPerMinute ?? defaults.AUTH_FAILURES_PER_MINUTE,
       TEMPORAL_TASK_QUEUE: options.taskQueue ?? defaults.TEMPORAL_TASK_QUEUE,
+      // No simulated feed runs here: prices come from the tests, through the pipeline or the ingestion route.
+      PRICE_SOURCE: options.priceSource ?? 'external',
     }),
     db: database.db,
     logger: options.logger ?? quietLogger(),

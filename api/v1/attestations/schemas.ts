@@ -70,3 +70,26 @@ export const attestationPageSchema = component(
   }),
 );
 export type AttestationPage = z.infer<typeof attestationPageSchema>;
+
+const publicDomainSchema = z.object({
+  name: z.string(),
+  version: z.string(),
+  chainId: z.int().describe('The bare chain id, as EIP-712 tooling takes it.'),
+  verifyingContract: z.string().describe("The chain's token manager."),
+});
+
+export const signersSchema = component(
+  'AttestationSigners',
+  z
+    .object({
+      evm: z.object({
+        address: z.string().describe('The EIP-712 signer of attestations on every EVM chain.'),
+        domains: z.record(z.string(), publicDomainSchema).describe('The EIP-712 domain per EVM chain whose token manager is deployed, keyed like `ethereum-1`.'),
+      }),
+      solana: z.object({
+        publicKey: z.string().describe('The ed25519 signer of solana-900 attestations, base58.'),
+        message: z.string().describe('The layout of the 190 signed bytes.'),
+      }),
+    })
+    .describe('What verifying an attestation takes.'),
+);

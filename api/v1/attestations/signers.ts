@@ -1,0 +1,29 @@
+/**
+ * GET /v1/attestations/signers — the public side of the attestation signers: the EIP-712 signer address and domain
+ * of each EVM chain whose token manager is deployed, the Solana ed25519 public key and the byte layout it signs.
+ * Everything a third party needs to verify an attestation (`npm run verify`), nothing secret.
+ */
+import { listChainDeployments } from '../../../db/queries/chain-deployments';
+import { isEvmChain } from '../../../domain/chains';
+import { signerPublicInfo } from '../../../signing';
+import { defineOperation } from '../../contract/operation';
+import { requireAttestations } from './context';
+import { signersSchema } from './schemas';
+
+export const signersOperation = defineOperation({
+  method: 'get',
+  path: '/v1/attestations/signers',
+  operationId: 'getAttestationSigners',
+  summary: 'Who signs attestations',
+  description:
+    'The EVM signer address with the EIP-712 domain of each chain whose token manager is deployed (its `verifyingContract`), and the Solana ed25519 public key with the layout of the 190 bytes it signs: what verifying an attestation takes.',
+  access: 'read',
+  answers: { 200: { description: 'The public signer information.', schema: signersSchema } },
+  errors: ['ATTESTATIONS_UNAVAILABLE'],
+  handler: (services) => async (ctx) => {
+    const { signers } = requireAttestations(services);
+    const deployments = await listChainDeployments(services.db);
+    const tokenManagers = Object.fromEntries(deployments.filter((deployment) => isEvmChain(deployment.chain)).map((deployment) => [deployment.chain, deployment.tokenManager]));
+    ctx.body = signerPublicInfo(signers, tokenManagers);
+  },
+});

@@ -1,0 +1,72 @@
+/**
+ * `npm run stream -- <prices|ohlc> …`: a client of the gRPC live streams (proto/market_stream.proto) that needs only
+ * the project. Prints each update as one JSON line; stops after `--count` updates, or on Ctrl-C.
+ * Address and key default to the stack `npm start` runs (DATA_DIR/stack.json: `grpc.address`, the read key).
+ */
+import { parseArgs } from 'node:util';
+import * as grpc from '@grpc/grpc-js';
+import { exitWithUsageOnHelp } from '../config/cli';
+import { loadConfig } from '../config';
+import { readStackFile } from '../start/stack-file';
+import { MarketDataStreamClient } from '../streams/grpc-proto';
+
+const usage = `usage: npm run stream -- prices [SYMBOL...] [options]      latest prices, then every change (no symbols: every asset)
+       npm run stream -- ohlc SYMBOL [--interval 1min|5min|15min] [options]   the current candle, its updates, each close
+options:
+  --count N          stop after N updates (default: run until Ctrl-C)
+  --last-event-id ID resume after this update (the event_id of an earlier one)
+  --address H:P      the gRPC address (default: grpc.address of DATA_DIR/stack.json)
+  --key KEY          the API key (default: the read key of DATA_DIR/stack.json)`;
+
+function fail(message: string, code = 2): never {
+  process.stderr.write(`${message}\n`);
+  process.exit(code);
+}
+
+function main(): void {
+  exitWithUsageOnHelp(usage);
+  const { positionals, values } = parseArgs({
+    allowPositionals: true,
+    options: { count: { type: 'string' }, interval: { type: 'string' }, 'last-event-id': { type: 'string' }, address: { type: 'string' }, key: { type: 'string' } },
+  });
+  const [kind, ...symbols] = positionals;
+  if (kind !== 'prices' && kind !== 'ohlc') fail(usage);
+  if (kind === 'ohlc' && symbols.length !== 1) fail('ohlc takes one symbol\n' + usage);
+  const count = values.count === undefined ? Number.POSITIVE_INFINITY : Number(values.count);
+  if (!(count > 0) || (Number.isFinite(count) && !Number.isInteger(count))) fail(`--count takes a positive whole number, not ${values.count}`);
+  const stack = readStackFile(loadConfig(['DATA_DIR']).DATA_DIR);
+  const address = values.address ?? (stack?.grpc as { address?: string } | undefined)?.address;
+  const key = values.key ?? stack?.keys?.read;
+  if (!address || !key) fail('no address or key: pass --address and --key, or run `npm start` first so DATA_DIR/stack.json names them');
+
+  const client = new MarketDataStreamClient(address, grpc.credentials.createInsecure());
+  const metadata = new grpc.Metadata();
+  metadata.set('x-api-key', key);
+  const lastEventId = values['last-event-id'] ?? '';
+  const open = (method: string, request: object): grpc.ClientReadableStream<unknown> =>
+    (client as unknown as Record<string, (request: object, metadata: grpc.Metadata) => grpc.ClientReadableStream<unknown>>)[method]!.call(client, request, metadata);
+  const call =
+    kind === 'prices'
+      ? open('StreamPriceUpdates', { symbols, last_event_id: lastEventId })
+      : open('StreamOHLC', { symbol: symbols[0], interval: values.interval ?? '', last_event_id: lastEventId });
+  let received = 0;
+  call.on('data', (update: unknown) => {
+    process.stdout.write(`${JSON.stringify(update)}\n`);
+    received += 1;
+    if (received >= count) {
+      call.cancel();
+      client.close();
+    }
+  });
+  call.on('error', (error: grpc.ServiceError) => {
+    if (error.code === grpc.status.CANCELLED && received >= count) return;
+    fail(`${grpc.status[error.code]}: ${error.details}`, 1);
+  });
+  call.on('end', () => client.close());
+  process.once('SIGINT', () => {
+    call.cancel();
+    client.close();
+  });
+}
+
+main();

@@ -1,0 +1,77 @@
+/**
+ * Verifying an attestation as a third party does: the quote rebuilt from the fields the API answered, its signature
+ * checked against the published signers (GET /v1/attestations/signers) — EIP-712 recovery on EVM chains, ed25519 on
+ * Solana. `npm run verify` wraps it.
+ */
+import { getAddress, type Hex } from 'viem';
+import { CHAINS, bareChainId, isEvmChain, type Chain } from '../domain/chains';
+import { base64ToBytes } from './base64';
+import { recoverEvmQuoteSigner } from './evm';
+import type { SignerPublicInfo } from './public-info';
+import type { Quote, QuoteSide } from './quote';
+import { verifySolanaQuote } from './solana';
+
+/** The signed fields of an attestation as the API answers them. */
+export interface AttestationFields {
+  attestationId: string;
+  userId: string;
+  chainId: string;
+  assetAddress: string;
+  side: string;
+  tokenAmount: string;
+  price: string;
+  expiration: number;
+  signature: string;
+  additionalData: string;
+}
+
+export interface Verification {
+  chain: Chain;
+  /** `eip712` on EVM chains, `ed25519` on Solana. */
+  scheme: 'eip712' | 'ed25519';
+  valid: boolean;
+  /** The published signer. */
+  expected: string;
+  /** EIP-712: the address the signature recovers to. */
+  recovered?: string;
+  /** Why it is not valid, when it is not. */
+  problem?: string;
+}
+
+/** The quote the attestation's signature covers. */
+export function quoteOfAttestation(attestation: AttestationFields): Quote {
+  return {
+    chainId: BigInt(attestation.chainId),
+    attestationId: BigInt(attestation.attestationId),
+    userId: attestation.userId as Hex,
+    asset: attestation.assetAddress,
+    price: BigInt(attestation.price),
+    quantity: BigInt(attestation.tokenAmount),
+    expiration: BigInt(attestation.expiration),
+    side: Number(attestation.side) as QuoteSide,
+    additionalData: `0x${Buffer.from(base64ToBytes(attestation.additionalData)).toString('hex')}`,
+  };
+}
+
+/** Checks the attestation's signature against the published signers; never throws for a bad signature. */
+export async function verifyAttestation(attestation: AttestationFields, signers: SignerPublicInfo): Promise<Verification> {
+  const chain = CHAINS.find((candidate) => bareChainId(candidate).toString() === attestation.chainId);
+  if (!chain) throw new Error(`chainId ${attestation.chainId} is no chain of the product`);
+  const quote = quoteOfAttestation(attestation);
+  const signature = base64ToBytes(attestation.signature);
+  if (!isEvmChain(chain)) {
+    const expected = signers.solana.publicKey;
+    const valid = verifySolanaQuote(expected, quote, signature);
+    return { chain, scheme: 'ed25519', valid, expected, ...(valid ? {} : { problem: 'the ed25519 signature does not verify under the published public key' }) };
+  }
+  const expected = signers.evm.address;
+  const domain = signers.evm.domains[chain];
+  if (!domain) return { chain, scheme: 'eip712', valid: false, expected, problem: `no EIP-712 domain is published for ${chain}` };
+  const recovered = await recoverEvmQuoteSigner(
+    quote,
+    { ...domain, chainId: BigInt(domain.chainId), verifyingContract: getAddress(domain.verifyingContract) },
+    signature,
+  ).catch((error: unknown) => `none (${error instanceof Error ? error.message : String(error)})`);
+  const valid = recovered === expected;
+  return { chain, scheme: 'eip712', valid, expected, recovered, ...(valid ? {} : { problem: `the signature recovers to ${recovered}, not the published signer` }) };
+}
