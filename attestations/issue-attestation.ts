@@ -1,6 +1,6 @@
 /**
  * Creates a signed attestation: prices the request, signs the quote, then — under a lock that
- * serialises the user's orders for the asset (or all orders while off-hours exposure caps apply) —
+ * serialises the user's orders for the asset (or all orders of an off-hours session, on its exposure ledger) —
  * checks every limit, stores the attestation and lets the caller start its lifecycle workflow.
  * An Idempotency-Key makes a retry answer the first attestation; the same key with another body is refused.
  */
@@ -8,7 +8,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import type { PoolClient } from 'pg';
 import type { Database } from '../db/pool';
 import type { AssetRecord } from '../db/queries/assets';
-import { findByIdempotencyKey, insertAttestation, sessionExposure, userUsage } from '../db/queries/attestations';
+import { findByIdempotencyKey, insertAttestation, lockOffhoursExposure, sessionExposure, userUsage } from '../db/queries/attestations';
 import { bareChainId, isEvmChain, SOLANA_CHAIN, type Chain } from '../domain/chains';
 import { formatDecimal, Rounding, toScaledInteger } from '../domain/money';
 import { expirationSeconds } from '../domain/pricing';
@@ -85,10 +85,13 @@ async function sign(dependencies: AttestationDependencies, priced: PricedRequest
   return dependencies.signers.evm.sign(quote, evmDomain(priced.chain, priced.tokenManager!));
 }
 
-/** Serialises competing orders: per user and asset, or globally while off-hours exposure caps apply. */
+/**
+ * Serialises competing orders: per user and asset, or, while off-hours exposure caps apply, every order of the
+ * session on its exposure ledger's all-assets row.
+ */
 async function lockFor(client: PoolClient, priced: PricedRequest, caller: AttestationCaller): Promise<void> {
-  const key = priced.status.session === 'offhours' ? 'attestations:offhours' : `attestations:${caller.accountId}:${priced.asset.symbol}`;
-  await client.query('SELECT pg_advisory_xact_lock(hashtext($1))', [key]);
+  if (priced.status.session === 'offhours') return lockOffhoursExposure(client, priced.status.sessionStartedAt);
+  await client.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`attestations:${caller.accountId}:${priced.asset.symbol}`]);
 }
 
 export async function issueAttestation(

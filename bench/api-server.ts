@@ -28,6 +28,8 @@ async function main(): Promise<void> {
   const bareServer = bare.listen(0, '127.0.0.1');
   await new Promise((resolve) => bareServer.once('listening', resolve));
   const address = bareServer.address();
+  // A signal ends the process cleanly (a --cpu-prof profile is written).
+  process.on('SIGTERM', () => process.exit(0));
   process.send!({ api: api.url, bare: `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}` });
 }
 

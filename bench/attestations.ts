@@ -11,10 +11,12 @@ import path from 'node:path';
 import { createPool } from '../db/pool';
 import { createApiKey } from '../db/queries/api-keys';
 import { nextSession, sessionAt, type Session } from '../domain/calendar';
-import { load, type LoadResult } from './load';
+import { formatResults, load, loadAtRate, loadGenerator, type LoadResult } from './load';
 
 const CONNECTIONS = 32;
 const ACCOUNTS = 32;
+/** The fixed offered load (requests per second) whose p99 is measured beside saturation. */
+const OFFERED_RATE = 300;
 /** Trades in every session, so the benchmark runs on any day. */
 const SYMBOL = 'SPYon';
 
@@ -31,9 +33,20 @@ function child<T>(script: string, env: Record<string, string>): { process: Child
   return { process: process_, ready };
 }
 
+/** Ends a child and waits for it to be gone (killed outright if it lingers), so the next phase starts alone. */
+async function stop(process_: ChildProcess): Promise<void> {
+  if (process_.exitCode !== null || process_.signalCode !== null) return;
+  const exited = new Promise((resolve) => process_.once('exit', resolve));
+  process_.kill('SIGTERM');
+  const timer = setTimeout(() => process_.kill('SIGKILL'), 5_000);
+  await exited;
+  clearTimeout(timer);
+}
+
 export interface AttestationBench {
   session: Session;
-  results: LoadResult[];
+  /** The floor and the real route at saturation, then the real route at OFFERED_RATE. */
+  results: [LoadResult, LoadResult, LoadResult];
   attestations: number;
 }
 
@@ -81,10 +94,23 @@ export async function benchAttestations(databaseUrl: string, session: Session, s
     await load({ ...request, name: 'warm-up', url: `${urls.real}/v1/attestations`, seconds: 2 });
     const floor = await load({ ...request, name: 'floor: validate + price + limits + insert + sign', url: `${urls.floor}/v1/attestations` });
     const real = await load({ ...request, name: 'POST /v1/attestations (+ workflow start)', url: `${urls.real}/v1/attestations` });
+    const offered = await loadAtRate({ ...request, name: `  same, at a constant ${OFFERED_RATE} req/s offered`, url: `${urls.real}/v1/attestations`, rate: OFFERED_RATE });
     const { rows } = await db.query<{ n: number }>('SELECT count(*)::int AS n FROM attestations WHERE session = $1', [session]);
-    return { session, results: [floor, real], attestations: rows[0]!.n };
+    return { session, results: [floor, real, offered], attestations: rows[0]!.n };
   } finally {
-    for (const process_ of processes) process_.kill('SIGTERM');
+    await Promise.all(processes.map(stop));
     await db.end();
   }
+}
+
+/** The figures as bench/run.ts prints them. */
+export function formatAttestations(bench: AttestationBench): string[] {
+  const [floor, real, offered] = bench.results;
+  return [
+    `Attestations in the ${bench.session} session, ${CONNECTIONS} connections over ${ACCOUNTS} accounts, load from ${loadGenerator}`,
+    formatResults(bench.results),
+    `  with workflow / floor throughput: ${(real.requestsPerSecond / floor.requestsPerSecond).toFixed(2)} (goal ≥ 0.80)`,
+    `  p99 at a constant ${OFFERED_RATE} req/s offered: ${offered.p99Ms} ms (goal ≤ 50 ms)`,
+    `  attestations stored: ${bench.attestations}`,
+  ];
 }

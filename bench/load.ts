@@ -4,6 +4,7 @@
  * so one run can spread its load over many API keys.
  */
 import { spawnSync } from 'node:child_process';
+import http from 'node:http';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -92,6 +93,52 @@ async function loadWithAutocannon(spec: LoadSpec): Promise<LoadResult> {
 
 export async function load(spec: LoadSpec): Promise<LoadResult> {
   return loadGenerator === 'wrk' ? loadWithWrk(spec) : loadWithAutocannon(spec);
+}
+
+/**
+ * Open-loop load: `rate` requests per second on a fixed schedule, whatever the answers' pace (so a slow answer
+ * delays none of the requests after it). Latency counts from each request's scheduled time, not from when a
+ * socket was free, so a stall shows in the percentiles instead of hiding in fewer requests.
+ */
+export async function loadAtRate(spec: Omit<LoadSpec, 'connections'> & { rate: number }): Promise<LoadResult> {
+  const agent = new http.Agent({ keepAlive: true, maxSockets: 256 });
+  const target = new URL(spec.url);
+  const total = Math.round(spec.rate * spec.seconds);
+  const latencies: number[] = [];
+  let errors = 0;
+  const send = (index: number, scheduledAt: number) =>
+    new Promise<void>((resolve) => {
+      const request = http.request(
+        { agent, host: target.hostname, port: target.port, path: target.pathname + target.search, method: spec.method ?? 'GET', headers: spec.headerSets[index % spec.headerSets.length] },
+        (response) => {
+          response.resume();
+          response.on('end', () => {
+            if (response.statusCode! >= 400) errors += 1;
+            latencies.push(performance.now() - scheduledAt);
+            resolve();
+          });
+        },
+      );
+      request.on('error', () => {
+        errors += 1;
+        resolve();
+      });
+      request.end(spec.body);
+    });
+  const started = performance.now();
+  const sent: Promise<void>[] = [];
+  for (let index = 0; index < total; index += 1) {
+    const scheduledAt = started + (index * 1000) / spec.rate;
+    const wait = scheduledAt - performance.now();
+    if (wait > 1) await new Promise((resolve) => setTimeout(resolve, wait));
+    sent.push(send(index, scheduledAt));
+  }
+  await Promise.all(sent);
+  const elapsed = (performance.now() - started) / 1000;
+  agent.destroy();
+  latencies.sort((a, b) => a - b);
+  const at = (p: number) => Math.round(latencies[Math.min(latencies.length - 1, Math.ceil(p * latencies.length) - 1)]! * 1000) / 1000;
+  return { name: spec.name, requestsPerSecond: Math.round(latencies.length / elapsed), p50Ms: at(0.5), p99Ms: at(0.99), errors };
 }
 
 export function formatResults(results: LoadResult[]): string {

@@ -10,7 +10,9 @@ import { ISSUER_TASK_QUEUE } from '../temporal/task-queues';
 import { runWorker } from '../worker/run-worker';
 
 async function main(): Promise<void> {
-  Runtime.install({ logger: new DefaultLogger('ERROR') });
+  // SIGTERM ends the process at once: the benchmark is done with it (a graceful drain could outlive its database).
+  Runtime.install({ logger: new DefaultLogger('ERROR'), shutdownSignals: [] });
+  process.on('SIGTERM', () => process.exit(0));
   const db = createPool(process.env.BENCH_DATABASE_URL!, 10);
   const temporal = await startInMemoryTemporal();
   await runWorker({

@@ -22,6 +22,7 @@ export {
   hashEvmQuote,
   recoverEvmQuoteSigner,
   signEvmQuote,
+  signEvmQuoteWithKey,
   type QuoteDomain,
   type TypedDataSigner,
 } from './evm';
@@ -53,6 +54,7 @@ export {
 export { EVM_KEY_VARIABLE, SOLANA_KEY_VARIABLE, type SignerKeys } from './key-schemas';
 /** The EVM chain a quote is signed for (domain/chains.ts). */
 export type { EvmChain } from '../domain/chains';
+export { secp256k1Implementation, signDigest } from './secp256k1';
 export { signerPublicInfo, type PublicDomain, type SignerPublicInfo } from './public-info';
 export { quoteOfAttestation, verifyAttestation, type AttestationFields, type Verification } from './verify-attestation';
 export { base64ToBytes, bytesToBase64, hexToBase64 } from './base64';

@@ -12,12 +12,12 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { inspect } from 'node:util';
 import { ed25519 } from '@noble/curves/ed25519';
-import { type Address, type Hex } from 'viem';
+import { hexToBytes, type Address, type Hex } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { z } from 'zod';
 import { encodeBase58 } from './base58';
 import { EVM_KEY_VARIABLE, SOLANA_KEY_VARIABLE, evmPrivateKeySchema, solanaSecretKeySchema, type SignerKeys } from './key-schemas';
-import { signEvmQuote, type QuoteDomain } from './evm';
+import { signEvmQuoteWithKey, type QuoteDomain } from './evm';
 import { type Quote } from './quote';
 import { signSolanaQuote, solanaPublicKeyOf } from './solana';
 
@@ -140,11 +140,12 @@ export function signersFromKeys(keys: {
   solanaSource?: KeySource;
 }): Signers {
   const account = privateKeyToAccount(keys.evmPrivateKey);
+  const evmPrivateKey = hexToBytes(keys.evmPrivateKey);
   const solanaSecretKey = Uint8Array.from(keys.solanaSecretKey);
   const evmView = { address: account.address, source: keys.evmSource ?? 'configured' } as const;
   const solanaView = { publicKey: solanaPublicKeyOf(solanaSecretKey), source: keys.solanaSource ?? 'configured' } as const;
   const evm: EvmSigner = publicOnly(
-    { ...evmView, sign: (quote: Quote, domain: QuoteDomain) => signEvmQuote(account, quote, domain) },
+    { ...evmView, sign: async (quote: Quote, domain: QuoteDomain) => signEvmQuoteWithKey(evmPrivateKey, quote, domain) },
     () => ({ ...evmView }),
   );
   const solana: SolanaSigner = publicOnly(

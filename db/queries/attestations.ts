@@ -112,15 +112,35 @@ export interface Exposure {
   asset: string;
 }
 
-/** The issuer's exposure in a session: notional of all users' attestations outstanding, executing or executed in it. */
+/**
+ * The issuer's exposure in an off-hours session: notional of all users' attestations outstanding, executing or executed
+ * in it. The ledger kept by migration 011 (outstanding, executing and executed alike) less the outstanding ones already
+ * past their expiry at `now`.
+ */
 export async function sessionExposure(db: Queryable, parameters: { symbol: string; now: number; sessionStartedAt: number }): Promise<Exposure> {
-  const { rows } = await db.query<Exposure>(
-    `SELECT coalesce(sum(notional), 0)::text AS global, coalesce(sum(notional) FILTER (WHERE symbol = $1), 0)::text AS asset
-       FROM attestations
-      WHERE session_started_at = $3 AND (state IN ('executed', 'executing') OR (state = 'outstanding' AND expires_at > $2))`,
-    [parameters.symbol, parameters.now, parameters.sessionStartedAt],
-  );
+  const { rows } = await db.query<Exposure>({
+    name: 'session-exposure',
+    text: `SELECT (coalesce((SELECT notional FROM offhours_exposure WHERE session_started_at = $3 AND symbol = '*'), 0) - coalesce(lapsed.global, 0))::text AS global,
+              (coalesce((SELECT notional FROM offhours_exposure WHERE session_started_at = $3 AND symbol = $1), 0) - coalesce(lapsed.asset, 0))::text AS asset
+         FROM (SELECT sum(notional) AS global, sum(notional) FILTER (WHERE symbol = $1) AS asset
+                 FROM attestations
+                WHERE session = 'offhours' AND state = 'outstanding' AND session_started_at = $3 AND expires_at <= $2) AS lapsed`,
+    values: [parameters.symbol, parameters.now, parameters.sessionStartedAt],
+  });
   return rows[0]!;
+}
+
+/**
+ * Serialises the orders of an off-hours session until the transaction ends: locks the session's all-assets exposure
+ * row (created at zero when it has none), which every change to the session's exposure also writes first.
+ */
+export async function lockOffhoursExposure(db: Queryable, sessionStartedAt: number): Promise<void> {
+  await db.query({
+    name: 'lock-offhours-exposure',
+    text: `INSERT INTO offhours_exposure AS e (session_started_at, symbol, notional) VALUES ($1, '*', 0)
+           ON CONFLICT (session_started_at, symbol) DO UPDATE SET notional = e.notional`,
+    values: [sessionStartedAt],
+  });
 }
 
 export interface QuoteContextRecord {

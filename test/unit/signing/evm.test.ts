@@ -2,6 +2,8 @@ import {
   concat,
   encodeAbiParameters,
   getAddress,
+  hashTypedData,
+  hexToBytes,
   keccak256,
   recoverAddress,
   recoverTypedDataAddress,
@@ -21,7 +23,10 @@ import {
   hashEvmQuote,
   hexToBase64,
   recoverEvmQuoteSigner,
+  secp256k1Implementation,
+  signDigest,
   signEvmQuote,
+  signEvmQuoteWithKey,
   type Quote,
 } from '../../../signing';
 import { EVM_PRIVATE_KEY, TAMPERED_FIELDS, TOKEN_MANAGER_BSC, TOKEN_MANAGER_ETH, evmQuote } from './fixtures';
@@ -69,6 +74,30 @@ describe('EVM quote signatures (EIP-712)', () => {
     expect(hashEvmQuote(quote, ethDomain)).toBe(digest);
     const signature = await signEvmQuote(account, quote, ethDomain);
     await expect(recoverAddress({ hash: digest, signature: `0x${Buffer.from(signature).toString('hex')}` })).resolves.toBe(account.address);
+  });
+
+  test('signed with the key directly, are the bytes the viem account signs, natively and in JavaScript alike', async () => {
+    // The prebuilt binding loads on the platforms the package ships it for (linux-x64 among them).
+    expect(secp256k1Implementation).toBe('native');
+    const key = hexToBytes(EVM_PRIVATE_KEY);
+    const bscDomain = evmDomain('bsc-56', TOKEN_MANAGER_BSC);
+    for (let index = 0; index < 40; index += 1) {
+      const domain = index % 2 === 0 ? ethDomain : bscDomain;
+      const quote = evmQuote({
+        chainId: domain.chainId,
+        attestationId: BigInt(`0x${Buffer.from(crypto.getRandomValues(new Uint8Array(16))).toString('hex')}`),
+        price: BigInt(index + 1) * 10n ** 17n + BigInt(index * 7919),
+        quantity: 1n + BigInt(index) * 123_456_789n,
+        side: (index % 2) as 0 | 1,
+      });
+      const typed = { domain, types: QUOTE_TYPES, primaryType: 'Quote', message: { ...quote, asset: getAddress(quote.asset) } } as const;
+      expect(hashEvmQuote(quote, domain)).toBe(hashTypedData(typed));
+      const expected = await signEvmQuote(account, quote, domain);
+      expect(signEvmQuoteWithKey(key, quote, domain)).toEqual(expected);
+      const digest = hexToBytes(hashEvmQuote(quote, domain));
+      expect(signDigest(digest, key, 'javascript')).toEqual(expected);
+      expect(signDigest(digest, key, 'native')).toEqual(expected);
+    }
   });
 
   test('recover a different address under another chain id', async () => {
