@@ -1,6 +1,7 @@
 /**
  * The product's own Prometheus metrics that code counts as things happen (prom-client's default registry, one per
- * process): HTTP requests, refusals of the access layer, open live streams, attestation outcomes, chain scans. What
+ * process): HTTP requests, refusals of the access layer, open live streams, attestation outcomes, chain scans, calls
+ * to the broker. What
  * is read from the database or the chains when scraped (partner requests, watcher lag, pool usage) is in
  * process-metrics.ts; the metrics endpoint (server.ts) serves both, and the Temporal SDK's own.
  */
@@ -65,4 +66,10 @@ export const chainReorganisedBlocks = new Counter({
   name: 'issuer_chain_reorganised_blocks_total',
   help: 'Blocks replaced by the reorganisations a chain watcher undid, by chain',
   labelNames: ['chain'] as const,
+});
+
+export const brokerCalls = new Counter({
+  name: 'issuer_broker_calls_total',
+  help: "Calls to the brokerage partner's API by outcome (ok, refused: a 4xx, server_error: a 5xx, unreachable: no answer)",
+  labelNames: ['outcome'] as const,
 });
