@@ -21,8 +21,8 @@ export async function refuseDevKeysBesideRealOnes(db: Database): Promise<void> {
   const real = await countActiveNonDevelopmentKeys(db);
   if (real > 0) {
     throw new Error(
-      `DEVELOPMENT_KEYS=true refused: the database at DATABASE_URL holds ${real} active API key${real === 1 ? '' : 's'} that ` +
-        'are not development keys; development keys (printed, kept in .data/stack.json) do not belong beside them. ' +
+      `DEVELOPMENT_KEYS=true refused: the database at DATABASE_URL holds active API keys that are not development keys (${real}); ` +
+        'development keys (printed, kept in .data/stack.json) do not belong beside them. ' +
         'Unset DEVELOPMENT_KEYS and create keys with `npm run keys -- create --scope …`.',
     );
   }
