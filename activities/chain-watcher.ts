@@ -13,6 +13,7 @@
  * Everything is idempotent and keyed by what the chain says a log is (block hash, tx hash, log index), so a retry, a
  * restart or an operator resetting the cursor re-handles a range without a second execution or redemption.
  */
+import { chainReorganisations, chainReorganisedBlocks, chainScanErrors } from '../metrics/metrics';
 import { Context } from '@temporalio/activity';
 import { type Client, WorkflowExecutionAlreadyStartedError, WorkflowIdReusePolicy, WorkflowNotFoundError } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
@@ -259,6 +260,10 @@ export function createChainWatcherActivities(deps: ChainWatcherActivityDependenc
         executionsOrphaned: undone.executionsOrphaned,
         redemptionsCancelled: undone.redemptionsCancelled,
       };
+      if (rewound) {
+        chainReorganisations.inc({ chain });
+        chainReorganisedBlocks.inc({ chain }, rewound.replacedBlocks);
+      }
       if (rewound) Context.current().log.warn('chain reorganisation undone', { ...rewound, chain, ancestorHash: ancestor.hash, replacedTip: tip.hash });
       return { ...idle, rewound: rewound ?? null, delivered: await deliver(chain), caughtUp: false };
     }
@@ -376,6 +381,7 @@ export function createChainWatcherActivities(deps: ChainWatcherActivityDependenc
           log.info('the chain moved during the scan; scanning again', { chain: input.chain, reason: error.message });
           return { chain: input.chain, fromBlock: cursor.nextBlock, toBlock: cursor.nextBlock - 1, head: -1, finalBlock: cursor.finalBlock ?? -1, executions: 0, redemptions: 0, rewound: null, delivered: 0, caughtUp: false };
         }
+        chainScanErrors.inc({ chain: input.chain });
         if (error instanceof ChainHaltError) {
           await haltChainWatcher(db, input.chain, error.halt);
           log.error('chain watcher halted', { ...error.halt, finality: describeFinality(context.finality) });

@@ -50,7 +50,7 @@ export function createApp(dependencies: ApiDependencies): App {
       }),
     );
   }
-  koa.use(requestContext({ logger, baseUrl: config.PUBLIC_BASE_URL }));
+  koa.use(requestContext({ logger, baseUrl: config.PUBLIC_BASE_URL, trustedProxies: config.TRUSTED_PROXIES ?? [] }));
 
   const open = new Router<ApiState>();
   const keyed = new Router<ApiState>();

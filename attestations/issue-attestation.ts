@@ -17,6 +17,7 @@ import { AttestationRefused } from './errors';
 import { limitMessage, refusedBy, type LimitSettings } from './limits';
 import { priceRequest, type PricedRequest } from './price-request';
 import type { AttestationRequest } from './request-schema';
+import { attestationsCreated, attestationsRefused } from '../metrics/metrics';
 
 export interface AttestationSettings extends LimitSettings {
   maxPriceAgeMs: number;
@@ -94,10 +95,21 @@ async function lockFor(client: PoolClient, priced: PricedRequest, caller: Attest
   await client.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`attestations:${caller.accountId}:${priced.asset.symbol}`]);
 }
 
-export async function issueAttestation(
-  dependencies: AttestationDependencies,
-  input: { caller: AttestationCaller; asset: AssetRecord; request: AttestationRequest; idempotencyKey?: string; now: number },
-): Promise<CreatedAttestation> {
+export type IssueAttestationInput = { caller: AttestationCaller; asset: AssetRecord; request: AttestationRequest; idempotencyKey?: string; now: number };
+
+/** Issues the attestation (see `issue`), counting what became of the request in the metrics. */
+export async function issueAttestation(dependencies: AttestationDependencies, input: IssueAttestationInput): Promise<CreatedAttestation> {
+  try {
+    const created = await issue(dependencies, input);
+    if (!created.replayed) attestationsCreated.inc({ side: input.request.side });
+    return created;
+  } catch (error) {
+    if (error instanceof AttestationRefused) attestationsRefused.inc({ code: error.code });
+    throw error;
+  }
+}
+
+async function issue(dependencies: AttestationDependencies, input: IssueAttestationInput): Promise<CreatedAttestation> {
   const { db } = dependencies;
   const { caller, asset, request, idempotencyKey, now } = input;
   const hash = requestHash(asset.symbol, request);

@@ -57,6 +57,22 @@ export const configSchema = z.object({
   PORT: z.coerce.number().int().min(0).max(65_535).default(8080),
   /** Base URL that clients reach; error documentation links point under it. Unset: http://HOST:PORT (publicBaseUrl). */
   PUBLIC_BASE_URL: z.url().optional(),
+  /**
+   * Client addresses of the proxies in front of the API (IPs or CIDR ranges, comma-separated): only a request from
+   * one of them has its client address taken from X-Forwarded-For (the failed-authentication throttle counts by it).
+   */
+  TRUSTED_PROXIES: z
+    .string()
+    .default('')
+    .transform((list) => list.split(',').map((entry) => entry.trim()).filter(Boolean))
+    .pipe(z.array(z.union([z.ipv4(), z.ipv6(), z.cidrv4(), z.cidrv6()]))),
+  /** Port of the Prometheus metrics (`GET /metrics`) each process serves on HOST; 0 picks a free one. */
+  METRICS_PORT: z.coerce.number().int().min(0).max(65_535).default(9464),
+  /**
+   * `true`: `npm start` makes (and prints) development read/write/admin keys even on DATABASE_URL — refused when that
+   * database holds keys that are not development keys. On the embedded PostgreSQL it always does.
+   */
+  DEVELOPMENT_KEYS: z.enum(['true', 'false']).default('false').transform((value) => value === 'true'),
   /** Unset: start an embedded PostgreSQL with its data under DATA_DIR/postgres. */
   DATABASE_URL: z.string().optional(),
   /** Where the embedded parts keep their state (PostgreSQL, signer keys, stack.json); resolved to an absolute path. */

@@ -5,6 +5,7 @@
  * Any answer but a 2xx throws `BrokerCallFailed`: a refusal (`refused`: a 4xx other than 408, 409, 425 and 429) the
  * broker will give again to the same call, anything else (5xx, those four, no answer) a failure worth retrying.
  */
+import { brokerCalls } from '../metrics/metrics';
 
 export interface BrokerConnection {
   /** e.g. `http://127.0.0.1:8090` */
@@ -94,8 +95,10 @@ export class BrokerClient {
       });
       text = await response.text();
     } catch (error) {
+      brokerCalls.inc({ outcome: 'unreachable' });
       throw new BrokerCallFailed(`${method} ${target} failed: ${(error as Error).message}`, undefined);
     }
+    brokerCalls.inc({ outcome: response.status >= 500 ? 'server_error' : response.status >= 400 ? 'refused' : 'ok' });
     if (response.status < 200 || response.status >= 300) {
       throw new BrokerCallFailed(`${method} ${target} answered ${response.status}: ${text.slice(0, 300)}`, response.status, text.slice(0, 500));
     }

@@ -40,6 +40,7 @@ export type ApiSettings = AttestationConfig &
     | 'BODY_LIMIT_BYTES'
     | 'API_KEY_CACHE_SECONDS'
     | 'AUTH_FAILURES_PER_MINUTE'
+    | 'TRUSTED_PROXIES'
     | 'CHECK_ANSWERS'
     | 'STREAM_HEARTBEAT_MS'
     | 'STREAMS_PER_KEY'

@@ -39,10 +39,23 @@ export async function startDatabase(
   }
 }
 
-/** Migrates the database and seeds the catalogue (both idempotent); `now` dates the seeded shares-multiplier history. */
+/** The advisory lock under which a process prepares the database: processes starting together take turns. */
+const PREPARE_LOCK_KEY = 7_411_009;
+
+/**
+ * Migrates the database and seeds the catalogue (both idempotent), under an advisory lock so that the processes of a
+ * deployment starting at once take turns; `now` dates the seeded shares-multiplier history.
+ */
 export async function prepareDatabase(db: Database, options: { now: number; logger?: Logger }): Promise<void> {
-  const applied = await migrate(db, { onProgress: (message) => options.logger?.info(message) });
-  options.logger?.info({ applied: applied.length }, 'database schema up to date');
-  await seedCatalogue(db, options.now);
-  options.logger?.info({ assets: CATALOGUE.length }, 'catalogue seeded');
+  const lock = await db.connect();
+  try {
+    await lock.query('SELECT pg_advisory_lock($1)', [PREPARE_LOCK_KEY]);
+    const applied = await migrate(db, { onProgress: (message) => options.logger?.info(message) });
+    options.logger?.info({ applied: applied.length }, 'database schema up to date');
+    await seedCatalogue(db, options.now);
+    options.logger?.info({ assets: CATALOGUE.length }, 'catalogue seeded');
+  } finally {
+    await lock.query('SELECT pg_advisory_unlock($1)', [PREPARE_LOCK_KEY]).catch(() => undefined);
+    lock.release();
+  }
 }

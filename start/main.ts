@@ -1,6 +1,6 @@
 /**
  * `npm start`: brings the whole product up on embedded defaults, prints a ready banner with the
- * development keys, and on Ctrl-C (SIGINT), SIGTERM or SIGHUP — during start-up too — stops every part it started,
+ * development keys (none on DATABASE_URL unless DEVELOPMENT_KEYS=true), and on Ctrl-C (SIGINT), SIGTERM or SIGHUP — during start-up too — stops every part it started,
  * each within its deadline (start/parts.ts), then logs `stopped` and exits. Past `SHUTDOWN_DEADLINE_MS` in all, the
  * child processes left are killed and the process exits anyway.
  */
@@ -27,14 +27,15 @@ function printBanner(running: RunningProduct, dataDir: string): void {
     '',
     '  Tokenized-stock issuer is ready',
     `  API          ${stack.api}`,
-    `  read key     ${keys.read}`,
-    `  write key    ${keys.write}`,
-    `  admin key    ${keys.admin}`,
+    ...(keys
+      ? [`  read key     ${keys.read}`, `  write key    ${keys.write}`, `  admin key    ${keys.admin}`]
+      : ['  keys         none made on DATABASE_URL (DEVELOPMENT_KEYS=true asks for them): npm run keys -- create --scope admin']),
+    ...(typeof stack.metrics === 'string' ? [`  metrics      ${stack.metrics}`] : []),
     ...(stack.temporal ? [`  Temporal     ${stack.temporal.address} (namespace ${stack.temporal.namespace})`] : []),
     ...(grpcAddress ? [`  gRPC streams ${grpcAddress} (proto/market_stream.proto, x-api-key metadata)`] : []),
     ...(brokerUrl ? [`  broker       ${brokerUrl} (brokerage sandbox: partner flow, see the README)`] : []),
     `  stack file   ${dataDir}/stack.json`,
-    `  try          curl -s -H 'x-api-key: ${keys.read}' ${stack.api}/assets/all/prices/latest`,
+    ...(keys ? [`  try          curl -s -H 'x-api-key: ${keys.read}' ${stack.api}/assets/all/prices/latest`] : []),
     '',
   ].join('\n');
   process.stdout.write(`${banner}\n`);

@@ -220,7 +220,7 @@ export async function onboardDevelopmentClient(
 /** The partner key recorded with the secrets while it is active, otherwise a new one (recorded). */
 async function ensurePartnerKey(db: Database, secrets: SandboxSecrets): Promise<string> {
   if (secrets.partnerApiKey && (await findActiveApiKey(db, secrets.partnerApiKey))?.scope === 'partner') return secrets.partnerApiKey;
-  const { secret } = await createApiKey(db, { name: 'brokerage sandbox (partner)', scope: 'partner' });
+  const { secret } = await createApiKey(db, { name: 'brokerage sandbox (partner)', scope: 'partner', development: true });
   secrets.savePartnerKey(secret);
   return secret;
 }

@@ -8,7 +8,8 @@ import type { DevKeys } from './dev-keys';
 
 export interface StackFile {
   api: string;
-  keys: DevKeys;
+  /** The development keys (absent when npm start made none: DATABASE_URL without DEVELOPMENT_KEYS). */
+  keys?: DevKeys;
   database: string;
   temporal?: { address: string; namespace: string; kind: string };
   [part: string]: unknown;

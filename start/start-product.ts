@@ -3,12 +3,16 @@
  * (embedded PostgreSQL unless DATABASE_URL) with its migrations and catalogue, the market data (backfill and feed),
  * the EVM chains (local anvil unless RPC URLs) with the contracts deployed once, Temporal and the worker (with a
  * watcher per chain), the API with its live streams, and the development extras: keys, wallets and the brokerage
- * sandbox of the partner flow (unless BROKER_URL names a broker). `stop()` takes it down in reverse order, each part
+ * sandbox of the partner flow (unless BROKER_URL names a broker) — on the embedded PostgreSQL, or on DATABASE_URL only
+ * when DEVELOPMENT_KEYS=true —, and the metrics on METRICS_PORT. `stop()` takes it down in reverse order, each part
  * within its deadline (start/parts.ts); `signal` aborts a start under way, stopping whatever had started.
  */
 import type { Config } from '../config';
 import type { Logger } from '../config/logger';
+import { freePort } from '../config/free-port';
 import { findActiveApiKey } from '../db/queries/api-keys';
+import { createProcessMetrics } from '../metrics/process-metrics';
+import { startMetricsServer } from '../metrics/server';
 import { configuredBroker } from '../partner/broker-client';
 import { loadSigners, signerPublicInfo } from '../signing';
 import { startWorker } from '../worker/start-worker';
@@ -16,7 +20,7 @@ import type { StoredMarketData } from '../price-feed/pipeline';
 import { startApi } from './api';
 import { ensureDeployments, startChains } from './chains';
 import { prepareDatabase, startDatabase } from './database';
-import { ensureDevKeys, type DevKeys } from './dev-keys';
+import { ensureDevKeys, refuseDevKeysBesideRealOnes, wantsDevelopmentKeys, type DevKeys } from './dev-keys';
 import { ensureDevWallets } from './dev-wallets';
 import { startMarketData } from './market-data';
 import { DEVELOPMENT_ISSUER_ID, loadSandboxSecrets, onboardDevelopmentClient, sandboxConnection, sandboxUrl, startSandbox } from './partner-sandbox';
@@ -26,7 +30,8 @@ import { startTemporal } from './temporal';
 
 export interface RunningProduct {
   stack: StackFile;
-  keys: DevKeys;
+  /** Absent when no development keys were made (DATABASE_URL without DEVELOPMENT_KEYS). */
+  keys?: DevKeys;
   /** Stops every part in reverse order of starting, each within its deadline. */
   stop(): Promise<void>;
   /** Kills every child process at once (a shutdown past its own deadline). */
@@ -56,6 +61,9 @@ export async function startProduct(config: Config, options: StartProductOptions)
     const { url: databaseUrl, db } = started(await startDatabase(config, { logger }));
     const now = Date.now();
     await prepareDatabase(db, { now, logger });
+    // The development extras (keys, wallets, the brokerage sandbox): on the embedded database, or when asked for.
+    const development = wantsDevelopmentKeys(config);
+    if (development && config.DATABASE_URL) await refuseDevKeysBesideRealOnes(db);
 
     // The live streams of the API part (started later) take each batch the pipeline stores.
     let toLiveStreams: (stored: StoredMarketData) => void = () => undefined;
@@ -64,21 +72,31 @@ export async function startProduct(config: Config, options: StartProductOptions)
     const signers = loadSigners({ keys: config, dataDir: config.DATA_DIR });
     // The partner flow's broker: the one configured, or the sandbox this process runs (started once the API listens).
     const externalBroker = configuredBroker(config);
-    const sandboxSecrets = externalBroker ? undefined : loadSandboxSecrets(config.DATA_DIR);
+    const sandboxSecrets = externalBroker || !development ? undefined : loadSandboxSecrets(config.DATA_DIR);
     const chains = started(await startChains(config, logger));
     const deployments = await ensureDeployments({ db, chains, attestationSigner: signers.evm.address, brokerSigner: sandboxSecrets?.signer.address, logger });
 
     const temporal = started(await startTemporal(config, { logger, databaseUrl }));
-    const broker = externalBroker ?? sandboxConnection(sandboxUrl(config.HOST, config.BROKER_SANDBOX_PORT), sandboxSecrets!);
-    started(await startWorker({ config, temporal, db, logger, chains, broker }));
+    const broker = externalBroker ?? (sandboxSecrets && sandboxConnection(sandboxUrl(config.HOST, config.BROKER_SANDBOX_PORT), sandboxSecrets));
+    const runtimeMetricsAddress = `127.0.0.1:${await freePort()}`;
+    started(await startWorker({ config, temporal, db, logger, chains, broker, runtimeMetricsAddress }));
+    const metrics = started(
+      await startMetricsServer({
+        host: config.HOST,
+        port: config.METRICS_PORT,
+        registry: createProcessMetrics({ role: 'all', db, poolMax: 20, chains: () => chains.chains }),
+        temporalMetricsUrl: () => `http://${runtimeMetricsAddress}/metrics`,
+        logger,
+      }),
+    );
 
     const api = started(await startApi({ config, db, databaseUrl, logger, temporal: temporal.client, signers, chains: chains.chains, pipeline }));
     toLiveStreams = api.onStored;
 
     const previous = readStackFile(config.DATA_DIR);
-    const keys = await ensureDevKeys(db, previous?.keys, async (secret) => (await findActiveApiKey(db, secret)) !== undefined);
-    const writeKey = (await findActiveApiKey(db, keys.write))!;
-    const wallets = chains.local
+    const keys = development ? await ensureDevKeys(db, previous?.keys, async (secret) => (await findActiveApiKey(db, secret)) !== undefined) : undefined;
+    const writeKey = keys && (await findActiveApiKey(db, keys.write))!;
+    const wallets = writeKey && chains.local
       ? await ensureDevWallets({
           db,
           chains,
@@ -102,7 +120,7 @@ export async function startProduct(config: Config, options: StartProductOptions)
           }),
         )
       : undefined;
-    if (sandbox) {
+    if (sandbox && writeKey) {
       await onboardDevelopmentClient(db, { accountId: writeKey.accountId!, wallets: wallets.map((wallet) => wallet.address) }, deployments);
       await sandbox.connectParticipant();
     }
@@ -111,7 +129,8 @@ export async function startProduct(config: Config, options: StartProductOptions)
       api: `${api.url}/v1`,
       keys,
       // The write key's account, which holds the development wallets: the `{accountId}` of /v1/accounts/{accountId}/wallets.
-      account: { id: writeKey.accountId!, userId: writeKey.userId! },
+      account: writeKey && { id: writeKey.accountId!, userId: writeKey.userId! },
+      metrics: metrics.url,
       database: databaseUrl,
       temporal: { address: temporal.address, namespace: temporal.namespace, kind: temporal.kind },
       signers: signerPublicInfo(signers, Object.fromEntries(deployments.map((deployment) => [deployment.chain, deployment.tokenManager]))),

@@ -11,6 +11,7 @@ import type { ApiKeyResolver } from '../access/api-keys';
 import { failedAuthPolicy, FailedAuthentications } from '../access/failed-auth';
 import type { Logger } from '../config/logger';
 import { isDatabaseUnreachable } from '../db/pool';
+import { failedAuthentications, openStreams, rateLimitRefusals } from '../metrics/metrics';
 import { ApiError } from '../domain/errors';
 import type { StreamEvent } from './events';
 import { eventMessage, marketDataService, type StreamOHLCRequest, type StreamPriceUpdatesRequest } from './grpc-proto';
@@ -99,7 +100,10 @@ export async function startGrpcServer(parameters: StartGrpcServerParameters): Pr
       return key;
     }
     const checked = await failures.check(address, () => keys.resolve(secret), (key) => key === undefined, { shared: keys.lookingUp(secret) });
-    if (checked.outcome === 'throttled') throw new ApiError('RATE_LIMITED', `Too many failed authentications from this address (${failures.policy.burst} a minute)`);
+    if (checked.outcome === 'throttled') {
+      rateLimitRefusals.inc({ transport: 'grpc', policy: 'failed-auth' });
+      throw new ApiError('RATE_LIMITED', `Too many failed authentications from this address (${failures.policy.burst} a minute)`);
+    }
     return checked.value;
   };
   const open = new Map<StreamCall, (failure: Partial<grpc.StatusObject>) => void>();
@@ -113,6 +117,7 @@ export async function startGrpcServer(parameters: StartGrpcServerParameters): Pr
       ended = true;
       open.delete(call);
       unsubscribe?.();
+      if (release) openStreams.dec({ transport: 'grpc' });
       release?.();
     };
     const fail = (failure: Partial<grpc.StatusObject>): void => {
@@ -126,14 +131,24 @@ export async function startGrpcServer(parameters: StartGrpcServerParameters): Pr
     call.on('finish', finish);
     try {
       const secret = call.metadata.get('x-api-key')[0];
-      if (typeof secret !== 'string' || secret === '') throw new ApiError('MISSING_API_KEY', 'Missing API key: send it as x-api-key metadata');
+      if (typeof secret !== 'string' || secret === '') {
+        failedAuthentications.inc({ transport: 'grpc' });
+        throw new ApiError('MISSING_API_KEY', 'Missing API key: send it as x-api-key metadata');
+      }
       const key = await authenticate(call, secret);
-      if (!key) throw new ApiError('MISSING_API_KEY', 'Invalid API key');
+      if (!key) {
+        failedAuthentications.inc({ transport: 'grpc' });
+        throw new ApiError('MISSING_API_KEY', 'Invalid API key');
+      }
       const request = await requestOf();
       await hub.prepare(request);
       if (ended) return;
       release = quota.acquire(key.id);
-      if (!release) throw new ApiError('RATE_LIMITED', `Too many open streams for this API key (at most ${quota.perKey})`);
+      if (!release) {
+        rateLimitRefusals.inc({ transport: 'grpc', policy: 'streams' });
+        throw new ApiError('RATE_LIMITED', `Too many open streams for this API key (at most ${quota.perKey})`);
+      }
+      openStreams.inc({ transport: 'grpc' });
       const subscriber: Subscriber = {
         deliver(event) {
           if (ended) return;

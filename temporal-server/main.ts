@@ -1,6 +1,6 @@
 /**
- * The Temporal service on its own: `npm run temporal:server -- [--port N] [--database-url URL]`.
- * Listens on 127.0.0.1 (default port 7233), namespace `default`, until SIGINT/SIGTERM. With a database URL
+ * The Temporal service on its own: `npm run temporal:server -- [--host H] [--port N] [--database-url URL]`.
+ * Listens on 127.0.0.1 unless --host names another address (`0.0.0.0` in a container; default port 7233), namespace `default`, until SIGINT/SIGTERM. With a database URL
  * it is durable: runs are stored in PostgreSQL and carried on after a restart; without one everything stays
  * in memory.
  */
@@ -30,7 +30,7 @@ async function main(): Promise<void> {
   exitWithUsageOnHelp(usage);
   const args = process.argv.slice(2);
   const databaseUrl = option(args, '--database-url');
-  const temporal = await startTemporalServer({ port: portFromArgs(args), host: '127.0.0.1', databaseUrl });
+  const temporal = await startTemporalServer({ port: portFromArgs(args), host: option(args, '--host') ?? '127.0.0.1', databaseUrl });
   if (temporal.durable) {
     const { runs, openRuns, ms } = temporal.restored;
     console.log(`Durable Temporal listening on ${temporal.address} (namespace ${temporal.namespace}); restored ${runs} runs (${openRuns} open) in ${ms} ms`);

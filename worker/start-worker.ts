@@ -43,6 +43,8 @@ export interface StartWorkerParameters {
   chains?: IssuerChains;
   /** The brokerage partner the partner flow calls back; absent: those calls are retried until a worker that has it runs them. */
   broker?: BrokerConnection;
+  /** `host:port` where the SDK runtime exports its own metrics (`temporal_…`, Prometheus text at /metrics); unset: none. */
+  runtimeMetricsAddress?: string;
 }
 
 export interface RunningWorker {
@@ -54,12 +56,16 @@ export interface RunningWorker {
   stop(): Promise<void>;
 }
 
-/** Routes the SDK's own logs (worker state, bundling, task failures) into the process logger, warnings and up. */
-function installRuntimeLogger(logger: Logger): void {
+/**
+ * Routes the SDK's own logs (worker state, bundling, task failures) into the process logger, warnings and up, and
+ * with an address exports the runtime's metrics there.
+ */
+function installRuntime(logger: Logger, metricsAddress: string | undefined): void {
   const levels: Record<LogLevel, 'trace' | 'debug' | 'info' | 'warn' | 'error'> = { TRACE: 'trace', DEBUG: 'debug', INFO: 'info', WARN: 'warn', ERROR: 'error' };
   try {
     Runtime.install({
       logger: new DefaultLogger('WARN', (entry) => logger[levels[entry.level]]({ temporal: entry.meta }, entry.message)),
+      ...(metricsAddress ? { telemetryOptions: { metrics: { prometheus: { bindAddress: metricsAddress } } } } : {}),
     });
   } catch {
     // A runtime is already installed (a second worker in one process): keep it.
@@ -71,7 +77,7 @@ export async function startWorker(parameters: StartWorkerParameters): Promise<Ru
   const { client } = temporal;
   const taskQueue = config.TEMPORAL_TASK_QUEUE;
   const settlementGraceMs = config.ATTESTATION_SETTLEMENT_GRACE_MS;
-  installRuntimeLogger(logger);
+  installRuntime(logger, parameters.runtimeMetricsAddress);
   const workflows: WorkflowSource =
     parameters.bundleCode !== undefined
       ? { workflowBundle: { code: parameters.bundleCode } }

@@ -10,6 +10,7 @@ import { failedAuthPolicy, FailedAuthentications } from '../../access/failed-aut
 import { rateLimitHeaders } from '../../access/rate-limiter';
 import type { ApiKey, KeyScope } from '../../db/queries/api-keys';
 import { ApiError } from '../../domain/errors';
+import { failedAuthentications, rateLimitRefusals } from '../../metrics/metrics';
 import type { ApiState } from './state';
 
 /**
@@ -41,16 +42,23 @@ function basicCredentialsProblem(key: ApiKey, basicUser: string | undefined): st
  */
 export function authenticate(resolver: ApiKeyResolver, options: { failuresPerMinute: number }): Middleware<ApiState> {
   const failures = new FailedAuthentications(failedAuthPolicy(options.failuresPerMinute));
-  const refuse = (message: string, budget: Parameters<typeof rateLimitHeaders>[1]) =>
-    budget.allowed
-      ? new ApiError('MISSING_API_KEY', message, { headers: rateLimitHeaders(failures.policy, budget) })
-      : new ApiError('RATE_LIMITED', `Too many failed authentications from this address (${failures.policy.burst} a minute)`, {
-          headers: rateLimitHeaders(failures.policy, budget),
-        });
+  const refuse = (message: string, budget: Parameters<typeof rateLimitHeaders>[1]) => {
+    if (!budget.allowed) {
+      rateLimitRefusals.inc({ transport: 'http', policy: 'failed-auth' });
+      return new ApiError('RATE_LIMITED', `Too many failed authentications from this address (${failures.policy.burst} a minute)`, {
+        headers: rateLimitHeaders(failures.policy, budget),
+      });
+    }
+    failedAuthentications.inc({ transport: 'http' });
+    return new ApiError('MISSING_API_KEY', message, { headers: rateLimitHeaders(failures.policy, budget) });
+  };
   return async (ctx, next) => {
     const { secret, basicUser } = presentedKey(ctx) ?? { secret: '' };
-    const address = ctx.ip;
-    if (!secret) throw new ApiError('MISSING_API_KEY', 'Missing API key: send it in the x-api-key header', { headers: rateLimitHeaders(failures.policy, failures.peek(address)) });
+    const address = ctx.state.clientAddress;
+    if (!secret) {
+      failedAuthentications.inc({ transport: 'http' });
+      throw new ApiError('MISSING_API_KEY', 'Missing API key: send it in the x-api-key header', { headers: rateLimitHeaders(failures.policy, failures.peek(address)) });
+    }
     const problemOf = (key: ApiKey | undefined): string | undefined => (key ? basicCredentialsProblem(key, basicUser) : 'Invalid API key');
     if (resolver.knows(secret)) {
       const key = await resolver.resolve(secret);

@@ -5,6 +5,7 @@
 import type { Middleware } from 'koa';
 import { rateLimitHeaders, type RateLimitDefaults, type RateLimiter } from '../../access/rate-limiter';
 import { ApiError } from '../../domain/errors';
+import { rateLimitRefusals } from '../../metrics/metrics';
 import type { ApiState } from './state';
 
 export function rateLimit(limiter: RateLimiter, defaults: RateLimitDefaults): Middleware<ApiState> {
@@ -14,6 +15,7 @@ export function rateLimit(limiter: RateLimiter, defaults: RateLimitDefaults): Mi
     const result = limiter.take(key.id, policy.perSecond, policy.burst);
     const headers = rateLimitHeaders(policy, result);
     if (!result.allowed) {
+      rateLimitRefusals.inc({ transport: 'http', policy: 'key' });
       throw new ApiError('RATE_LIMITED', `Rate limit of ${policy.perSecond} requests/s (burst ${policy.burst}) exceeded`, { headers });
     }
     ctx.set(headers);

@@ -9,16 +9,33 @@ import type { Middleware } from 'koa';
 import { ApiError, ClientAborted, errorBody } from '../../domain/errors';
 import type { Logger } from '../../config/logger';
 import { isDatabaseUnreachable } from '../../db/pool';
+import { httpRequestDuration, httpRequests } from '../../metrics/metrics';
+import { clientAddressOf } from './client-address';
 import type { ApiState } from './state';
 
 const REQUEST_ID = /^[A-Za-z0-9._-]{8,64}$/;
 /** What a client is told to wait while the database is unreachable. */
 const UNAVAILABLE_RETRY_SECONDS = 5;
 
-export function requestContext(options: { logger: Logger; baseUrl: string }): Middleware<ApiState> {
+/** The operation a request matched (its operationId, the name @koa/router records), or `none`. */
+function operationOf(ctx: { _matchedRouteName?: string }): string {
+  return ctx._matchedRouteName ?? 'none';
+}
+
+export function requestContext(options: { logger: Logger; baseUrl: string; trustedProxies: readonly string[] }): Middleware<ApiState> {
   const { logger, baseUrl } = options;
+  const clientAddress = clientAddressOf(options.trustedProxies);
+  /** Counts the answer in the HTTP metrics and answers its latency in ms. */
+  const measure = (ctx: Parameters<Middleware<ApiState>>[0], started: bigint): number => {
+    const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+    const operation = operationOf(ctx as { _matchedRouteName?: string });
+    httpRequests.inc({ operation, method: ctx.method, status: String(ctx.status) });
+    httpRequestDuration.observe({ operation, method: ctx.method }, seconds);
+    return seconds * 1000;
+  };
   return async (ctx, next) => {
     const started = process.hrtime.bigint();
+    ctx.state.clientAddress = clientAddress(ctx.request.socket.remoteAddress ?? '', ctx.get('x-forwarded-for'));
     const offered = ctx.get('x-request-id');
     const requestId = REQUEST_ID.test(offered) ? offered : randomUUID();
     ctx.state.requestId = requestId;
@@ -33,7 +50,7 @@ export function requestContext(options: { logger: Logger; baseUrl: string }): Mi
         // Nobody is left to read an answer; the one set here only keeps the answer check quiet.
         ctx.status = 400;
         ctx.body = errorBody(baseUrl, 'INVALID_REQUEST_BODY', error.message);
-        const latencyMs = Number(process.hrtime.bigint() - started) / 1e6;
+        const latencyMs = measure(ctx, started);
         logger.info(
           { requestId, method: ctx.method, path: ctx.path, latencyMs: Math.round(latencyMs * 100) / 100, keyId: ctx.state.apiKey?.id, clientAborted: true },
           'request aborted by the client',
@@ -56,7 +73,7 @@ export function requestContext(options: { logger: Logger; baseUrl: string }): Mi
       ctx.set(apiError.headers);
       ctx.body = errorBody(baseUrl, apiError.code, apiError.message);
     }
-    const latencyMs = Number(process.hrtime.bigint() - started) / 1e6;
+    const latencyMs = measure(ctx, started);
     logger.info(
       { requestId, method: ctx.method, path: ctx.path, status: ctx.status, latencyMs: Math.round(latencyMs * 100) / 100, keyId: ctx.state.apiKey?.id },
       'request',

@@ -3,5 +3,7 @@ import type { ApiKey } from '../../db/queries/api-keys';
 
 export interface ApiState {
   requestId: string;
+  /** The client's address: the peer's, or X-Forwarded-For's when the peer is a trusted proxy (client-address.ts). */
+  clientAddress: string;
   apiKey?: ApiKey;
 }

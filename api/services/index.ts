@@ -17,6 +17,8 @@ import type { Logger } from '../../config/logger';
 import { AssetDirectory } from './asset-directory';
 
 export type ApiConfig = Pick<Config, 'RATE_LIMIT_PER_SECOND' | 'RATE_LIMIT_BURST' | 'BODY_LIMIT_BYTES' | 'API_KEY_CACHE_SECONDS' | 'AUTH_FAILURES_PER_MINUTE'> & {
+  /** Proxies whose X-Forwarded-For names the client (default none). */
+  TRUSTED_PROXIES?: Config['TRUSTED_PROXIES'];
   /** The base URL clients reach (config's `publicBaseUrl`); error documentation links point under it. */
   PUBLIC_BASE_URL: string;
   /** Default `off`. */

@@ -62,6 +62,8 @@ export interface CreateApiKeyParameters {
   rateLimitBurst?: number;
   /** The account the key acts for; write and admin keys without one get a new account named after the key. */
   accountId?: string;
+  /** A development key (npm start's, the sandbox's): one a database holding other keys refuses to be given. */
+  development?: boolean;
 }
 
 /** Creates a key and returns it with its secret, which is shown once and never stored. */
@@ -71,9 +73,18 @@ export async function createApiKey(db: Queryable, parameters: CreateApiKeyParame
   const accountId =
     parameters.accountId ?? (parameters.scope === 'read' || parameters.scope === 'partner' ? null : (await createAccount(db, parameters.name)).id);
   await db.query(
-    `INSERT INTO api_keys (id, name, scope, key_hash, rate_limit_per_second, rate_limit_burst, account_id)
-     VALUES ($1, $2, $3, $4, $5, $6, $7)`,
-    [id, parameters.name, parameters.scope, hashApiKey(secret), parameters.rateLimitPerSecond ?? null, parameters.rateLimitBurst ?? null, accountId],
+    `INSERT INTO api_keys (id, name, scope, key_hash, rate_limit_per_second, rate_limit_burst, account_id, development)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
+    [
+      id,
+      parameters.name,
+      parameters.scope,
+      hashApiKey(secret),
+      parameters.rateLimitPerSecond ?? null,
+      parameters.rateLimitBurst ?? null,
+      accountId,
+      parameters.development ?? false,
+    ],
   );
   const { rows } = await db.query<ApiKeyRow>(`SELECT ${COLUMNS} FROM api_keys k WHERE k.id = $1`, [id]);
   return { key: toApiKey(rows[0]!), secret };
@@ -96,4 +107,10 @@ export async function revokeApiKey(db: Queryable, id: string): Promise<boolean> 
 export async function listApiKeys(db: Queryable): Promise<ApiKey[]> {
   const { rows } = await db.query<ApiKeyRow>(`SELECT ${COLUMNS} FROM api_keys k ORDER BY k.created_at`);
   return rows.map(toApiKey);
+}
+
+/** How many active keys are not development keys (a database in real use holds some). */
+export async function countActiveNonDevelopmentKeys(db: Queryable): Promise<number> {
+  const { rows } = await db.query<{ count: number }>(`SELECT count(*)::int AS count FROM api_keys WHERE NOT development AND revoked_at IS NULL`);
+  return rows[0]!.count;
 }

@@ -196,3 +196,13 @@ export async function quoteContext(
   });
   return rows[0]!;
 }
+
+/** Attestations counting as outstanding at `now` (not executed, not expired, by state and time) per chain: how many, and their USD notional as a decimal string. */
+export async function outstandingAttestationTotals(db: Queryable, now: number): Promise<{ chain: string; count: number; notional: string }[]> {
+  const { rows } = await db.query<{ chain: string; count: number; notional: string }>(
+    `SELECT chain, count(*)::int AS count, sum(notional)::text AS notional
+       FROM attestations WHERE state = 'executing' OR (state = 'outstanding' AND expires_at > $1) GROUP BY chain`,
+    [now],
+  );
+  return rows;
+}

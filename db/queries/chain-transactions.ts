@@ -61,3 +61,11 @@ export async function recordChainTransactionOutcome(
     outcome.blockHash,
   ]);
 }
+
+/** The issuer's own chain transactions per chain and state (`signed`: sent, not yet mined). */
+export async function countChainTransactionsByState(db: Queryable): Promise<{ chain: string; state: string; count: number }[]> {
+  const { rows } = await db.query<{ chain: string; state: string; count: number }>(
+    `SELECT chain, state, count(*)::int AS count FROM chain_transactions GROUP BY chain, state`,
+  );
+  return rows;
+}

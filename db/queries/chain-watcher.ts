@@ -124,3 +124,17 @@ export async function pendingChainMessages(db: Queryable, chain: string, limit: 
 export async function deleteChainMessages(db: Queryable, ids: number[]): Promise<void> {
   if (ids.length > 0) await db.query(`DELETE FROM chain_outbox WHERE id = ANY($1::bigint[])`, [ids]);
 }
+
+export interface WatcherCursorSummary extends WatcherCursor {
+  chain: string;
+  /** Seconds since the watcher last recorded the head it saw (null: never). */
+  secondsSinceScan: number | null;
+}
+
+/** Every chain's watcher cursor, with how long ago it last saw the head. */
+export async function listWatcherCursors(db: Queryable): Promise<WatcherCursorSummary[]> {
+  const { rows } = await db.query<WatcherCursorSummary>(
+    `SELECT chain, ${CURSOR_COLUMNS}, extract(epoch FROM now() - seen_head_at)::float8 AS "secondsSinceScan" FROM chain_cursors ORDER BY chain`,
+  );
+  return rows;
+}

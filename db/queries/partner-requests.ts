@@ -266,3 +266,15 @@ export async function storeBrokerConfirm(db: Queryable, issuerRequestId: string,
     [issuerRequestId, confirm.status, confirm.reason],
   );
 }
+
+/** Partner requests per kind and state, and the age (seconds) of the oldest one of each kind not yet final (completed or rejected). */
+export async function partnerRequestGauges(db: Queryable): Promise<{ counts: { kind: string; state: string; count: number }[]; oldestOpen: { kind: string; ageSeconds: number }[] }> {
+  const [counts, oldest] = await Promise.all([
+    db.query<{ kind: string; state: string; count: number }>(`SELECT kind, state, count(*)::int AS count FROM partner_requests GROUP BY kind, state`),
+    db.query<{ kind: string; age_seconds: number }>(
+      `SELECT kind, extract(epoch FROM now() - min(created_at))::float8 AS age_seconds
+         FROM partner_requests WHERE state NOT IN ('completed', 'rejected') GROUP BY kind`,
+    ),
+  ]);
+  return { counts: counts.rows, oldestOpen: oldest.rows.map((row) => ({ kind: row.kind, ageSeconds: row.age_seconds })) };
+}

@@ -76,3 +76,9 @@ export async function findRedemptionToDeliver(db: Queryable, redemptionId: strin
   );
   return rows[0];
 }
+
+/** Redemptions seen on chain per state (`needs_review`: waiting for an operator). */
+export async function countRedemptionsByState(db: Queryable): Promise<{ state: string; count: number }[]> {
+  const { rows } = await db.query<{ state: string; count: number }>(`SELECT state, count(*)::int AS count FROM redemptions GROUP BY state`);
+  return rows;
+}

@@ -8,6 +8,7 @@ import type { StreamRequest } from '../../../streams/hub';
 import type { MarketStreams } from '../../../streams/market-streams';
 import { SseConnection } from '../../../streams/sse';
 import { ApiError } from '../../../domain/errors';
+import { openStreams, rateLimitRefusals } from '../../../metrics/metrics';
 import type { ApiState } from '../../framework/state';
 import type { ApiServices } from '../../services';
 
@@ -22,7 +23,10 @@ export async function openEventStream(ctx: ParameterizedContext<ApiState>, strea
   if (!keyId) throw new ApiError('MISSING_API_KEY', 'Missing API key: send it in the x-api-key header');
   await streams.hub.prepare(request);
   const release = streams.quota.acquire(keyId);
-  if (!release) throw new ApiError('RATE_LIMITED', `Too many open streams for this API key (at most ${streams.quota.perKey})`);
+  if (!release) {
+    rateLimitRefusals.inc({ transport: 'http', policy: 'streams' });
+    throw new ApiError('RATE_LIMITED', `Too many open streams for this API key (at most ${streams.quota.perKey})`);
+  }
 
   ctx.respond = false;
   const connection = new SseConnection(ctx.res, {
@@ -30,9 +34,11 @@ export async function openEventStream(ctx: ParameterizedContext<ApiState>, strea
     maxBufferedBytes: streams.settings.maxBufferedBytes,
   });
   const subscription = { unsubscribe: (): void => undefined };
+  openStreams.inc({ transport: 'sse' });
   connection.open(() => {
     subscription.unsubscribe();
     release();
+    openStreams.dec({ transport: 'sse' });
   });
   if (connection.isClosed) return;
   subscription.unsubscribe = streams.hub.subscribe(request, connection, ctx.get('last-event-id') || undefined);

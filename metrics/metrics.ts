@@ -1,0 +1,75 @@
+/**
+ * The product's own Prometheus metrics that code counts as things happen (prom-client's default registry, one per
+ * process): HTTP requests, refusals of the access layer, open live streams, attestation outcomes, chain scans, calls
+ * to the broker. What
+ * is read from the database or the chains when scraped (partner requests, watcher lag, pool usage) is in
+ * process-metrics.ts; the metrics endpoint (server.ts) serves both, and the Temporal SDK's own.
+ */
+import { Counter, Gauge, Histogram } from 'prom-client';
+
+export const httpRequests = new Counter({
+  name: 'issuer_http_requests_total',
+  help: 'HTTP requests answered, by operation (the OpenAPI operationId; unmatched: none), method and status',
+  labelNames: ['operation', 'method', 'status'] as const,
+});
+
+export const httpRequestDuration = new Histogram({
+  name: 'issuer_http_request_duration_seconds',
+  help: 'Time from a request arriving to its answer being set, by operation and method',
+  labelNames: ['operation', 'method'] as const,
+  buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+});
+
+export const failedAuthentications = new Counter({
+  name: 'issuer_failed_authentications_total',
+  help: 'Requests refused for a missing, unknown or revoked credential, by transport (http, grpc)',
+  labelNames: ['transport'] as const,
+});
+
+export const rateLimitRefusals = new Counter({
+  name: 'issuer_rate_limit_refusals_total',
+  help: 'Requests refused 429 / RESOURCE_EXHAUSTED, by transport and policy (key: the per-key rate; failed-auth: an address out of failures; streams: too many streams)',
+  labelNames: ['transport', 'policy'] as const,
+});
+
+export const openStreams = new Gauge({
+  name: 'issuer_open_streams',
+  help: 'Live streams open in this process, by transport (sse, grpc)',
+  labelNames: ['transport'] as const,
+});
+
+export const attestationsCreated = new Counter({
+  name: 'issuer_attestations_created_total',
+  help: 'Attestations created (an idempotent replay is not counted again), by side',
+  labelNames: ['side'] as const,
+});
+
+export const attestationsRefused = new Counter({
+  name: 'issuer_attestations_refused_total',
+  help: 'Attestation requests refused by a trading status or a limit, by error code',
+  labelNames: ['code'] as const,
+});
+
+export const chainScanErrors = new Counter({
+  name: 'issuer_chain_scan_errors_total',
+  help: 'Chain watcher polls that failed (RPC or database errors, retried; halts), by chain',
+  labelNames: ['chain'] as const,
+});
+
+export const chainReorganisations = new Counter({
+  name: 'issuer_chain_reorganisations_total',
+  help: 'Reorganisations a chain watcher undid, by chain',
+  labelNames: ['chain'] as const,
+});
+
+export const chainReorganisedBlocks = new Counter({
+  name: 'issuer_chain_reorganised_blocks_total',
+  help: 'Blocks replaced by the reorganisations a chain watcher undid, by chain',
+  labelNames: ['chain'] as const,
+});
+
+export const brokerCalls = new Counter({
+  name: 'issuer_broker_calls_total',
+  help: "Calls to the brokerage partner's API by outcome (ok, refused: a 4xx, server_error: a 5xx, unreachable: no answer)",
+  labelNames: ['outcome'] as const,
+});
