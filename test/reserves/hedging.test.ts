@@ -109,7 +109,7 @@ test('an attestation mint and redeem are hedged at the broker once final; the re
   expect(sold.status).toBe(200);
   await executed(await execute(sold.body, 'sell'));
   await hedgedAndCovered('SPY', 2);
-  expect((await assetOf('SPY')).tokens.total).toBe('1.5');
+  await eventually(async () => expect((await assetOf('SPY')).tokens.total).toBe('1.5'), 30_000);
 }, 120_000);
 
 test('50 executions at once are netted into few orders, each client_order_id placed once', async () => {
