@@ -38,9 +38,11 @@ import {
   type ChainWatcherHalt,
   type ChainWatcherResume,
   type ChainWatcherState,
+  hedgeOwedSignal,
   type RedemptionInput,
 } from '../temporal/messages';
-import { attestationWorkflowId, redemptionWorkflowId } from '../temporal/workflow-ids';
+import { attestationWorkflowId, hedgeWorkflowId, redemptionWorkflowId } from '../temporal/workflow-ids';
+import type { hedgeWorkflow } from '../workflows/hedging';
 import type { redemptionWorkflow } from '../workflows/redemption';
 
 export interface ChainWatcherActivityDependencies {
@@ -52,6 +54,8 @@ export interface ChainWatcherActivityDependencies {
   blockRange: number;
   /** ATTESTATION_SETTLEMENT_GRACE_MS: an attestation whose execution leaves the chain after expiry + grace is expired. */
   settlementGraceMs: number;
+  /** HEDGE_WINDOW_MS: the netting window of the hedging workflows it starts. */
+  hedgeWindowMs: number;
 }
 
 export interface ScanChainResult {
@@ -172,6 +176,17 @@ export function createChainWatcherActivities(deps: ChainWatcherActivityDependenc
   }
 
   async function send(message: ChainMessage): Promise<void> {
+    if (message.kind === 'hedge_owed') {
+      // Wakes the underlying's hedging workflow, starting it if it is not running; it finds what is owed in SQL.
+      await temporal.workflow.signalWithStart<typeof hedgeWorkflow>('hedgeWorkflow', {
+        workflowId: hedgeWorkflowId(message.subject),
+        taskQueue,
+        args: [{ underlying: message.subject, windowMs: deps.hedgeWindowMs }],
+        signal: hedgeOwedSignal,
+        signalArgs: [],
+      });
+      return;
+    }
     if (message.kind === 'redemption_final') {
       try {
         await temporal.workflow.start<typeof redemptionWorkflow>('redemptionWorkflow', {
@@ -212,7 +227,7 @@ export function createChainWatcherActivities(deps: ChainWatcherActivityDependenc
       const messages = await pendingChainMessages(db, chain, DELIVERY_BATCH);
       const bySubject = new Map<string, ChainMessage[]>();
       for (const message of messages) {
-        const key = `${message.kind === 'redemption_final' ? 'redemption' : 'attestation'}:${message.subject}`;
+        const key = `${message.kind === 'redemption_final' ? 'redemption' : message.kind === 'hedge_owed' ? 'hedge' : 'attestation'}:${message.subject}`;
         bySubject.set(key, [...(bySubject.get(key) ?? []), message]);
       }
       await forEachConcurrently([...bySubject.values()], DELIVERY_CONCURRENCY, async (group) => {

@@ -10,9 +10,11 @@ import type { BrokerClient } from '../partner/broker-client';
 import { createAttestationActivities } from './attestations';
 import { chainFailureTypes } from '../temporal/messages';
 import { createChainWatcherActivities, type ChainWatcherActivities } from './chain-watcher';
+import { createHedgingActivities } from './hedging';
 import { createMarketDataActivities } from './market-data-retention';
 import { createPartnerActivities } from './partner';
 import { createRedemptionActivities } from './redemptions';
+import { createReservesActivities } from './reserves';
 import { createWalletActivities, type WalletActivities } from './wallets';
 
 /** What the on-chain activities need: the chains, and the Temporal service the watchers hand events to. */
@@ -24,6 +26,8 @@ export interface ChainDependencies extends IssuerChains {
   blockRange: number;
   /** ATTESTATION_SETTLEMENT_GRACE_MS: how long after expiry an attestation whose execution left the chain is outstanding again. */
   settlementGraceMs: number;
+  /** HEDGE_WINDOW_MS: the netting window of the hedging workflows the watchers start. */
+  hedgeWindowMs: number;
 }
 
 /** Everything activities need from the outside world. */
@@ -33,6 +37,8 @@ export interface ActivityDependencies {
   chains?: ChainDependencies;
   /** The brokerage partner the partner flow calls back; absent: those calls fail and are retried. */
   broker?: BrokerClient;
+  /** RESERVES_TOLERANCE_BPS (default 1). */
+  reservesToleranceBps?: number;
 }
 
 function notConfigured(): never {
@@ -53,6 +59,8 @@ export function createActivities(deps: ActivityDependencies) {
     ...createRedemptionActivities({ db }),
     ...wallets,
     ...createPartnerActivities({ db, chains, broker }),
+    ...createHedgingActivities({ db, broker }),
+    ...createReservesActivities({ db, chains: chains?.chains, broker, toleranceBps: deps.reservesToleranceBps ?? 1 }),
   };
 }
 

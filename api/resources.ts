@@ -10,6 +10,7 @@ import { assetsResource } from './v1/assets/router';
 import { attestationsResource } from './v1/attestations/router';
 import { limitsResource } from './v1/limits/router';
 import { marketDataResource } from './v1/market-data/router';
+import { reservesResource } from './v1/reserves/router';
 import { statusResource } from './v1/status/router';
 import { streamsResource } from './v1/streams/router';
 import { tickersResource } from './v1/tickers/router';
@@ -41,5 +42,6 @@ export const API_RESOURCES: readonly Resource[] = [
   tokenizationResource,
   accountsResource,
   marketDataResource,
+  reservesResource,
   workflowsResource,
 ];

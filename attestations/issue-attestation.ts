@@ -9,6 +9,7 @@ import type { PoolClient } from 'pg';
 import type { Database } from '../db/pool';
 import type { AssetRecord } from '../db/queries/assets';
 import { findByIdempotencyKey, insertAttestation, lockOffhoursExposure, sessionExposure, userUsage } from '../db/queries/attestations';
+import { findReservePause } from '../db/queries/reserves';
 import { bareChainId, isEvmChain, SOLANA_CHAIN, type Chain } from '../domain/chains';
 import { formatDecimal, Rounding, toScaledInteger } from '../domain/money';
 import { expirationSeconds } from '../domain/pricing';
@@ -168,6 +169,10 @@ async function issue(dependencies: AttestationDependencies, input: IssueAttestat
     ]);
     const refusal = refusedBy(priced.status, usage, exposure, dependencies.settings, priced.notional);
     if (refusal) throw new AttestationRefused(refusal, limitMessage(refusal));
+    if (priced.side === 'buy') {
+      const paused = await findReservePause(client, asset.symbol);
+      if (paused) throw new AttestationRefused('RESERVES_SHORT', `Minting ${asset.symbol} is paused until its reserves are covered again: ${paused.reason}`);
+    }
     await insertAttestation(client, {
       attestationId: attestation.attestationId,
       accountId: caller.accountId,

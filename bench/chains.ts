@@ -224,6 +224,7 @@ export async function benchChains(serverUrl: string, options: { events?: number;
       taskQueue: config.TEMPORAL_TASK_QUEUE,
       blockRange: config.CHAIN_SCAN_BLOCK_RANGE,
       settlementGraceMs: config.ATTESTATION_SETTLEMENT_GRACE_MS,
+      hedgeWindowMs: 100,
     });
     const environment = new MockActivityEnvironment();
     const scanStarted = performance.now();

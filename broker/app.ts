@@ -2,9 +2,11 @@
 import Router from '@koa/router';
 import Koa from 'koa';
 import { BROKER_ERROR_CODES, BrokerError } from './errors';
+import { basicAuth } from './framework/basic-auth';
 import { requestContext } from './framework/request-context';
 import type { BrokerState } from './framework/state';
 import { brokerRouter } from './routes/router';
+import { tradingRouter } from './routes/trading/router';
 import type { BrokerServices } from './services';
 
 export function createBrokerApp(services: BrokerServices): Koa<BrokerState> {
@@ -20,14 +22,17 @@ export function createBrokerApp(services: BrokerServices): Koa<BrokerState> {
   });
   koa.use(docs.routes());
 
-  const v1 = brokerRouter(services);
-  koa.use(v1.routes());
-  koa.use(
-    v1.allowedMethods({
-      throw: true,
-      methodNotAllowed: () => new BrokerError('METHOD_NOT_ALLOWED', 'Method not allowed for this route'),
-      notImplemented: () => new BrokerError('METHOD_NOT_ALLOWED', 'Method not allowed for this route'),
-    }),
-  );
+  // One failed-authentication budget per client address across both route sets.
+  const authenticate = basicAuth(services.db, { failuresPerMinute: services.authFailuresPerMinute });
+  for (const router of [brokerRouter(services, authenticate), tradingRouter(services, authenticate)]) {
+    koa.use(router.routes());
+    koa.use(
+      router.allowedMethods({
+        throw: true,
+        methodNotAllowed: () => new BrokerError('METHOD_NOT_ALLOWED', 'Method not allowed for this route'),
+        notImplemented: () => new BrokerError('METHOD_NOT_ALLOWED', 'Method not allowed for this route'),
+      }),
+    );
+  }
   return koa;
 }

@@ -13,6 +13,7 @@ import { BROKER_MIGRATIONS } from './migrate';
 import { accountPositions, ensureAccount } from './queries/accounts';
 import { storeCredential, type Credential } from './queries/credentials';
 import { topUpPosition } from './queries/journal';
+import { topUpCash } from './queries/orders';
 
 export const DEVELOPMENT_SYMBOLS = ['AAPL', 'NVDA', 'TSLA', 'MSFT', 'AMZN'] as const;
 
@@ -42,7 +43,12 @@ export interface SeedBrokerSandboxOptions {
   issuerEmail?: string;
   /** Top positions below the minimum back up to it (default: only a symbol the account never had a deposit of). */
   topUp?: boolean;
+  /** The issuer account's cash at least (USD), default `ISSUER_CASH`. */
+  issuerCash?: string;
 }
+
+/** The issuer account's cash in a seeded sandbox: enough buying power for any development hedge. */
+export const ISSUER_CASH = '1000000000';
 
 export interface SeededSandbox {
   accounts: SandboxAccount[];
@@ -74,6 +80,8 @@ export async function seedBrokerSandbox(db: Pool, options: SeedBrokerSandboxOpti
     kind: 'issuer',
     ownerKey: null,
   });
+  // The issuer's buying power for its hedges (the stablecoin its attestation trades take in, on the sandbox's side).
+  await topUpCash(db, issuer.accountId, options.issuerCash ?? ISSUER_CASH);
   const accounts: SandboxAccount[] = [];
   for (const seed of options.participants ?? [DEVELOPMENT_PARTICIPANT]) {
     const accountId = sandboxAccountId(seed.accountNumber);

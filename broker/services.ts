@@ -4,6 +4,7 @@ import type { Address, LocalAccount } from 'viem';
 import type { Logger } from '../config/logger';
 import type { Network } from './fields';
 import type { IssuerClient } from './issuer-client';
+import type { MarketPrice } from './trading/market';
 
 /** The issuer's `Issuer` contract per network (the EIP-712 `verifyingContract` of a mint request). */
 export type IssuerContracts = Partial<Record<Network, Address>>;
@@ -23,5 +24,14 @@ export interface BrokerServices {
   /** Failed authentications a client address may make per minute before it is refused (429). */
   authFailuresPerMinute: number;
   /** Tells the processor that new work is due (a mint recorded, a redemption called back). */
+  wake(): void;
+  trading: TradingServices;
+}
+
+/** The trading side: its price source, its clock (sessions, fill times), how long a fill takes, the filler to wake. */
+export interface TradingServices {
+  marketPrice: MarketPrice;
+  clock: () => number;
+  fillLatencyMs: number;
   wake(): void;
 }

@@ -14,6 +14,8 @@ import { BROKER_MIGRATIONS } from './migrate';
 import { RequestProcessor } from './processing/processor';
 import { storeCredential, type Credential } from './queries/credentials';
 import type { IssuerContracts } from './services';
+import { OrderFiller } from './trading/filler';
+import type { MarketPrice } from './trading/market';
 
 export interface StartBrokerOptions {
   /** The database to use (the caller closes it), or `databaseUrl` for a pool of the sandbox's own. */
@@ -49,6 +51,14 @@ export interface StartBrokerOptions {
   bodyLimitBytes?: number;
   /** Failed authentications a client address may make per minute before it gets 429, default 10 (as the issuer's API). */
   authFailuresPerMinute?: number;
+  /** The trading side's price of a symbol (USD per share) at fill time; `npm start` passes the latest underlying price. */
+  marketPrice: MarketPrice;
+  /** The trading side's clock (its sessions and fill times), default `Date.now`; tests shift it into a session. */
+  clock?: () => number;
+  /** From an order to its fill, default 200 ms. */
+  fillLatencyMs?: number;
+  /** The most shares one fill takes (the rest fills one latency later), default: all at once. */
+  maxFillQty?: string;
 }
 
 export interface RunningBroker {
@@ -65,6 +75,7 @@ export async function startBroker(options: StartBrokerOptions): Promise<RunningB
   const db = options.db ?? ownPool!;
   let server: Server | undefined;
   let processor: RequestProcessor | undefined;
+  let filler: OrderFiller | undefined;
   try {
     await applyMigrations(db, BROKER_MIGRATIONS);
     await storeCredential(db, options.brokerCredential, 'participant');
@@ -82,6 +93,18 @@ export async function startBroker(options: StartBrokerOptions): Promise<RunningB
       concurrency: 10,
     });
     const running = processor;
+    const clock = options.clock ?? Date.now;
+    const fillLatencyMs = options.fillLatencyMs ?? 200;
+    filler = new OrderFiller({
+      db,
+      logger: options.logger,
+      marketPrice: options.marketPrice,
+      clock,
+      fillLatencyMs,
+      maxFillQty: options.maxFillQty,
+      pollMs: options.pollMs ?? 1_000,
+    });
+    const fills = filler;
     const services = {
       db,
       logger: options.logger,
@@ -93,6 +116,7 @@ export async function startBroker(options: StartBrokerOptions): Promise<RunningB
       bodyLimitBytes: options.bodyLimitBytes ?? 65_536,
       authFailuresPerMinute: options.authFailuresPerMinute ?? 10,
       wake: () => running.wake(),
+      trading: { marketPrice: options.marketPrice, clock, fillLatencyMs, wake: () => fills.wake() },
     };
     const koa = createBrokerApp(services);
     const listening = createServer(koa.callback());
@@ -105,6 +129,7 @@ export async function startBroker(options: StartBrokerOptions): Promise<RunningB
     const url = `http://${options.host.includes(':') ? `[${options.host}]` : options.host}:${port}`;
     services.baseUrl = url;
     running.wake();
+    fills.wake();
     options.logger.info({ url }, 'brokerage sandbox listening');
 
     let stopping: Promise<void> | undefined;
@@ -117,6 +142,7 @@ export async function startBroker(options: StartBrokerOptions): Promise<RunningB
             listening.closeAllConnections();
           });
           await running.stop();
+          await fills.stop();
           await ownPool?.end();
         })();
         return stopping;
@@ -125,6 +151,7 @@ export async function startBroker(options: StartBrokerOptions): Promise<RunningB
   } catch (error) {
     server?.close();
     await processor?.stop().catch(() => undefined);
+    await filler?.stop().catch(() => undefined);
     await ownPool?.end();
     throw error;
   }

@@ -132,6 +132,12 @@ export const configSchema = z.object({
   BROKER_ACCOUNT_ID: z.string().min(1).optional(),
   BROKER_KEY: z.string().min(1).optional(),
   BROKER_SECRET: z.string().min(1).optional(),
+  /** How long a hedging workflow collects final executions of one underlying before netting them into orders. */
+  HEDGE_WINDOW_MS: positiveInt.default(2_000),
+  /** How often the reserves workflow recomputes the reserves (it also does after each hedge fill). */
+  RESERVES_INTERVAL_MS: positiveInt.default(60_000),
+  /** An asset is short when the shares backing its tokens fall below what they require by more than this (basis points). */
+  RESERVES_TOLERANCE_BPS: z.coerce.number().min(0).max(10_000).default(1),
   /** Port of the brokerage sandbox `npm start` runs when BROKER_URL is unset. */
   BROKER_SANDBOX_PORT: port.default(8090),
   /**

@@ -41,6 +41,11 @@ export const ERROR_CODES = {
   MARKET_PAUSED: { status: 403, description: 'An operator paused the whole market.' },
   ASSET_PAUSED: { status: 403, description: 'Trading of the asset is paused.' },
   ASSET_CLOSED_FOR_SESSION: { status: 403, description: 'The asset does not trade in the current session.' },
+  RESERVES_SHORT: {
+    status: 403,
+    description:
+      'Attestation minting (buy) of the asset is paused: its reserves are short — the shares held at the broker, with what is in flight, cover its tokens by less than the tolerance (`GET /v1/reserves`). Resumes by itself once covered; sells are not refused.',
+  },
   ASSET_LIMITED: { status: 403, description: 'The asset is limited: the order exceeds the reduced maximum order size.' },
   MAX_ATTESTATIONS: { status: 403, description: 'The user already has the maximum number of outstanding attestations for this asset in this session.' },
   MAX_LIMIT_REACHED: { status: 403, description: "The order would take the user's outstanding notional for this asset over the session's maximum." },

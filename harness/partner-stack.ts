@@ -21,14 +21,14 @@ import { createApiKey, findActiveApiKey, type KeyScope } from '../db/queries/api
 import { chainTokenAddresses } from '../db/queries/chain-deployments';
 import type { Database } from '../db/pool';
 import { startApi } from '../start/api';
-import { newSandboxSecrets, sandboxConnection, startSandbox } from '../start/partner-sandbox';
+import { newSandboxSecrets, sandboxConnection, startSandbox, type StartSandboxParameters } from '../start/partner-sandbox';
 import { Parts } from '../start/parts';
 import { startTemporal } from '../start/temporal';
 import { loadSigners } from '../signing';
 import { startWorker as startProductWorker, type RunningWorker } from '../worker/start-worker';
 import { answerExampleRecorder } from './answer-examples';
 import { startLocalChain, type LocalChain } from './local-chain';
-import { quietLogger, testConfig } from './settings';
+import { pinnedClock, quietLogger, testConfig } from './settings';
 import { productBundle } from './workflow-bundle';
 
 export const ISSUER_ID = 'issuer-e2e';
@@ -46,6 +46,11 @@ export interface StartPartnerStackParameters {
   database: PartnerStackDatabase;
   /** The chain watcher's poll interval (default 1 000 ms, the product's CHAIN_POLL_INTERVAL_MS default). */
   chainPollIntervalMs?: number;
+  /** HEDGE_WINDOW_MS and RESERVES_INTERVAL_MS (defaults 300 ms and 2 s: a test sees hedges and reserves move quickly). */
+  hedgeWindowMs?: number;
+  reservesIntervalMs?: number;
+  /** The sandbox's trading side (default: its clock pinned into a regular session, fills after 100 ms). */
+  trading?: StartSandboxParameters['trading'];
 }
 
 export type PartnerChain = LocalChain;
@@ -126,6 +131,8 @@ export async function startPartnerStack(parameters: StartPartnerStackParameters)
     TEMPORAL_TASK_QUEUE: `issuer-partner-${process.pid}-${Date.now()}`,
     CHAIN_POLL_INTERVAL_MS: parameters.chainPollIntervalMs ?? 1_000,
     CHAIN_SCAN_BLOCK_RANGE: 50,
+    HEDGE_WINDOW_MS: parameters.hedgeWindowMs ?? 300,
+    RESERVES_INTERVAL_MS: parameters.reservesIntervalMs ?? 2_000,
   });
   // Stopped in reverse order of start (the worker, the sandbox, the API, Temporal, the chain), the database dropped last.
   const parts = new Parts(logger);
@@ -164,6 +171,7 @@ export async function startPartnerStack(parameters: StartPartnerStackParameters)
       secrets,
       deployments: [chain.deployment],
       timing: { retryInitialMs: 100, retryMaxMs: 1_000, pollMs: 100 },
+      trading: parameters.trading ?? { clock: pinnedClock(), fillLatencyMs: 100 },
     });
     parts.add(sandbox);
 

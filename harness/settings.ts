@@ -32,3 +32,15 @@ export function testConfig(overrides: Partial<Config> = {}): Config {
 export function quietLogger(): Logger {
   return pino({ level: 'silent' });
 }
+
+/** A Wednesday at 10:30 in New York (regular session): where the pinned clocks of runs that trade start. */
+export const REGULAR_SESSION_INSTANT = Date.parse('2025-09-03T14:30:00Z');
+
+/**
+ * A clock that runs at real speed from `start` (default `REGULAR_SESSION_INSTANT`): what depends on the market
+ * session sees the same session at any hour on any day, while latencies and timeouts still pass as they do.
+ */
+export function pinnedClock(start: number = REGULAR_SESSION_INSTANT): () => number {
+  const offset = start - Date.now();
+  return () => Date.now() + offset;
+}

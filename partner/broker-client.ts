@@ -73,12 +73,44 @@ export interface BrokerRecord {
   reason?: string | null;
 }
 
+export interface NewBrokerOrder {
+  symbol: string;
+  qty: string;
+  side: 'buy' | 'sell';
+  type: 'market';
+  client_order_id: string;
+}
+
+/** An order as the broker's trading interface answers it. */
+export interface BrokerOrder {
+  id: string;
+  client_order_id: string;
+  symbol: string;
+  qty: string;
+  side: 'buy' | 'sell';
+  status: 'new' | 'partially_filled' | 'filled' | 'canceled' | 'rejected';
+  filled_qty: string;
+  filled_avg_price: string | null;
+  reason?: string | null;
+  submitted_at: string;
+  filled_at: string | null;
+}
+
+/** The error code in a broker's refusal body (`{code, message}`), if it has one. */
+export function brokerErrorCode(failure: BrokerCallFailed): string | undefined {
+  try {
+    return (JSON.parse(failure.answer ?? '') as { code?: string }).code;
+  } catch {
+    return undefined;
+  }
+}
+
 export class BrokerClient {
   constructor(private readonly connection: BrokerConnection) {}
 
-  private async call(method: 'GET' | 'POST', path: string, options: { body?: unknown; idempotencyKey?: string } = {}): Promise<unknown> {
+  private async call(method: 'GET' | 'POST', path: string, options: { body?: unknown; idempotencyKey?: string; trading?: boolean } = {}): Promise<unknown> {
     const { url, accountId, key, secret, timeoutMs = 10_000 } = this.connection;
-    const target = `${url.replace(/\/+$/, '')}/v1/accounts/${encodeURIComponent(accountId)}${path}`;
+    const target = `${url.replace(/\/+$/, '')}/v1/${options.trading ? 'trading/' : ''}accounts/${encodeURIComponent(accountId)}${path}`;
     let response: Response;
     let text: string;
     try {
@@ -113,6 +145,20 @@ export class BrokerClient {
   /** Tells the broker tokens were burnt: it records the redemption and journals the shares back. */
   async redeemCallback(body: RedeemCallback): Promise<void> {
     await this.call('POST', '/tokenization/callback/redeem', { body, idempotencyKey: `redeem-callback-${body.issuer_request_id}` });
+  }
+
+  /** Places an order for the issuer's own account; the same `client_order_id` again answers the first order. */
+  async placeOrder(order: NewBrokerOrder): Promise<BrokerOrder> {
+    return (await this.call('POST', '/orders', { body: { ...order, time_in_force: 'day' }, trading: true })) as BrokerOrder;
+  }
+
+  async getOrder(orderId: string): Promise<BrokerOrder> {
+    return (await this.call('GET', `/orders/${encodeURIComponent(orderId)}`, { trading: true })) as BrokerOrder;
+  }
+
+  /** The issuer account's share positions. */
+  async positions(): Promise<{ symbol: string; qty: string }[]> {
+    return (await this.call('GET', '/positions', { trading: true })) as { symbol: string; qty: string }[];
   }
 
   /** The broker's record of the issuer's request, if it has one. */

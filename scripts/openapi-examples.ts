@@ -28,7 +28,7 @@ function tidy(value: unknown): unknown {
 const directory = mkdtempSync(path.join(tmpdir(), 'api-examples-'));
 try {
   // Not test/api/openapi.test.ts: it checks the examples this run replaces.
-  const run = spawnSync('npx', ['jest', 'test/api', 'test/partner', 'test/chain', 'test/workflows/attestation-api.test.ts', '--testPathIgnorePatterns', 'openapi\\.test'], {
+  const run = spawnSync('npx', ['jest', 'test/api', 'test/partner', 'test/chain', 'test/reserves', 'test/workflows/attestation-api.test.ts', '--testPathIgnorePatterns', 'openapi\\.test'], {
     stdio: 'inherit',
     env: { ...process.env, API_EXAMPLES_DIR: directory },
   });

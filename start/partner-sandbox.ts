@@ -32,6 +32,7 @@ import { evmPrivateKeySchema } from '../signing/key-schemas';
 import type { Database } from '../db/pool';
 import { createApiKey, findActiveApiKey } from '../db/queries/api-keys';
 import type { ChainDeploymentRecord } from '../db/queries/chain-deployments';
+import { latestUnderlyingPrice } from '../db/queries/latest-prices';
 import { setWalletPartnerEnabled } from '../db/queries/wallets';
 import { upsertPartnerClient } from '../db/queries/partner-clients';
 import { PARTNER_NETWORKS } from '../domain/partner';
@@ -143,6 +144,8 @@ export interface StartSandboxParameters {
   reseed?: boolean;
   /** How fast the sandbox retries and looks for due work (the tests' are quicker than the defaults). */
   timing?: Pick<StartBrokerOptions, 'retryInitialMs' | 'retryMaxMs' | 'pollMs'>;
+  /** The trading side's clock, fill latency and liquidity per fill (defaults: the real clock, 200 ms, all at once). */
+  trading?: Pick<StartBrokerOptions, 'clock' | 'fillLatencyMs' | 'maxFillQty'>;
 }
 
 /** Seeds and starts the sandbox against the issuer API at `issuerApiUrl`, with a partner key of its own. */
@@ -165,7 +168,10 @@ export async function startSandbox(parameters: StartSandboxParameters): Promise<
     issuerContracts: Object.fromEntries(Object.entries(PARTNER_NETWORKS).map(([network, chain]) => [network, issuerOf(chain)])),
     logger: parameters.logger.child({ component: 'broker-sandbox' }),
     authFailuresPerMinute: parameters.authFailuresPerMinute,
+    // The sandbox fills orders at the product's latest price of the underlying.
+    marketPrice: (symbol) => latestUnderlyingPrice(db, symbol),
     ...parameters.timing,
+    ...parameters.trading,
   };
   const broker = await startBroker(options);
   const url = broker.url;

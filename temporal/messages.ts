@@ -208,3 +208,38 @@ export interface PartnerRequestWorkflowState {
 }
 
 export const partnerRequestStateQuery = defineQuery<PartnerRequestWorkflowState>('partnerRequestState');
+
+/** A hedging workflow's input: the underlying it hedges and how long it collects obligations before ordering. */
+export interface HedgeInput {
+  underlying: string;
+  windowMs: number;
+}
+
+/** Obligations are owed for the workflow's underlying (sent by the chain watcher's outbox; carries nothing: SQL holds them). */
+export const hedgeOwedSignal = defineSignal('hedgeOwed');
+
+/** What a hedging workflow is doing, for operators. */
+export interface HedgeWorkflowState {
+  underlying: string;
+  status: 'idle' | 'collecting' | 'ordering';
+  batchId: string | null;
+  batches: number;
+  lastBatch: { batchId: string; state: string; at: number } | null;
+}
+
+export const hedgeStateQuery = defineQuery<HedgeWorkflowState>('hedgeState');
+
+/** The reserves workflow's input: how often it recomputes. */
+export interface ReservesInput {
+  intervalMs: number;
+}
+
+/** Recompute the reserves now (a hedge filled). */
+export const reservesRecomputeSignal = defineSignal('reservesRecompute');
+
+export interface ReservesWorkflowState {
+  computations: number;
+  last: { at: number; short: string[]; paused: string[]; resumed: string[] } | null;
+}
+
+export const reservesStateQuery = defineQuery<ReservesWorkflowState>('reservesState');

@@ -27,3 +27,11 @@ export function walletRegistrationWorkflowId(chain: string, address: string, ver
 export function partnerMintWorkflowId(issuerRequestId: string): string {
   return `partner-mint-${issuerRequestId}`;
 }
+
+/** The single proof-of-reserves workflow of a deployment. */
+export const RESERVES_WORKFLOW_ID = 'reserves';
+
+/** The hedging workflow of one underlying (its broker symbol, e.g. `hedge-AAPL`). */
+export function hedgeWorkflowId(underlying: string): string {
+  return `hedge-${underlying}`;
+}

@@ -15,11 +15,13 @@ import type { Config } from '../config';
 import type { Logger } from '../config/logger';
 import type { Database } from '../db/pool';
 import type { TemporalService } from '../temporal/connection';
-import { chainWatcherWorkflowId, MARKET_DATA_RETENTION_WORKFLOW_ID } from '../temporal/workflow-ids';
+import { underlyingsOwed } from '../db/queries/hedging';
+import { hedgeOwedSignal } from '../temporal/messages';
+import { chainWatcherWorkflowId, hedgeWorkflowId, MARKET_DATA_RETENTION_WORKFLOW_ID, RESERVES_WORKFLOW_ID } from '../temporal/workflow-ids';
 import { recoverWalletRegistrations } from '../wallets/registration';
 import { BrokerClient, type BrokerConnection } from '../partner/broker-client';
 import { recoverPartnerMintWorkflows } from '../partner/workflows';
-import type { chainWatcherWorkflow, marketDataRetentionWorkflow } from '../workflows';
+import type { chainWatcherWorkflow, hedgeWorkflow, marketDataRetentionWorkflow, reservesWorkflow } from '../workflows';
 import { runWorker, type WorkflowSource } from './run-worker';
 
 /**
@@ -28,7 +30,14 @@ import { runWorker, type WorkflowSource } from './run-worker';
  */
 export type WorkerSettings = Pick<
   Config,
-  'TEMPORAL_TASK_QUEUE' | 'WORKFLOW_BUNDLE_PATH' | 'ATTESTATION_SETTLEMENT_GRACE_MS' | 'CHAIN_SCAN_BLOCK_RANGE' | 'CHAIN_POLL_INTERVAL_MS'
+  | 'TEMPORAL_TASK_QUEUE'
+  | 'WORKFLOW_BUNDLE_PATH'
+  | 'ATTESTATION_SETTLEMENT_GRACE_MS'
+  | 'CHAIN_SCAN_BLOCK_RANGE'
+  | 'CHAIN_POLL_INTERVAL_MS'
+  | 'HEDGE_WINDOW_MS'
+  | 'RESERVES_INTERVAL_MS'
+  | 'RESERVES_TOLERANCE_BPS'
 >;
 
 export interface StartWorkerParameters {
@@ -101,8 +110,10 @@ export async function startWorker(parameters: StartWorkerParameters): Promise<Ru
         taskQueue,
         blockRange: config.CHAIN_SCAN_BLOCK_RANGE,
         settlementGraceMs,
+        hedgeWindowMs: config.HEDGE_WINDOW_MS,
       },
       broker: parameters.broker && new BrokerClient(parameters.broker),
+      reservesToleranceBps: config.RESERVES_TOLERANCE_BPS,
     }),
     workflows,
     options: { shutdownGraceTime: '10 seconds' },
@@ -129,10 +140,29 @@ export async function startWorker(parameters: StartWorkerParameters): Promise<Ru
         logger.info({ chain: deployment.chain, workflowId: chainWatcherWorkflowId(deployment.chainId) }, 'chain watcher running');
       }
     }
+    // Proof of reserves, and a hedging workflow for every underlying SQL says still owes a hedge.
+    if (chains && parameters.broker) {
+      await client.workflow.start<typeof reservesWorkflow>('reservesWorkflow', {
+        workflowId: RESERVES_WORKFLOW_ID,
+        taskQueue,
+        args: [{ intervalMs: config.RESERVES_INTERVAL_MS }],
+        workflowIdConflictPolicy: WorkflowIdConflictPolicy.USE_EXISTING,
+      });
+    }
+    const hedges = await underlyingsOwed(db);
+    for (const underlying of hedges) {
+      await client.workflow.signalWithStart<typeof hedgeWorkflow>('hedgeWorkflow', {
+        workflowId: hedgeWorkflowId(underlying),
+        taskQueue,
+        args: [{ underlying, windowMs: config.HEDGE_WINDOW_MS }],
+        signal: hedgeOwedSignal,
+        signalArgs: [],
+      });
+    }
     const attestationWorkflows = await recoverAttestationWorkflows({ db, client, taskQueue, settlementGraceMs });
     const walletRegistrations = chains ? await recoverWalletRegistrations(db, { client, taskQueue }) : 0;
     const partnerMints = await recoverPartnerMintWorkflows(db, { client, taskQueue });
-    logger.info({ attestationWorkflows, walletRegistrations, partnerMints }, 'stored requests have their workflows');
+    logger.info({ attestationWorkflows, walletRegistrations, partnerMints, hedges: hedges.length }, 'stored requests have their workflows');
   } catch (error) {
     // Without recovery some requests would never be settled: stop, so that a restart tries again.
     await worker.stop();

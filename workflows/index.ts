@@ -8,3 +8,5 @@ export { chainWatcherWorkflow } from './chain-watcher';
 export { redemptionWorkflow } from './redemption';
 export { walletRegistrationWorkflow } from './wallet-registration';
 export { partnerMintWorkflow } from './partner-mint';
+export { hedgeWorkflow } from './hedging';
+export { reservesWorkflow } from './reserves';

@@ -6,16 +6,19 @@
 import type { PoolClient } from 'pg';
 import { Decimal } from '../../domain/money';
 
-export type JournalReason = 'deposit' | 'mint' | 'redeem';
+export type JournalReason = 'deposit' | 'mint' | 'redeem' | 'trade';
 
 export interface Movement {
-  /** undefined: shares deposited into the sandbox from outside. */
+  /** undefined: shares deposited into the sandbox from outside (or bought in the market). */
   fromAccount?: string;
-  toAccount: string;
+  /** undefined: shares leaving the sandbox (sold in the market). */
+  toAccount?: string;
   symbol: string;
   qty: string;
   reason: JournalReason;
   tokenizationRequestId?: string;
+  /** The order whose fill moved them (reason `trade`). */
+  orderId?: string;
   idempotencyKey: string;
 }
 
@@ -46,15 +49,26 @@ export async function moveShares(client: PoolClient, movement: Movement): Promis
       movement.qty,
     ]);
   }
-  await client.query('UPDATE broker.positions SET qty = qty + $3, updated_at = now() WHERE account_id = $1 AND symbol = $2', [
-    movement.toAccount,
-    movement.symbol,
-    movement.qty,
-  ]);
+  if (movement.toAccount !== undefined) {
+    await client.query('UPDATE broker.positions SET qty = qty + $3, updated_at = now() WHERE account_id = $1 AND symbol = $2', [
+      movement.toAccount,
+      movement.symbol,
+      movement.qty,
+    ]);
+  }
   const { rows } = await client.query<{ journal_id: string }>(
-    `INSERT INTO broker.journal (from_account, to_account, symbol, qty, reason, tokenization_request_id, idempotency_key)
-     VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING journal_id`,
-    [movement.fromAccount ?? null, movement.toAccount, movement.symbol, movement.qty, movement.reason, movement.tokenizationRequestId ?? null, movement.idempotencyKey],
+    `INSERT INTO broker.journal (from_account, to_account, symbol, qty, reason, tokenization_request_id, order_id, idempotency_key)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8) RETURNING journal_id`,
+    [
+      movement.fromAccount ?? null,
+      movement.toAccount ?? null,
+      movement.symbol,
+      movement.qty,
+      movement.reason,
+      movement.tokenizationRequestId ?? null,
+      movement.orderId ?? null,
+      movement.idempotencyKey,
+    ],
   );
   return { outcome: 'moved', journalId: Number(rows[0]!.journal_id) };
 }

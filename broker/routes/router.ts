@@ -4,7 +4,8 @@
  * after minting and after a burn and reads every participant's records.
  */
 import Router from '@koa/router';
-import { basicAuth, requireRole } from '../framework/basic-auth';
+import type { Middleware } from 'koa';
+import { requireRole } from '../framework/basic-auth';
 import type { BrokerState } from '../framework/state';
 import type { BrokerServices } from '../services';
 import { connectRoute } from './connect';
@@ -16,12 +17,12 @@ import { mintRoute } from './mint';
 import { mintCallbackRoute } from './mint-callback';
 import { redeemCallbackRoute } from './redeem-callback';
 
-export function brokerRouter(services: BrokerServices): Router<BrokerState> {
+export function brokerRouter(services: BrokerServices, authenticate: Middleware<BrokerState>): Router<BrokerState> {
   const participant = requireRole('participant');
   const issuer = requireRole('issuer');
   const either = requireRole('participant', 'issuer');
   return new Router<BrokerState>({ prefix: '/v1/accounts' })
-    .use(basicAuth(services.db, { failuresPerMinute: services.authFailuresPerMinute }))
+    .use(authenticate)
     .get('/:account_id', either, getAccountRoute(services))
     .put('/:account_id/tokenization/client', participant, linkClientRoute(services))
     .post('/:account_id/tokenization/connect', participant, connectRoute(services))

@@ -79,6 +79,33 @@ export async function conflictingLogs(db: Queryable, chain: string, logs: { exec
 const EXECUTION_PAYLOAD = (row: string) => `jsonb_build_object('attestationId', ${row}.attestation_id::text, 'txHash', ${row}.tx_hash,
   'blockNumber', ${row}.block_number, 'blockHash', ${row}.block_hash, 'logIndex', ${row}.log_index, 'executedAt', ${row}.executed_at)`;
 
+/**
+ * The hedge each newly final execution (the rows of CTE `source`: trade_executions columns and `status`) owes, with
+ * an outbox message per underlying that wakes its hedging workflow: `tokens` = quantity ÷ 1e18 (exact), at the
+ * shares multiplier in force at the execution, shares = tokens × multiplier (exact; the orders round). Written once per
+ * log, whatever retries and rescans do.
+ */
+const HEDGE_OBLIGATIONS = (source: string) => `owed AS (
+       INSERT INTO hedge_obligations (chain, tx_hash, log_index, block_hash, attestation_id, symbol, underlying, side, tokens, shares_multiplier,
+         shares, attested_price, attested_share_price, executed_at)
+       SELECT x.chain, x.tx_hash, x.log_index, x.block_hash, x.attestation_id, a.symbol, a.ticker, x.side, x.quantity * 0.000000000000000001,
+              m.multiplier, x.quantity * 0.000000000000000001 * m.multiplier, x.price * 0.000000000000000001,
+              round(x.price * 0.000000000000000001 / m.multiplier, 18), x.executed_at
+         FROM ${source} x
+         JOIN asset_addresses t ON t.network_chain_id = x.chain AND lower(t.address) = lower(x.asset)
+         JOIN assets a ON a.symbol = t.symbol
+         CROSS JOIN LATERAL (
+           SELECT COALESCE((SELECT c.shares_multiplier FROM shares_multiplier_changes c WHERE c.symbol = a.symbol AND c.changed_at <= x.executed_at
+                             ORDER BY c.changed_at DESC LIMIT 1), 1) AS multiplier
+         ) m
+        WHERE x.status = 'final'
+       ON CONFLICT DO NOTHING
+       RETURNING chain, underlying
+     ), told_owed AS (
+       INSERT INTO chain_outbox (chain, kind, subject, payload)
+       SELECT DISTINCT chain, 'hedge_owed', underlying, '{}'::jsonb FROM owed
+     )`;
+
 const REDEMPTION_PAYLOAD = (row: string) => `jsonb_build_object('chain', ${row}.chain, 'txHash', ${row}.tx_hash, 'logIndex', ${row}.log_index,
   'blockNumber', ${row}.block_number, 'blockTime', ${row}.block_time, 'wallet', ${row}.wallet, 'userId', ${row}.user_id, 'token', ${row}.token,
   'amount', ${row}.amount::text, 'usdNotional', ${row}.usd_notional::text)`;
@@ -111,8 +138,8 @@ export async function recordObservedExecutions(db: Queryable, chain: string, exe
          FROM input
        ON CONFLICT (chain, block_hash, tx_hash, log_index) DO UPDATE SET status = EXCLUDED.status, status_changed_at = now()
         WHERE trade_executions.status = 'orphaned'
-       RETURNING 1
-     ), moved AS (
+       RETURNING chain, tx_hash, log_index, block_hash, attestation_id, side, asset, price, quantity, executed_at, status
+     ), ${HEDGE_OBLIGATIONS('recorded')}, moved AS (
        UPDATE attestations a SET state = CASE WHEN i.final THEN 'executed' ELSE 'executing' END, execution_tx_hash = i."txHash",
               execution_block_number = i."blockNumber", execution_block_hash = i."blockHash", execution_log_index = i."logIndex",
               state_changed_at = i."executedAt"
@@ -188,8 +215,8 @@ export async function promoteFinal(db: Queryable, chain: string, finalBlock: num
     `WITH promoted AS (
        UPDATE trade_executions SET status = 'final', status_changed_at = now()
         WHERE chain = $1 AND status = 'seen' AND block_number <= $2
-       RETURNING attestation_id, tx_hash, block_hash, block_number, log_index, executed_at
-     ), executed AS (
+       RETURNING chain, attestation_id, tx_hash, block_hash, block_number, log_index, executed_at, side, asset, price, quantity, status
+     ), ${HEDGE_OBLIGATIONS('promoted')}, executed AS (
        UPDATE attestations a SET state = 'executed'
          FROM promoted p
         WHERE a.attestation_id = p.attestation_id AND a.chain = $1 AND a.state = 'executing'

@@ -105,7 +105,7 @@ export async function storeChainBlocks(db: Queryable, chain: string, headers: Bl
   return [];
 }
 
-export type ChainMessageKind = 'execution_seen' | 'execution_orphaned' | 'execution_final' | 'redemption_final';
+export type ChainMessageKind = 'execution_seen' | 'execution_orphaned' | 'execution_final' | 'redemption_final' | 'hedge_owed';
 
 /** One message of the outbox: `subject` is the attestation id (execution_*) or the redemption's workflow id. */
 export interface ChainMessage {

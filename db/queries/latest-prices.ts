@@ -37,3 +37,12 @@ export async function upsertLatestPrices(db: Queryable, prices: LatestPriceRecor
     [prices.map((p) => p.symbol), prices.map((p) => p.tokenPrice), prices.map((p) => p.underlyingPrice), prices.map((p) => p.observedAt)],
   );
 }
+
+/** The latest underlying price of the asset whose underlying is `ticker` (USD per share), if it has one. */
+export async function latestUnderlyingPrice(db: Queryable, ticker: string): Promise<string | undefined> {
+  const { rows } = await db.query<{ price: string }>(
+    'SELECT p.underlying_price::text AS price FROM latest_prices p JOIN assets a USING (symbol) WHERE a.ticker = $1',
+    [ticker],
+  );
+  return rows[0]?.price;
+}

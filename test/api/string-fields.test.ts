@@ -35,6 +35,7 @@ const ADDRESS = `0x${'44'.repeat(20)}`;
 
 /** A valid value of each path and query parameter, by name; an operation's other parameters keep these while one is probed. */
 const VALID_PARAMETERS: Record<string, string> = {
+  underlying: 'AAPL',
   symbol: 'AAPLon',
   attestationId: '1',
   session: 'regular',

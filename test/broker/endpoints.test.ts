@@ -160,6 +160,7 @@ describe('POST /v1/accounts/{account_id}/tokenization/mint', () => {
       signer: sandbox.signer,
       issuerContracts: { ethereum: '0x1111111111111111111111111111111111111111' },
       logger: (await import('pino')).default({ level: 'silent' }),
+      marketPrice: async () => undefined,
     });
     try {
       const before = await tableCounts(database.db);

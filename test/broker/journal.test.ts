@@ -103,7 +103,7 @@ it('migrates once, even when started concurrently', async () => {
   const fresh = await createBrokerTestDb();
   try {
     const concurrent = await Promise.all([migrateBroker(fresh.db), migrateBroker(fresh.db)]);
-    expect(concurrent.flat()).toEqual(['001_sandbox.sql']);
+    expect(concurrent.flat()).toEqual(['001_sandbox.sql', '002_trading.sql']);
   } finally {
     await fresh.drop();
   }

@@ -133,7 +133,7 @@ async function send(item: Case): Promise<{ status: number; body: Record<string, 
 }
 
 test("the table lists every route of the sandbox's router", () => {
-  const router = brokerRouter({ db: {} as Pool, logger: pino({ level: 'silent' }) } as BrokerServices);
+  const router = brokerRouter({ db: {} as Pool, logger: pino({ level: 'silent' }) } as BrokerServices, async (_ctx, next) => next());
   const served = router.stack.flatMap((layer) => layer.methods.filter((method) => method !== 'HEAD').map((method) => `${method} ${String(layer.path).replace(/^\/v1\/accounts/, '')}`));
   expect(served.sort()).toEqual(ROUTES.map((route) => `${route.method.toUpperCase()} ${route.path}`).sort());
 });

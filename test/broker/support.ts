@@ -11,6 +11,7 @@ import { getAddress } from 'viem';
 import pino from 'pino';
 import { generatePrivateKey, privateKeyToAccount, type PrivateKeyAccount } from 'viem/accounts';
 import { createScratchDatabase, type ScratchDatabase } from '../../harness/database';
+import { pinnedClock } from '../../harness/settings';
 import { testServerUrl } from '../support/database';
 import { linkClient, newBrokerCredential, seedBrokerSandbox, startBroker, type Credential, type RunningBroker, type SeededSandbox, type StartBrokerOptions } from '../../broker';
 
@@ -143,7 +144,10 @@ export interface TestSandbox {
   close(): Promise<void>;
 }
 
-/** The sandbox on `db`, talking to a fake issuer, with quick retries. */
+/** The sandbox's prices in these tests (USD per share). */
+export const TEST_PRICES: Record<string, string> = { AAPL: '200.25', NVDA: '120.5', TSLA: '300', MSFT: '410.1', AMZN: '180' };
+
+/** The sandbox on `db`, talking to a fake issuer, with quick retries, trading in a regular session at `TEST_PRICES`. */
 export async function startTestSandbox(db: Pool, overrides: Partial<StartBrokerOptions> = {}): Promise<TestSandbox> {
   const participant = newBrokerCredential('ap');
   const issuerCredential = newBrokerCredential('iss');
@@ -171,6 +175,9 @@ export async function startTestSandbox(db: Pool, overrides: Partial<StartBrokerO
     issuerTimeoutMs: 2_000,
     // High enough not to matter; test/broker/failed-auth.test.ts sets its own.
     authFailuresPerMinute: 10_000,
+    marketPrice: async (symbol) => TEST_PRICES[symbol],
+    clock: pinnedClock(),
+    fillLatencyMs: 50,
     ...overrides,
   };
   const sandbox: TestSandbox = {

@@ -38,6 +38,7 @@ function chainActivities() {
       taskQueue: temporal.taskQueue,
       blockRange: 50,
       settlementGraceMs: 60_000,
+      hedgeWindowMs: 100,
     },
   });
 }

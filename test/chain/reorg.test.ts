@@ -330,6 +330,7 @@ test('a worker that dies between a rewind and its signals: the rewind is committ
     taskQueue: stack.temporal.taskQueue,
     blockRange: 50,
     settlementGraceMs: 60_000,
+    hedgeWindowMs: 100,
   });
   const environment = new MockActivityEnvironment(undefined, { logger: new DefaultLogger('ERROR') });
   await expect(environment.run(scanner.scanChain, { chain: 'ethereum-1' })).rejects.toThrow('the worker died');

@@ -13,8 +13,8 @@ export interface PartnerStack extends HarnessPartnerStack {
   api: PartnerApi & { http: TestAgent };
 }
 
-export async function startPartnerStack(): Promise<PartnerStack> {
-  const stack = await startHarnessStack({ database: await cloneTemplateDatabase(), chainPollIntervalMs: 200 });
+export async function startPartnerStack(options: Omit<Parameters<typeof startHarnessStack>[0], 'database'> = {}): Promise<PartnerStack> {
+  const stack = await startHarnessStack({ database: await cloneTemplateDatabase(), chainPollIntervalMs: 200, ...options });
   return Object.assign(stack, { api: { ...stack.api, http: request(stack.api.app.koa.callback()) } });
 }
 

@@ -42,6 +42,7 @@ export const createAttestationOperation = defineOperation({
     'IDEMPOTENCY_KEY_REUSED',
     ...PRICING_REFUSALS,
     ...LIMIT_REFUSALS,
+    'RESERVES_SHORT',
   ],
   handler: (services) => async (ctx, { body: request }) => {
     const attestations = requireAttestations(services);

@@ -1,0 +1,142 @@
+/**
+ * Proof of reserves, computed: for every asset with a token on a deployed chain, the token supply read on chain at the
+ * last final block the chain's watcher acted on (so every final execution below it already owes its hedge), the
+ * shares the issuer's account holds at the broker, and what is in flight between them:
+ * - `hedges`: shares owed by final attestation executions and not yet filled (buys positive, sells negative);
+ * - `redemptions`: shares of final burns not yet delivered to the participant (still held, no longer required);
+ * - `partnerMints`: shares received for partner mints whose tokens are not minted yet (held, not yet required).
+ * backing = held + hedges − redemptions − partnerMints; required = supply × multiplier now. An asset is `short` when
+ * required − backing exceeds the tolerance (RESERVES_TOLERANCE_BPS of what is required, and at least one broker unit,
+ * 1e-9 share, so rounding carries never count); its attestation minting is paused until it is covered again.
+ * Each computation is stored (reserve_snapshots) and answered.
+ */
+import { Context } from '@temporalio/activity';
+import type { PublicClient } from 'viem';
+import type { ChainContexts } from '../chains/context';
+import { stockTokenAbi } from '../contracts/abi';
+import type { Database } from '../db/pool';
+import { listChainDeployments } from '../db/queries/chain-deployments';
+import { readWatcherCursor } from '../db/queries/chain-watcher';
+import { multipliersAt } from '../db/queries/corporate-actions';
+import { hedgesInFlight } from '../db/queries/hedging';
+import { applyReservePauses, insertReserveSnapshots, partnerInFlight, type ReserveAsset } from '../db/queries/reserves';
+import { Decimal, Rounding } from '../domain/money';
+import type { EvmChain } from '../domain/chains';
+import type { BrokerClient } from '../partner/broker-client';
+
+export interface ReservesActivityDependencies {
+  db: Database;
+  chains?: ChainContexts;
+  broker?: BrokerClient;
+  /** RESERVES_TOLERANCE_BPS */
+  toleranceBps: number;
+}
+
+export interface ReservesComputation {
+  takenAt: number;
+  assets: number;
+  short: string[];
+  paused: string[];
+  resumed: string[];
+  ms: number;
+}
+
+const TOKEN_UNIT = new Decimal(10).pow(18);
+const SHARE_UNIT = new Decimal('0.000000001');
+
+/** The assets on each deployed chain and their supply at the chain's last final block acted on. */
+async function supplies(db: Database, chains: ChainContexts): Promise<{ byAsset: Map<string, Record<string, string>>; blocks: Record<string, number>; tickers: Map<string, string> }> {
+  const byAsset = new Map<string, Record<string, string>>();
+  const blocks: Record<string, number> = {};
+  const tickers = new Map<string, string>();
+  for (const deployment of await listChainDeployments(db)) {
+    const context = chains[deployment.chain as EvmChain];
+    if (!context) continue;
+    const cursor = await readWatcherCursor(db, deployment.chain);
+    const block = cursor?.finalBlock !== null && cursor?.finalBlock !== undefined && cursor.finalBlock >= deployment.deployedBlock ? cursor.finalBlock : deployment.deployedBlock;
+    blocks[deployment.chain] = block;
+    const { rows } = await db.query<{ symbol: string; ticker: string; address: `0x${string}` }>(
+      `SELECT t.symbol, a.ticker, t.address FROM asset_addresses t JOIN assets a USING (symbol) WHERE t.network_chain_id = $1 ORDER BY t.symbol`,
+      [deployment.chain],
+    );
+    const client = context.client as PublicClient;
+    const totals = await Promise.all(
+      rows.map((row) => client.readContract({ address: row.address, abi: stockTokenAbi, functionName: 'totalSupply', blockNumber: BigInt(block) }) as Promise<bigint>),
+    );
+    rows.forEach((row, index) => {
+      tickers.set(row.symbol, row.ticker);
+      byAsset.set(row.symbol, { ...byAsset.get(row.symbol), [deployment.chain]: new Decimal(totals[index]!.toString()).div(TOKEN_UNIT).toFixed() });
+    });
+  }
+  return { byAsset, blocks, tickers };
+}
+
+export function createReservesActivities(deps: ReservesActivityDependencies) {
+  const { db } = deps;
+  return {
+    /** Computes, stores and acts on the reserves of every asset (see the module header). */
+    async computeReserves(): Promise<ReservesComputation> {
+      const started = performance.now();
+      if (!deps.chains) throw new Error('this worker has no chains configured: the token supply cannot be read');
+      if (!deps.broker) throw new Error('this worker has no broker configured: the shares held cannot be read');
+      const takenAt = Date.now();
+      const [{ byAsset, blocks, tickers }, positions, hedges, partner, multipliers] = await Promise.all([
+        supplies(db, deps.chains),
+        deps.broker.positions(),
+        hedgesInFlight(db),
+        partnerInFlight(db),
+        multipliersAt(db, takenAt),
+      ]);
+      const held = new Map(positions.map((position) => [position.symbol, position.qty]));
+      const assets: ReserveAsset[] = [];
+      for (const [symbol, byChain] of byAsset) {
+        const underlying = tickers.get(symbol)!;
+        const multiplier = multipliers.get(symbol) ?? '1';
+        const total = Object.values(byChain).reduce((sum, amount) => sum.plus(amount), new Decimal(0));
+        const required = total.times(multiplier);
+        const sharesHeld = new Decimal(held.get(underlying) ?? 0);
+        const hedge = hedges.get(underlying) ?? { inFlight: '0', review: '0' };
+        let redemptions = new Decimal(0);
+        let partnerMints = new Decimal(0);
+        for (const request of partner.filter((entry) => entry.tokenSymbol === symbol)) {
+          const shares = request.qty ?? new Decimal(request.tokenAmount ?? 0).div(TOKEN_UNIT).times(multiplier).toFixed();
+          if (request.kind === 'redeem') redemptions = redemptions.plus(shares);
+          else partnerMints = partnerMints.plus(shares);
+        }
+        const backing = sharesHeld.plus(hedge.inFlight).minus(redemptions).minus(partnerMints);
+        const shortfall = Decimal.max(required.minus(backing), 0);
+        const tolerance = Decimal.max(required.times(deps.toleranceBps).div(10_000), SHARE_UNIT);
+        assets.push({
+          underlying,
+          symbol,
+          sharesMultiplier: new Decimal(multiplier).toFixed(),
+          tokens: { total: total.toFixed(), byChain, blocks: Object.fromEntries(Object.keys(byChain).map((chain) => [chain, blocks[chain]!])) },
+          sharesRequired: required.toDecimalPlaces(18, Rounding.UP).toFixed(),
+          sharesHeld: sharesHeld.toFixed(),
+          inFlight: { hedges: new Decimal(hedge.inFlight).toDecimalPlaces(18, Rounding.DOWN).toFixed(), redemptions: redemptions.toFixed(), partnerMints: partnerMints.toFixed() },
+          review: hedge.review,
+          shortfall: shortfall.toDecimalPlaces(18, Rounding.UP).toFixed(),
+          coverage: required.isZero() ? '1' : backing.div(required).toDecimalPlaces(6, Rounding.DOWN).toFixed(),
+          status: shortfall.gt(tolerance) ? 'short' : 'covered',
+        });
+      }
+      await insertReserveSnapshots(db, takenAt, assets);
+      const short = assets.filter((asset) => asset.status === 'short');
+      const changes = await applyReservePauses(
+        db,
+        short.map((asset) => ({
+          symbol: asset.symbol,
+          shortfall: asset.shortfall,
+          reason: `reserves short by ${asset.shortfall} ${asset.underlying} shares (coverage ${asset.coverage}) at ${new Date(takenAt).toISOString()}`,
+        })),
+        takenAt,
+      );
+      const log = Context.current().log;
+      if (changes.paused.length > 0) log.warn('reserves short: attestation minting paused', { symbols: changes.paused });
+      if (changes.resumed.length > 0) log.info('reserves covered again: attestation minting resumed', { symbols: changes.resumed });
+      return { takenAt, assets: assets.length, short: short.map((asset) => asset.symbol), ...changes, ms: performance.now() - started };
+    },
+  };
+}
+
+export type ReservesActivities = ReturnType<typeof createReservesActivities>;
