@@ -3,7 +3,8 @@
  * (prom-client: CPU, memory, handles, event-loop lag), the PostgreSQL pool's usage, and — read from the database every
  * role shares — partner requests and the age of the oldest one not final, redemptions by state, the issuer's chain
  * transactions by state, outstanding attestations and their notional, each chain watcher's seen and final heads, how
- * long since it last scanned, whether it is halted, and with the chains' RPC its lag behind the head. Each gauge reads
+ * long since it last scanned, whether it is halted, and with the chains' RPC its lag behind the head; the last reserves
+ * computation (coverage, shortfall, its age), the assets whose minting it paused, and hedge orders by state. Each gauge reads
  * its own series when scraped; a reading that fails (the database down) leaves them out of that scrape and counts in
  * `issuer_metrics_read_errors_total`.
  */
@@ -13,8 +14,10 @@ import type { Database } from '../db/pool';
 import { outstandingAttestationTotals } from '../db/queries/attestations';
 import { countChainTransactionsByState } from '../db/queries/chain-transactions';
 import { listWatcherCursors, type WatcherCursorSummary } from '../db/queries/chain-watcher';
+import { countHedgeOrdersByState } from '../db/queries/hedging';
 import { partnerRequestGauges } from '../db/queries/partner-requests';
 import { countRedemptionsByState } from '../db/queries/redemptions';
+import { latestReserveSnapshot, listReservePauses } from '../db/queries/reserves';
 
 /** How long a scrape waits for a chain's head before leaving its lag out. */
 const HEAD_TIMEOUT_MS = 2_000;
@@ -114,6 +117,24 @@ export function createProcessMetrics(parameters: ProcessMetricsParameters): Regi
   );
   readGauge('issuer_attestations_outstanding_notional_usd', 'USD notional of the attestations counting against the limits now, by chain', ['chain'], async () =>
     (await outstanding()).map((row) => [{ chain: row.chain }, Number(row.notional)]),
+  );
+
+  const reserves = perScrape(() => latestReserveSnapshot(db));
+  readGauge('issuer_reserves_coverage', 'Backing over the shares the tokens require, per underlying, in the last reserves computation (1 = exactly covered)', ['underlying'], async () =>
+    ((await reserves())?.assets ?? []).map((asset) => [{ underlying: asset.underlying }, Number(asset.coverage)]),
+  );
+  readGauge('issuer_reserves_shortfall_shares', 'Shares missing behind the tokens, per underlying, in the last reserves computation (0 when covered)', ['underlying'], async () =>
+    ((await reserves())?.assets ?? []).map((asset) => [{ underlying: asset.underlying }, Math.max(0, Number(asset.shortfall))]),
+  );
+  readGauge('issuer_reserves_age_seconds', 'Seconds since the last reserves computation; absent before the first', [], async () => {
+    const taken = (await reserves())?.takenAt;
+    return taken === undefined ? [] : [[{}, Math.max(0, (clock() - taken) / 1_000)]];
+  });
+  readGauge('issuer_reserves_paused', '1 per asset whose attestation minting is paused because its reserves are short', ['symbol'], async () =>
+    (await listReservePauses(db)).map((pause) => [{ symbol: pause.symbol }, 1]),
+  );
+  readGauge('issuer_hedge_orders', 'Hedge orders at the broker by state (pending: placed or waiting; review: refused for good)', ['state'], async () =>
+    (await countHedgeOrdersByState(db)).map((row) => [{ state: row.state }, row.count]),
   );
 
   const cursors = perScrape(() => listWatcherCursors(db));

@@ -229,3 +229,9 @@ export async function listHedgeOrders(db: Queryable, filter: { state?: string; l
   );
   return rows;
 }
+
+/** Hedge orders by state (`pending`: placed or waiting to be; `review`: refused for good, waiting for an operator). */
+export async function countHedgeOrdersByState(db: Queryable): Promise<{ state: string; count: number }[]> {
+  const { rows } = await db.query<{ state: string; count: number }>(`SELECT state, count(*)::int AS count FROM hedge_orders GROUP BY state ORDER BY state`);
+  return rows;
+}
