@@ -72,7 +72,7 @@ export async function startProduct(config: Config, options: StartProductOptions)
     const broker = externalBroker ?? sandboxConnection(sandboxUrl(config.HOST, config.BROKER_SANDBOX_PORT), sandboxSecrets!);
     started(await startWorker({ config, temporal, db, logger, chains, broker }));
 
-    const api = started(await startApi({ config, db, databaseUrl, logger, temporal: temporal.client, signers, chains: chains.chains, pipeline }));
+    const api = started(await startApi({ config, db, databaseUrl, logger, temporal: temporal.client, signers, chains: chains.chains, pipeline, broker: () => broker }));
     toLiveStreams = api.onStored;
 
     const previous = readStackFile(config.DATA_DIR);
