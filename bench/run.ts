@@ -3,12 +3,14 @@
  * stated in. Uses DATABASE_URL if set (it is migrated, seeded and written to), otherwise a throw-away
  * embedded PostgreSQL. BENCH_SECONDS sets each load phase (default 10). `npm run bench -- streams` runs only the
  * live streams mode, `npm run bench -- partner` only the partner in-kind flow, `npm run bench -- chains` only chain
- * watching (seen and final latencies, scan throughput).
+ * watching (seen and final latencies, scan throughput), `npm run bench -- console` only the operator console over
+ * 100 000 workflows and a 10 000-event history.
  */
 import { startTestDatabase } from '../harness/database';
 import { benchApi, prepareBenchDatabase } from './api';
 import { benchAttestations } from './attestations';
 import { benchChains, formatChains } from './chains';
+import { benchConsole, formatConsole } from './console';
 import { benchContract } from './contract';
 import { benchDomain } from './domain';
 import { formatResults, loadGenerator, type LoadResult } from './load';
@@ -30,6 +32,10 @@ async function main(): Promise<void> {
     }
     if (process.argv.slice(2).includes('chains')) {
       for (const line of formatChains(await benchChains(databaseUrl))) write(line);
+      return;
+    }
+    if (process.argv.slice(2).includes('console')) {
+      for (const line of formatConsole(await benchConsole(databaseUrl))) write(line);
       return;
     }
     if (process.argv.slice(2).includes('partner')) {
@@ -70,6 +76,8 @@ async function main(): Promise<void> {
     for (const line of formatStreams(await benchStreams(databaseUrl, { seconds }))) write(line);
 
     for (const line of formatPartner(await benchPartner(databaseUrl, { seconds }))) write(line);
+
+    for (const line of formatConsole(await benchConsole(databaseUrl))) write(line);
   } finally {
     await temporary?.stop();
   }

@@ -141,9 +141,9 @@ export async function startPartnerStack(parameters: StartPartnerStackParameters)
     const temporal = await startTemporal(config, { logger, inMemory: true });
     parts.add(temporal);
     // The sandbox starts once the API listens; the console reads the broker through it from then on.
-    let brokerConnection: BrokerConnection | undefined;
+    const brokerOfApi: { connection?: BrokerConnection } = {};
     const api = await startApi({
-      broker: () => brokerConnection,
+      broker: () => brokerOfApi.connection,
       config,
       db,
       databaseUrl: database.url,
@@ -174,7 +174,7 @@ export async function startPartnerStack(parameters: StartPartnerStackParameters)
     // The product's worker, with the chain and broker activities and the chain's watcher; stopped and started again by tests.
     const bundleCode = await productBundle();
     const broker = sandboxConnection(sandbox.url, secrets, { timeoutMs: 2_000 });
-    brokerConnection = broker;
+    brokerOfApi.connection = broker;
     let worker: RunningWorker | undefined;
     const startWorker = async () => {
       worker = await startProductWorker({ config, temporal, db, logger, bundleCode, chains: chain.running, broker });
