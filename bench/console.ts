@@ -1,6 +1,7 @@
 /**
  * The console under volume: 100 000 workflows in the list (server-side paging, counts per status) and a workflow
- * whose history holds 10 000 events (one signal each: 10 000 steps), in the embedded Temporal service in memory, with
+ * whose history holds 10 000 events (signals a worker takes in, its state query answered), in the embedded Temporal
+ * service in memory, with
  * the product's app and a signed-in session. Prints how long each page takes to render, server side, end to end.
  */
 import { randomBytes } from 'node:crypto';
@@ -13,6 +14,7 @@ import { defaultConfig, quietLogger } from '../harness/settings';
 import { createProductApp } from '../start/api';
 import { closeTemporalClient, createTemporalClient } from '../temporal/client';
 import { startInMemoryTemporal } from '../temporal-server';
+import { runWorker } from '../worker/run-worker';
 
 export interface ConsoleBench {
   workflows: number;
@@ -28,6 +30,7 @@ export async function benchConsole(databaseUrl: string): Promise<ConsoleBench> {
   const db = createPool(databaseUrl, 4);
   const server = await startInMemoryTemporal();
   const client = await createTemporalClient({ address: server.address, namespace: server.namespace });
+  const stops: (() => Promise<void>)[] = [];
   try {
     await migrate(db);
     const startedAt = performance.now();
@@ -41,11 +44,21 @@ export async function benchConsole(databaseUrl: string): Promise<ConsoleBench> {
         }),
       );
     }
-    await Promise.all(Array.from({ length: 2_000 }, (_, n) => client.workflow.getHandle(`bench-${n * 7}`).terminate('bench')));
+    await Promise.all(Array.from({ length: Math.floor(WORKFLOWS / 50) }, (_, n) => client.workflow.getHandle(`bench-${n * 7}`).terminate('bench')));
     const startMs = performance.now() - startedAt;
-    const big = await client.workflow.start('partnerMintWorkflow', { workflowId: 'bench-big-history', taskQueue: 'bench-console', args: [{ issuerRequestId: 'big' }] });
-    for (let n = 1; n < EVENTS - 1; n += 200) {
-      await Promise.all(Array.from({ length: Math.min(200, EVENTS - 1 - n) }, (_, offset) => big.signal('partnerResume', { n: n + offset })));
+    // One workflow a worker runs, signalled until its history holds 10 000 events; its state query answers.
+    const worker = await runWorker({
+      address: server.address,
+      namespace: server.namespace,
+      taskQueue: 'bench-console-big',
+      activities: {},
+      workflows: { workflowsPath: require.resolve('./console-workflows') },
+      compress: false,
+    });
+    stops.push(() => worker.stop());
+    const big = await client.workflow.start('benchSignalsWorkflow', { workflowId: 'bench-big-history', taskQueue: 'bench-console-big' });
+    for (let n = 0; (await big.describe()).historyLength < EVENTS; n += 1) {
+      await Promise.all(Array.from({ length: 200 }, (_, offset) => big.signal('tick', { n: n * 200 + offset })));
     }
     const historyEvents = (await big.describe()).historyLength;
 
@@ -79,6 +92,7 @@ export async function benchConsole(databaseUrl: string): Promise<ConsoleBench> {
     await time(`workflow page, ${historyEvents} events, timeline page 1`, '/console/workflows/bench-big-history?view=timeline');
     return { workflows: WORKFLOWS, startMs, historyEvents, pages };
   } finally {
+    for (const stop of stops) await stop();
     await closeTemporalClient(client);
     await server.stop();
     await db.end();

@@ -279,7 +279,11 @@ export interface WorkflowStateAnswer {
  * The workflow's own state query (the one whose name ends in `State`, found through the SDK's built-in
  * `__temporal_workflow_metadata` query) and its answer; undefined when the workflow defines none.
  */
-export async function queryWorkflowState(client: Client, workflowId: string): Promise<WorkflowStateAnswer | undefined> {
+export async function queryWorkflowState(client: Client, workflowId: string, options: { timeoutMs?: number } = {}): Promise<WorkflowStateAnswer | undefined> {
+  if (options.timeoutMs !== undefined) {
+    // A query waits for a worker to answer: bounded, so a page never waits on a workflow no worker polls for.
+    return await client.connection.withDeadline(Date.now() + options.timeoutMs, () => queryWorkflowState(client, workflowId));
+  }
   const handle = client.workflow.getHandle(workflowId);
   const metadata = await handle.query<{ definition?: { queryDefinitions?: { name?: string }[] } }>('__temporal_workflow_metadata');
   const query = metadata.definition?.queryDefinitions?.map((definition) => definition.name).find((name) => name?.endsWith('State'));

@@ -15,7 +15,7 @@ import { inspectWorkflow, queryWorkflowState } from '../../inspection/workflows'
 import { historySteps } from '../../inspection/steps';
 import { badge, enc, fields, href, html, jsonBlock, jsonInline, table, time, type Html } from '../html';
 import { partnerRequestActions } from './workflow-actions';
-import { stepsTable } from './workflows';
+import { QUERY_TIMEOUT_MS, stepsTable } from './workflows';
 
 export const QUEUE_PAGE_SIZE = 50;
 
@@ -69,7 +69,7 @@ export async function partnerRequestPage(
     brokerRecord(parameters.broker, request),
     parameters.temporal
       ? inspectWorkflow(parameters.temporal, workflowId).then(
-          async (inspected) => ({ inspected, state: await queryWorkflowState(parameters.temporal!, workflowId).catch(() => undefined) }),
+          async (inspected) => ({ inspected, state: await queryWorkflowState(parameters.temporal!, workflowId, { timeoutMs: QUERY_TIMEOUT_MS }).catch(() => undefined) }),
           (error: unknown) => ({ error: (error as Error).message }),
         )
       : Promise.resolve({ error: 'No workflow service is configured for this process.' }),
@@ -141,7 +141,7 @@ export async function attestationPage(parameters: { db: Database; temporal?: Cli
   const workflowId = `attestation-${attestationId}`;
   const [usage, state] = await Promise.all([
     attestationLimitUsage(parameters.db, attestation as { account_id: string; symbol: string; session: string; session_started_at: number }, parameters.now),
-    parameters.temporal ? queryWorkflowState(parameters.temporal, workflowId).catch(() => undefined) : Promise.resolve(undefined),
+    parameters.temporal ? queryWorkflowState(parameters.temporal, workflowId, { timeoutMs: QUERY_TIMEOUT_MS }).catch(() => undefined) : Promise.resolve(undefined),
   ]);
   return html`
 <div class="two"><div><h2>Attestation</h2>${fields([

@@ -62,6 +62,9 @@ ${page.nextPageToken ? html`<a rel="next" href="${href('/console/workflows', { .
 
 export const HISTORY_PAGE_SIZE = 200;
 
+/** How long a page waits for a worker to answer the workflow's state query. */
+export const QUERY_TIMEOUT_MS = 2_000;
+
 const stepDuration = (step: Step) => (step.end === null ? 'open' : step.durationMs ? humanDuration(step.durationMs) : '');
 
 export function stepsTable(steps: readonly Step[]): Html {
@@ -121,9 +124,11 @@ export interface WorkflowPageOptions {
 
 /** The workflow page's body; `live` when the workflow is still running. */
 export async function workflowPage(client: Client, workflowId: string, options: WorkflowPageOptions): Promise<{ body: Html; live: boolean; type: string }> {
+  // The state query runs beside the history's fetch (it waits for a worker; bounded).
+  const asked = queryWorkflowState(client, workflowId, { timeoutMs: QUERY_TIMEOUT_MS }).catch((error: unknown) => ({ query: 'state', state: `not answered: ${(error as Error).message}` }));
   const { description, timeline, parent } = await inspectWorkflow(client, workflowId);
   const running = description.status === 'RUNNING';
-  const state = running || timeline.length > 0 ? await queryWorkflowState(client, workflowId).catch((error: unknown) => ({ query: 'state', state: `not answered: ${(error as Error).message}` })) : undefined;
+  const state = await asked;
   const steps = historySteps(timeline);
   const started = steps.find((step) => step.kind === 'workflow' && step.name === 'started');
   const closing = [...steps].reverse().find((step) => step.kind === 'workflow' && step.name !== 'started');
