@@ -1,11 +1,13 @@
 /**
  * Builds the Koa application: request context (ids, errors, logs), then the operations of api/resources.ts —
  * the public ones as they are, the others behind authentication and rate limiting — and, when configured,
- * a check of every answer against the OpenAPI document.
+ * a check of every answer against the OpenAPI document; and the operator console under `/console` (console/).
  */
 import Router from '@koa/router';
 import Koa from 'koa';
+import { failedAuthPolicy, FailedAuthentications } from '../access/failed-auth';
 import { RateLimiter } from '../access/rate-limiter';
+import { consoleRouter } from '../console/router';
 import { AnswerChecker, checkAnswers } from './contract/answer-check';
 import { mountResources } from './contract/mount';
 import { allowedMethods } from './framework/allowed-methods';
@@ -40,21 +42,27 @@ export function createApp(dependencies: ApiDependencies): App {
 
   const check = config.CHECK_ANSWERS ?? 'off';
   if (check !== 'off') {
-    koa.use(
-      checkAnswers({
-        checker: answerChecker(config.PUBLIC_BASE_URL),
-        logger,
-        baseUrl: config.PUBLIC_BASE_URL,
-        failAnswers: check === 'fail',
-        observe: dependencies.observeAnswers,
-      }),
-    );
+    const checkAnswer = checkAnswers({
+      checker: answerChecker(config.PUBLIC_BASE_URL),
+      logger,
+      baseUrl: config.PUBLIC_BASE_URL,
+      failAnswers: check === 'fail',
+      observe: dependencies.observeAnswers,
+    });
+    // The console's pages are HTML for people, not operations of the document.
+    koa.use((ctx, next) => (ctx.path === '/console' || ctx.path.startsWith('/console/') ? next() : checkAnswer(ctx, next)));
   }
   koa.use(requestContext({ logger, baseUrl: config.PUBLIC_BASE_URL, trustedProxies: config.TRUSTED_PROXIES ?? [] }));
 
+  // One failed-authentication throttle per process, for the API's keys and the console's sign-in alike.
+  const failures = new FailedAuthentications(failedAuthPolicy(config.AUTH_FAILURES_PER_MINUTE));
+  const consoleRoutes = consoleRouter(services, { failures, sessionTtlMs: (config.CONSOLE_SESSION_MINUTES ?? 480) * 60_000 });
+  koa.use(consoleRoutes.routes());
+  koa.use(consoleRoutes.allowedMethods());
+
   const open = new Router<ApiState>();
   const keyed = new Router<ApiState>();
-  keyed.use(authenticate(services.keys, { failuresPerMinute: config.AUTH_FAILURES_PER_MINUTE }));
+  keyed.use(authenticate(services.keys, { failures }));
   keyed.use(rateLimit(new RateLimiter(), { perSecond: config.RATE_LIMIT_PER_SECOND, burst: config.RATE_LIMIT_BURST }));
   mountResources({ open, keyed }, services, API_RESOURCES);
   koa.use(open.routes());

@@ -1,15 +1,18 @@
 /**
  * `npm run bench`: every benchmark of the product in one run, printed with the ratios the goals are
  * stated in. Uses the PostgreSQL server of DATABASE_URL if set, otherwise a throw-away embedded one: each phase
- * runs on a database of its own there, copied from one prepared once (bench/databases.ts). BENCH_SECONDS sets each load phase (default 10). `npm run bench -- streams` runs only the
- * live streams mode, `npm run bench -- partner` only the partner in-kind flow, `npm run bench -- attestations` only attestation creation, `npm run bench -- chains` only chain
- * watching (seen and final latencies, scan throughput).
+ * runs on a database of its own there, copied from one prepared once (bench/databases.ts). BENCH_SECONDS sets each
+ * load phase (default 10). `npm run bench -- streams` runs only the live streams mode, `npm run bench -- partner` only
+ * the partner in-kind flow, `npm run bench -- attestations` only attestation creation, `npm run bench -- chains` only
+ * chain watching (seen and final latencies, scan throughput), `npm run bench -- console` only the operator console
+ * over 100 000 workflows and a 10 000-event history.
  */
 import { exitWithUsageOnHelp } from '../config/cli';
 import { startTestDatabase } from '../harness/database';
 import { benchApi } from './api';
 import { benchAttestations, formatAttestations } from './attestations';
 import { benchChains, formatChains } from './chains';
+import { benchConsole, formatConsole } from './console';
 import { benchContract } from './contract';
 import { benchDatabases } from './databases';
 import { benchDomain } from './domain';
@@ -22,7 +25,7 @@ import { benchWorkflowModes, formatWorkflowModes } from './workflows';
 const write = (text: string) => process.stdout.write(`${text}\n`);
 
 async function main(): Promise<void> {
-  exitWithUsageOnHelp(`usage: npm run bench -- [streams|partner|chains]   every benchmark, or only one mode
+  exitWithUsageOnHelp(`usage: npm run bench -- [streams|partner|attestations|chains|console]   every benchmark, or only one mode
   BENCH_SECONDS   seconds per load phase (default 10); DATABASE_URL: run on it (migrated, seeded, written to), else a throw-away PostgreSQL`);
   const seconds = Number(process.env.BENCH_SECONDS ?? 10);
   const temporary = process.env.DATABASE_URL ? undefined : await startTestDatabase();
@@ -35,6 +38,10 @@ async function main(): Promise<void> {
     }
     if (process.argv.slice(2).includes('chains')) {
       for (const line of formatChains(await databases.phase((url) => benchChains(url)))) write(line);
+      return;
+    }
+    if (process.argv.slice(2).includes('console')) {
+      for (const line of formatConsole(await databases.phase((url) => benchConsole(url)))) write(line);
       return;
     }
     if (process.argv.slice(2).includes('partner')) {
@@ -82,6 +89,8 @@ async function main(): Promise<void> {
     for (const line of formatStreams(await databases.phase((url) => benchStreams(url, { seconds })))) write(line);
 
     for (const line of formatPartner(await databases.phase((url) => benchPartner(url, { seconds })))) write(line);
+
+    for (const line of formatConsole(await databases.phase((url) => benchConsole(url)))) write(line);
   } finally {
     await databases.drop();
     await temporary?.stop();

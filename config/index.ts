@@ -92,6 +92,8 @@ export const configSchema = z.object({
   API_KEY_CACHE_SECONDS: z.coerce.number().min(0).default(5),
   /** Failed authentications a client address may make per minute before it gets 429 RATE_LIMITED. */
   AUTH_FAILURES_PER_MINUTE: positiveInt.default(10),
+  /** How long an operator console session lasts after sign-in. */
+  CONSOLE_SESSION_MINUTES: positiveInt.default(480),
   /**
    * Whether each answer is checked against the OpenAPI document (GET /v1/openapi.json): `log` logs a mismatch,
    * `fail` also turns the answer into 500 INTERNAL_ERROR naming it (what the test suite runs with).
@@ -150,6 +152,8 @@ export const configSchema = z.object({
   /** The Temporal cluster to use; unset: a `temporal` CLI dev server if one is on PATH, else the embedded service. */
   TEMPORAL_ADDRESS: z.string().min(1).optional(),
   TEMPORAL_NAMESPACE: z.string().min(1).default('default'),
+  /** Port the embedded Temporal service listens on (127.0.0.1), Temporal's own default; 0 picks a free one. */
+  TEMPORAL_PORT: port.default(7233),
   /** The task queue the worker polls and the API starts workflows on. */
   TEMPORAL_TASK_QUEUE: z.string().min(1).default(ISSUER_TASK_QUEUE),
   /** Attestation signer keys; unset or empty: development keys generated once under DATA_DIR (signing/keys.ts). */

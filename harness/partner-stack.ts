@@ -17,6 +17,7 @@ import type { Client } from '@temporalio/client';
 import { getAddress, type LocalAccount } from 'viem';
 import type { App } from '../api/app';
 import type { Credential, RunningBroker, SeededSandbox } from '../broker';
+import type { BrokerConnection } from '../partner/broker-client';
 import { createApiKey, findActiveApiKey, type KeyScope } from '../db/queries/api-keys';
 import { chainTokenAddresses } from '../db/queries/chain-deployments';
 import type { Database } from '../db/pool';
@@ -146,7 +147,10 @@ export async function startPartnerStack(parameters: StartPartnerStackParameters)
     parts.add({ name: 'chain', stop: () => chain.stop() });
     const temporal = await startTemporal(config, { logger, inMemory: true });
     parts.add(temporal);
+    // The sandbox starts once the API listens; the console reads the broker through it from then on.
+    const brokerOfApi: { connection?: BrokerConnection } = {};
     const api = await startApi({
+      broker: () => brokerOfApi.connection,
       config,
       db,
       databaseUrl: database.url,
@@ -178,6 +182,7 @@ export async function startPartnerStack(parameters: StartPartnerStackParameters)
     // The product's worker, with the chain and broker activities and the chain's watcher; stopped and started again by tests.
     const bundleCode = await productBundle();
     const broker = sandboxConnection(sandbox.url, secrets, { timeoutMs: 2_000 });
+    brokerOfApi.connection = broker;
     let worker: RunningWorker | undefined;
     const startWorker = async () => {
       worker = await startProductWorker({ config, temporal, db, logger, bundleCode, chains: chain.running, broker });

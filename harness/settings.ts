@@ -11,7 +11,7 @@ import type { Logger } from '../config/logger';
 export const TEST_BASE_URL = 'http://issuer.test';
 
 export function defaultConfig(overrides: Partial<Config> = {}): Config {
-  return { ...configSchema.parse({}), HOST: '127.0.0.1', PORT: 0, GRPC_PORT: 0, ...overrides };
+  return { ...configSchema.parse({}), HOST: '127.0.0.1', PORT: 0, GRPC_PORT: 0, TEMPORAL_PORT: 0, ...overrides };
 }
 
 export function testConfig(overrides: Partial<Config> = {}): Config {

@@ -1,7 +1,8 @@
 /**
  * A workflow history for people: one line per event saying what it means (activity names and attempts, timers with
- * human durations, signals, results and failures), times relative to the start, and none of the SDK's bookkeeping
- * (binary checksums, sdk metadata, identities). `npm run ops -- history` prints it; `--json` prints the raw form.
+ * human durations, signals, results and failures, payloads whole), times relative to the start, and none of the SDK's
+ * bookkeeping (binary checksums, sdk metadata, identities). `npm run ops -- history --events` prints it (steps.ts is
+ * the default view); `--json` prints the raw form.
  */
 import type { TimelineEntry } from './workflows';
 
@@ -34,12 +35,10 @@ const durationOf = (value: unknown): string | undefined => {
   return typeof ms === 'number' ? humanDuration(ms) : undefined;
 };
 
-/** A payload list as compact JSON: one value unwrapped, long values cut. */
+/** A payload list as compact JSON, whole: one value unwrapped. */
 function payloads(value: unknown): string {
   if (value === undefined) return '';
-  const shown = Array.isArray(value) && value.length === 1 ? value[0] : value;
-  const text = JSON.stringify(shown);
-  return text.length > 200 ? `${text.slice(0, 197)}...` : text;
+  return JSON.stringify(Array.isArray(value) && value.length === 1 ? value[0] : value);
 }
 
 const failureOf = (details: Details): string => {

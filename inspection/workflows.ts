@@ -114,10 +114,24 @@ const enumName = (names: Record<number, string>, prefix: string, value: number |
 
 /** Status, timing and pending work of a workflow's current (or latest) run. */
 export async function describeWorkflow(client: Client, workflowId: string): Promise<WorkflowDescription> {
+  return (await inspectWorkflow(client, workflowId)).description;
+}
+
+/** The description of a workflow and its whole history (fetched once), as the console's workflow page shows them. */
+export async function inspectWorkflow(client: Client, workflowId: string): Promise<{ description: WorkflowDescription; timeline: TimelineEntry[]; parent?: { workflowId: string; runId: string } }> {
   const handle = client.workflow.getHandle(workflowId);
   const description = await handle.describe();
-  const raw = description.raw;
   const history = await handle.fetchHistory();
+  const parent = description.raw.workflowExecutionInfo?.parentExecution;
+  return {
+    description: describedRun(description, history.events ?? []),
+    timeline: (history.events ?? []).map(timelineEntry),
+    parent: parent?.workflowId ? { workflowId: parent.workflowId, runId: parent.runId ?? '' } : undefined,
+  };
+}
+
+function describedRun(description: Awaited<ReturnType<ReturnType<Client['workflow']['getHandle']>['describe']>>, events: HistoryEvent[]): WorkflowDescription {
+  const raw = description.raw;
   return {
     workflowId: description.workflowId,
     runId: description.runId,
@@ -141,7 +155,7 @@ export async function describeWorkflow(client: Client, workflowId: string): Prom
         ? { message: activity.lastFailure.message ?? '', type: activity.lastFailure.applicationFailureInfo?.type ?? null }
         : null,
     })),
-    pendingTimers: pendingTimers(history.events ?? []),
+    pendingTimers: pendingTimers(events),
     pendingWorkflowTask: raw.pendingWorkflowTask
       ? {
           state: enumName(temporal.api.enums.v1.PendingWorkflowTaskState, 'PENDING_WORKFLOW_TASK_STATE_', raw.pendingWorkflowTask.state),
@@ -265,10 +279,65 @@ export interface WorkflowStateAnswer {
  * The workflow's own state query (the one whose name ends in `State`, found through the SDK's built-in
  * `__temporal_workflow_metadata` query) and its answer; undefined when the workflow defines none.
  */
-export async function queryWorkflowState(client: Client, workflowId: string): Promise<WorkflowStateAnswer | undefined> {
+export async function queryWorkflowState(client: Client, workflowId: string, options: { timeoutMs?: number } = {}): Promise<WorkflowStateAnswer | undefined> {
+  if (options.timeoutMs !== undefined) {
+    // A query waits for a worker to answer: bounded, so a page never waits on a workflow no worker polls for.
+    return await client.connection.withDeadline(Date.now() + options.timeoutMs, () => queryWorkflowState(client, workflowId));
+  }
   const handle = client.workflow.getHandle(workflowId);
   const metadata = await handle.query<{ definition?: { queryDefinitions?: { name?: string }[] } }>('__temporal_workflow_metadata');
   const query = metadata.definition?.queryDefinitions?.map((definition) => definition.name).find((name) => name?.endsWith('State'));
   if (!query) return undefined;
   return { query, state: await handle.query(query) };
+}
+
+export interface WorkflowPage {
+  workflows: WorkflowSummary[];
+  /** Opaque; pass it back for the next page (undefined on the last). */
+  nextPageToken?: string;
+}
+
+const statusName = (status: number | null | undefined) =>
+  enumName(temporal.api.enums.v1.WorkflowExecutionStatus, 'WORKFLOW_EXECUTION_STATUS_', status).replace('CANCELED', 'CANCELLED');
+
+/**
+ * One page of the workflows matching the filters, newest first: the service pages (no more than `pageSize` rows are
+ * read), and `pageToken` (the previous page's `nextPageToken`, base64url) continues.
+ */
+export async function listWorkflowPage(client: Client, parameters: ListWorkflowsParameters & { pageToken?: string }): Promise<WorkflowPage> {
+  const answer = await client.workflowService.listWorkflowExecutions({
+    namespace: client.options.namespace,
+    query: visibilityQuery(parameters),
+    pageSize: parameters.pageSize ?? 50,
+    nextPageToken: parameters.pageToken ? Buffer.from(parameters.pageToken, 'base64url') : undefined,
+  });
+  return {
+    workflows: (answer.executions ?? []).map((info) => ({
+      workflowId: info.execution?.workflowId ?? '',
+      runId: info.execution?.runId ?? '',
+      type: info.type?.name ?? '',
+      status: statusName(info.status),
+      taskQueue: info.taskQueue ?? '',
+      startTime: isoTime(info.startTime) ?? '',
+      closeTime: isoTime(info.closeTime),
+      historyLength: Number(info.historyLength ?? 0),
+    })),
+    nextPageToken: answer.nextPageToken?.length ? Buffer.from(answer.nextPageToken).toString('base64url') : undefined,
+  };
+}
+
+export const WORKFLOW_STATUSES = ['RUNNING', 'COMPLETED', 'FAILED', 'CANCELLED', 'TERMINATED', 'CONTINUED_AS_NEW', 'TIMED_OUT'] as const;
+
+/** How many workflows match the filters in each status (the status filter itself left out). */
+export async function countWorkflowsByStatus(client: Client, parameters: ListWorkflowsParameters): Promise<Record<string, number>> {
+  const counts = await Promise.all(
+    WORKFLOW_STATUSES.map(async (status) => {
+      const answer = await client.workflowService.countWorkflowExecutions({
+        namespace: client.options.namespace,
+        query: visibilityQuery({ ...parameters, status }),
+      });
+      return [status, Number(answer.count ?? 0)] as const;
+    }),
+  );
+  return Object.fromEntries(counts);
 }

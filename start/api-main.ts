@@ -10,6 +10,7 @@ import { EVM_KEY_VARIABLE, SOLANA_KEY_VARIABLE } from '../signing/key-schemas';
 import { CHAIN_VARIABLES } from '../domain/chains';
 import type { StoredMarketData } from '../price-feed/pipeline';
 import { startApi } from './api';
+import { configuredBroker } from '../partner/broker-client';
 import { configuredChains } from './chains';
 import { startMarketData } from './market-data';
 import { runRole } from './role';
@@ -20,7 +21,8 @@ runRole({
   usage: `usage: npm run api   the HTTP API and the gRPC live streams, configured by the environment (README, "Running in production"):
   DATABASE_URL, TEMPORAL_ADDRESS, ATTESTATION_EVM_PRIVATE_KEY and ATTESTATION_SOLANA_SECRET_KEY (required), PORT, GRPC_PORT,
   PUBLIC_BASE_URL, TRUSTED_PROXIES, PRICE_SOURCE (as the feed's: ticks posted to the API are refused while it is simulated),
-  RPC_URL_<CHAIN>, METRICS_PORT; stops on SIGINT or SIGTERM`,
+  RPC_URL_<CHAIN>, CONSOLE_SESSION_MINUTES, BROKER_URL/BROKER_ACCOUNT_ID/BROKER_KEY/BROKER_SECRET (the console's live
+  broker records), METRICS_PORT; stops on SIGINT or SIGTERM`,
   variables: [
     'PORT',
     'GRPC_PORT',
@@ -41,6 +43,11 @@ runRole({
     'ATTESTATION_SETTLEMENT_GRACE_MS',
     'DATA_DIR',
     'PRICE_SOURCE',
+    'CONSOLE_SESSION_MINUTES',
+    'BROKER_URL',
+    'BROKER_ACCOUNT_ID',
+    'BROKER_KEY',
+    'BROKER_SECRET',
     ...CHAIN_VARIABLES,
     'CHAIN_ISSUER_PRIVATE_KEY',
     EVM_KEY_VARIABLE,
@@ -65,7 +72,9 @@ runRole({
       { db, logger, now: Date.now(), onStored: (stored) => toLiveStreams(stored) },
     );
     parts.add({ name: 'ingestion pipeline', stop: async () => undefined });
-    const api = await startApi({ config, db, databaseUrl: config.DATABASE_URL, logger, temporal: temporal.client, signers, chains: chains?.chains, pipeline });
+    // The broker whose records the console shows live (optional: without it the console says so).
+    const broker = configuredBroker(config);
+    const api = await startApi({ config, db, databaseUrl: config.DATABASE_URL, logger, temporal: temporal.client, signers, chains: chains?.chains, pipeline, broker: () => broker });
     parts.add(api);
     toLiveStreams = api.onStored;
     logger.info({ url: api.url, grpc: api.grpcAddress }, 'API listening');

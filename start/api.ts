@@ -19,6 +19,7 @@ import { publicBaseUrl, type Config } from '../config';
 import type { Logger } from '../config/logger';
 import { listenForChanges } from '../db/changes';
 import type { Database } from '../db/pool';
+import type { BrokerConnection } from '../partner/broker-client';
 import { onChainBrokerSigners } from '../partner/broker-signature';
 import type { MarketDataPipeline, StoredMarketData } from '../price-feed/pipeline';
 import type { Signers } from '../signing';
@@ -41,6 +42,7 @@ export type ApiSettings = AttestationConfig &
     | 'API_KEY_CACHE_SECONDS'
     | 'AUTH_FAILURES_PER_MINUTE'
     | 'TRUSTED_PROXIES'
+    | 'CONSOLE_SESSION_MINUTES'
     | 'CHECK_ANSWERS'
     | 'STREAM_HEARTBEAT_MS'
     | 'STREAMS_PER_KEY'
@@ -69,6 +71,8 @@ export interface ProductAppParameters {
   clock?: () => number;
   /** With CHECK_ANSWERS on: told of every answer that matches the OpenAPI document (harness/answer-examples.ts). */
   observeAnswers?: (answer: CheckedAnswer) => void;
+  /** The brokerage partner, whose records the console fetches live (a function: the sandbox may start later). */
+  broker?: () => BrokerConnection | undefined;
 }
 
 /** The readiness probes of the chains: each one's RPC, and its watcher. */
@@ -106,6 +110,7 @@ export function createProductApp(parameters: ProductAppParameters): App {
     pricesSimulated: config.PRICE_SOURCE === 'simulated',
     brokerSigners: chains && onChainBrokerSigners(Object.fromEntries(Object.values(chains).map((context) => [context.network.chain, context.client]))),
     observeAnswers: parameters.observeAnswers,
+    broker: parameters.broker,
   });
 }
 

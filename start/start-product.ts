@@ -90,7 +90,7 @@ export async function startProduct(config: Config, options: StartProductOptions)
       }),
     );
 
-    const api = started(await startApi({ config, db, databaseUrl, logger, temporal: temporal.client, signers, chains: chains.chains, pipeline }));
+    const api = started(await startApi({ config, db, databaseUrl, logger, temporal: temporal.client, signers, chains: chains.chains, pipeline, broker: () => broker }));
     toLiveStreams = api.onStored;
 
     const previous = readStackFile(config.DATA_DIR);

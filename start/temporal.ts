@@ -26,7 +26,7 @@ export interface StartTemporalOptions {
 export async function startTemporal(settings: TemporalSettings, options: StartTemporalOptions): Promise<RunningTemporal> {
   // In memory: no address, no CLI looked up on an empty PATH, no database — the last choice of the order.
   const service = options.inMemory
-    ? await findTemporalService({ TEMPORAL_ADDRESS: undefined, TEMPORAL_NAMESPACE: settings.TEMPORAL_NAMESPACE }, { searchPath: '' })
+    ? await findTemporalService({ TEMPORAL_ADDRESS: undefined, TEMPORAL_NAMESPACE: settings.TEMPORAL_NAMESPACE, TEMPORAL_PORT: settings.TEMPORAL_PORT }, { searchPath: '' })
     : await findTemporalService(settings, { databaseUrl: options.databaseUrl });
   options.logger.info({ address: service.address, namespace: service.namespace, kind: service.kind }, 'Temporal service found');
   let client: Client;

@@ -2,8 +2,8 @@
  * Finds the Temporal service this process talks to, in design.md's order:
  * 1. `TEMPORAL_ADDRESS` set → that cluster (namespace `TEMPORAL_NAMESPACE`, default `default`);
  * 2. a `temporal` CLI on PATH → `temporal server start-dev` on free local ports (real server + Web UI);
- * 3. otherwise the embedded service of temporal-server/, started in this process (durable in PostgreSQL when given a
- *    database, as `npm start` does).
+ * 3. otherwise the embedded service of temporal-server/, started in this process on 127.0.0.1:`TEMPORAL_PORT` (7233,
+ *    Temporal's own default) — durable in PostgreSQL when given a database, as `npm start` does.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { accessSync, constants } from 'node:fs';
@@ -26,7 +26,7 @@ export interface TemporalService {
   stop(): Promise<void>;
 }
 
-export type TemporalSettings = Pick<Config, 'TEMPORAL_ADDRESS' | 'TEMPORAL_NAMESPACE'>;
+export type TemporalSettings = Pick<Config, 'TEMPORAL_ADDRESS' | 'TEMPORAL_NAMESPACE'> & Partial<Pick<Config, 'TEMPORAL_PORT'>>;
 
 /**
  * Picks the Temporal service per the configuration (see the module header for the order). The embedded service
@@ -43,7 +43,8 @@ export async function findTemporalService(
   }
   const cli = findOnPath('temporal', searchPath);
   if (cli) return await startCliDevServer(cli);
-  const server = await startTemporalServer({ databaseUrl: options.databaseUrl });
+  // On Temporal's own port by default (TEMPORAL_PORT), so `npm run ops`, a worker and any client find it.
+  const server = await startTemporalServer({ databaseUrl: options.databaseUrl, port: settings.TEMPORAL_PORT ?? 7233 });
   return { address: server.address, namespace: server.namespace, kind: server.durable ? 'embedded-durable' : 'in-memory', stop: () => server.stop() };
 }
 

@@ -1,12 +1,12 @@
 /**
  * API-key authentication and scopes. Keys are looked up through the process's `ApiKeyResolver` (access/api-keys.ts).
  * Failed authentications are throttled per client address (`AUTH_FAILURES_PER_MINUTE`, default 10, see
- * access/failed-auth.ts): only a key found unknown or revoked costs its address a failure, and an address with none
+ * access/failed-auth.ts; the app holds one throttle for the keys and the console's sign-in): only a key found unknown or revoked costs its address a failure, and an address with none
  * left gets 429 RATE_LIMITED before its key is looked up, so guessing keys never reaches the database faster.
  */
 import type { Context, Middleware } from 'koa';
 import type { ApiKeyResolver } from '../../access/api-keys';
-import { failedAuthPolicy, FailedAuthentications } from '../../access/failed-auth';
+import type { FailedAuthentications } from '../../access/failed-auth';
 import { rateLimitHeaders } from '../../access/rate-limiter';
 import type { ApiKey, KeyScope } from '../../db/queries/api-keys';
 import { ApiError } from '../../domain/errors';
@@ -40,8 +40,8 @@ function basicCredentialsProblem(key: ApiKey, basicUser: string | undefined): st
  * to be valid is looked up under the client address's failed-authentication budget (see access/failed-auth.ts); answers
  * refused for the key carry the `failed-auth` RateLimit fields.
  */
-export function authenticate(resolver: ApiKeyResolver, options: { failuresPerMinute: number }): Middleware<ApiState> {
-  const failures = new FailedAuthentications(failedAuthPolicy(options.failuresPerMinute));
+export function authenticate(resolver: ApiKeyResolver, options: { failures: FailedAuthentications }): Middleware<ApiState> {
+  const { failures } = options;
   const refuse = (message: string, budget: Parameters<typeof rateLimitHeaders>[1]) => {
     if (!budget.allowed) {
       rateLimitRefusals.inc({ transport: 'http', policy: 'failed-auth' });

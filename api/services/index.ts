@@ -8,6 +8,7 @@ import { publishChange, type ChangeTopic } from '../../db/changes';
 import type { Database } from '../../db/pool';
 import type { PriceTickInput } from '../../price-feed/ingest';
 import type { MarketStreams } from '../../streams/market-streams';
+import type { BrokerConnection } from '../../partner/broker-client';
 import type { BrokerSignerDirectory } from '../../partner/broker-signature';
 import { ISSUER_TASK_QUEUE } from '../../temporal/task-queues';
 import { ApiKeyResolver } from '../../access/api-keys';
@@ -19,6 +20,8 @@ import { AssetDirectory } from './asset-directory';
 export type ApiConfig = Pick<Config, 'RATE_LIMIT_PER_SECOND' | 'RATE_LIMIT_BURST' | 'BODY_LIMIT_BYTES' | 'API_KEY_CACHE_SECONDS' | 'AUTH_FAILURES_PER_MINUTE'> & {
   /** Proxies whose X-Forwarded-For names the client (default none). */
   TRUSTED_PROXIES?: Config['TRUSTED_PROXIES'];
+  /** How long a console session lasts (default 8 h). */
+  CONSOLE_SESSION_MINUTES?: number;
   /** The base URL clients reach (config's `publicBaseUrl`); error documentation links point under it. */
   PUBLIC_BASE_URL: string;
   /** Default `off`. */
@@ -49,6 +52,8 @@ export interface ApiDependencies {
   observeAnswers?: (answer: CheckedAnswer) => void;
   /** Who may sign the broker's mint requests on each chain; without it issuances answer 503 CHAIN_UNAVAILABLE. */
   brokerSigners?: BrokerSignerDirectory;
+  /** The brokerage partner (the console fetches its records live); a function, as a sandbox may start after the API. */
+  broker?: () => BrokerConnection | undefined;
 }
 
 export interface AttestationServices {
@@ -75,6 +80,7 @@ export interface ApiServices {
   readinessChecks?: Record<string, ReadinessProbe>;
   streams?: MarketStreams;
   brokerSigners?: BrokerSignerDirectory;
+  broker?: () => BrokerConnection | undefined;
   /** Drops this process's cached answers for `topic` now, and tells other processes. */
   changed(topic: ChangeTopic): Promise<void>;
   /** Drops cached answers for a topic another process announced. */
@@ -109,6 +115,7 @@ export function createServices(dependencies: ApiDependencies): ApiServices {
     attestations: dependencies.attestations,
     streams: dependencies.streams,
     brokerSigners: dependencies.brokerSigners,
+    broker: dependencies.broker,
     forget,
     async changed(topic) {
       forget(topic);

@@ -98,6 +98,12 @@ export async function findActiveApiKey(db: Queryable, secret: string): Promise<A
   return rows[0] && toApiKey(rows[0]);
 }
 
+/** The active key with this id. */
+export async function findApiKeyById(db: Queryable, id: string): Promise<ApiKey | undefined> {
+  const { rows } = await db.query<ApiKeyRow>(`SELECT ${COLUMNS} FROM api_keys k WHERE k.id = $1 AND k.revoked_at IS NULL`, [id]);
+  return rows[0] && toApiKey(rows[0]);
+}
+
 /** Revokes a key; returns false when no active key has this id. Revoking twice is harmless. */
 export async function revokeApiKey(db: Queryable, id: string): Promise<boolean> {
   const { rowCount } = await db.query('UPDATE api_keys SET revoked_at = now() WHERE id = $1 AND revoked_at IS NULL', [id]);

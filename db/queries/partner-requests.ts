@@ -156,6 +156,20 @@ export async function findPartnerRequestByTokenizationId(db: Queryable, tokeniza
   return rows[0];
 }
 
+/**
+ * The request any of its ids names: the issuer's request id, the broker's tokenization request id, its workflow id
+ * (`partner-mint-<id>`, or a redemption's own id) or its mint or burn transaction hash.
+ */
+export async function findPartnerRequestByAnyId(db: Queryable, id: string): Promise<PartnerRequestRecord | undefined> {
+  const { rows } = await db.query<PartnerRequestRecord>(
+    `SELECT ${REQUEST_COLUMNS} FROM partner_requests
+      WHERE issuer_request_id = $1 OR issuer_request_id = regexp_replace($1, '^partner-mint-', '') OR tokenization_request_id = $1 OR tx_hash = lower($1)
+      ORDER BY (issuer_request_id = $1) DESC, created_at DESC LIMIT 1`,
+    [id],
+  );
+  return rows[0];
+}
+
 /** What a step of a workflow changes on its request; columns left out stay as they are. */
 export interface PartnerRequestUpdate {
   state?: PartnerRequestState;

@@ -1,0 +1,244 @@
+/**
+ * The operator console, served by the API process under `/console`: sign-in (an admin key for a session), the pages
+ * (overview, workflows, a workflow, partner requests, a request by any id, redemptions, an attestation, chains,
+ * controls, audit) and the actions, each checked for the session, its anti-forgery token and the origin, and
+ * recorded in the audit whatever its outcome. Pages are rendered on the server (html.ts); lists are paged by the
+ * database or the workflow service, never in the browser.
+ */
+import Router from '@koa/router';
+import type { Middleware } from 'koa';
+import type { FailedAuthentications } from '../access/failed-auth';
+import type { ApiServices } from '../api/services';
+import type { ApiState } from '../api/framework/state';
+import { withTemporal } from '../api/v1/workflows/temporal-client';
+import { ApiError, ClientAborted } from '../domain/errors';
+import { recordAudit } from '../db/queries/console';
+import { findPartnerRequestByAnyId } from '../db/queries/partner-requests';
+import { CONSOLE_ACTIONS, type Fields } from './actions';
+import { CONSOLE_CSS, CONSOLE_JS } from './assets';
+import { html, layout, type Html } from './html';
+import { attestationPage, chainsPage, partnerQueuePage, partnerRequestPage, redemptionsPage } from './pages/business';
+import { auditPage, controlsPage } from './pages/controls';
+import { overviewPage } from './pages/overview';
+import { workflowListPage, workflowPage } from './pages/workflows';
+import { ConsoleSessions, sameOrigin, validCsrf, type ConsoleContext, type SignedIn } from './session';
+
+export interface ConsoleOptions {
+  /** The failed-authentication throttle the API's keys are under (one per process). */
+  failures: FailedAuthentications;
+  /** How long a session lasts. */
+  sessionTtlMs: number;
+}
+
+const FORM_LIMIT_BYTES = 16 * 1024;
+
+async function readForm(ctx: ConsoleContext): Promise<Fields> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  try {
+    for await (const chunk of ctx.req) {
+      size += (chunk as Buffer).length;
+      if (size > FORM_LIMIT_BYTES) throw new ApiError('PAYLOAD_TOO_LARGE', `A console form takes at most ${FORM_LIMIT_BYTES} bytes`);
+      chunks.push(chunk as Buffer);
+    }
+  } catch (error) {
+    if (error instanceof ApiError) throw error;
+    throw new ClientAborted({ cause: error });
+  }
+  if (size > 0 && !ctx.is('application/x-www-form-urlencoded')) throw new ApiError('UNSUPPORTED_MEDIA_TYPE', 'A console form is application/x-www-form-urlencoded');
+  const fields: Fields = {};
+  for (const [name, value] of new URLSearchParams(Buffer.concat(chunks).toString('utf8'))) fields[name] = value.trim();
+  return fields;
+}
+
+const text = (value: unknown): string | undefined => (typeof value === 'string' && value.length <= 1000 ? value : undefined);
+
+export function consoleRouter(services: ApiServices, options: ConsoleOptions): Router<ApiState> {
+  const sessions = new ConsoleSessions(services.db, services.keys, options.failures, options.sessionTtlMs);
+  const router = new Router<ApiState>({ prefix: '/console' });
+
+  const page = (ctx: ConsoleContext, status: number, title: string, body: Html, extra: { live?: boolean; session?: SignedIn } = {}) => {
+    const session = extra.session ?? ctx.state.console;
+    const done = text(ctx.query.done);
+    const error = text(ctx.query.error);
+    ctx.status = status;
+    ctx.type = 'text/html; charset=utf-8';
+    ctx.set('cache-control', 'no-store');
+    ctx.set('content-security-policy', "default-src 'self'; style-src 'self'; script-src 'self'; img-src 'self' data:; form-action 'self'; frame-ancestors 'none'");
+    ctx.set('x-content-type-options', 'nosniff');
+    ctx.set('referrer-policy', 'same-origin');
+    ctx.body = layout({
+      title,
+      operator: session && { name: session.key.name, csrf: session.csrf },
+      notice: done ? { kind: 'done', text: done } : error ? { kind: 'error', text: error } : undefined,
+      live: extra.live,
+      body,
+    }).text;
+  };
+
+  // Errors as pages, not JSON; a refused request keeps its status.
+  const errors: Middleware<ApiState> = async (ctx, next) => {
+    try {
+      await next();
+    } catch (error) {
+      if (error instanceof ClientAborted) throw error;
+      const status = error instanceof ApiError ? error.status : 500;
+      if (status >= 500) services.logger.error({ err: error, requestId: ctx.state.requestId }, 'console page failed');
+      const message = error instanceof ApiError ? `${error.code}: ${error.message}` : `Something failed (request ${ctx.state.requestId}); the server log has it.`;
+      page(ctx as ConsoleContext, status, status === 404 ? 'Not found' : 'Error', html`<p class="notice notice-error">${message}</p>`);
+    }
+  };
+  router.use(errors);
+
+  router.get('/assets/console.css', (ctx) => {
+    ctx.type = 'text/css; charset=utf-8';
+    ctx.set('cache-control', 'public, max-age=300');
+    ctx.body = CONSOLE_CSS;
+  });
+  router.get('/assets/console.js', (ctx) => {
+    ctx.type = 'application/javascript; charset=utf-8';
+    ctx.set('cache-control', 'public, max-age=300');
+    ctx.body = CONSOLE_JS;
+  });
+
+  const signInForm = (message?: string) => html`<form class="signin" method="post" action="/console/sign-in">
+${message ? html`<p class="notice notice-error" role="alert">${message}</p>` : ''}
+<label for="key">Admin API key</label><input id="key" name="key" type="password" autocomplete="off" required autofocus>
+<button>Sign in</button><p class="muted">The key is exchanged for a session; it is not kept in the browser.</p></form>`;
+
+  router.get('/sign-in', (ctx) => page(ctx as ConsoleContext, 200, 'Sign in', signInForm()));
+  router.post('/sign-in', async (ctx) => {
+    const c = ctx as ConsoleContext;
+    if (!sameOrigin(c)) return page(c, 403, 'Sign in', signInForm('Refused: the form was sent from another site.'));
+    const fields = await readForm(c);
+    const outcome = await sessions.signIn(c, fields.key ?? '');
+    if (outcome.outcome === 'refused') return page(c, outcome.status, 'Sign in', signInForm(outcome.message));
+    ctx.status = 303;
+    ctx.redirect('/console');
+  });
+
+  // Everything below takes a live session; pages send a browser without one to the sign-in form.
+  router.use(async (ctx, next) => {
+    const c = ctx as ConsoleContext;
+    const session = await sessions.current(c);
+    if (!session) {
+      if (ctx.method === 'GET') {
+        ctx.status = 303;
+        ctx.redirect('/console/sign-in');
+        return;
+      }
+      return page(c, 401, 'Sign in', signInForm('Your session has ended; sign in again.'));
+    }
+    c.state.console = session;
+    await next();
+  });
+
+  const signedIn = (ctx: ConsoleContext) => ctx.state.console!;
+  const temporal = () => {
+    if (!services.temporal) throw new ApiError('TEMPORAL_UNAVAILABLE', 'This API process has no workflow service configured');
+    return services.temporal;
+  };
+  const q = (ctx: ConsoleContext, name: string) => text(ctx.query[name]);
+  const pageNumber = (ctx: ConsoleContext) => Math.max(1, Math.min(1_000_000, Number(q(ctx, 'page')) || 1));
+
+  router.get('/', async (ctx) => {
+    page(ctx as ConsoleContext, 200, 'Overview', await overviewPage({ db: services.db, broker: services.broker?.(), now: services.clock() }), { live: true });
+  });
+  router.get('/workflows', async (ctx) => {
+    const c = ctx as ConsoleContext;
+    page(c, 200, 'Workflows', await workflowListPage(temporal(), { type: q(c, 'type'), status: q(c, 'status'), prefix: q(c, 'prefix'), after: q(c, 'after'), page: q(c, 'page') }));
+  });
+  router.get('/workflows/:workflowId', async (ctx) => {
+    const c = ctx as ConsoleContext;
+    const workflowId = ctx.params.workflowId!;
+    const shown = await withTemporal(workflowId, () => workflowPage(temporal(), workflowId, { view: q(c, 'view'), page: pageNumber(c), csrf: signedIn(c).csrf }));
+    page(c, 200, workflowId, shown.body, { live: shown.live });
+  });
+  router.get('/partner-requests', async (ctx) => {
+    const c = ctx as ConsoleContext;
+    page(c, 200, 'Partner requests', await partnerQueuePage(services.db, { status: q(c, 'status'), type: q(c, 'type'), cursor: q(c, 'cursor') }));
+  });
+  router.get('/partner-requests/:id', async (ctx) => {
+    const c = ctx as ConsoleContext;
+    const request = await findPartnerRequestByAnyId(services.db, ctx.params.id!);
+    if (!request) throw new ApiError('REQUEST_NOT_FOUND', `No partner request has the id ${ctx.params.id!}`);
+    const shown = await partnerRequestPage({ db: services.db, temporal: services.temporal, broker: services.broker?.(), csrf: signedIn(c).csrf }, request);
+    page(c, 200, `${request.kind === 'mint' ? 'Mint' : 'Redemption'} ${request.issuerRequestId}`, shown.body, { live: shown.live });
+  });
+  // Any id: a partner request's (issuer, broker, workflow, tx), an attestation's, else a workflow's.
+  router.get('/find', async (ctx) => {
+    const id = (q(ctx as ConsoleContext, 'id') ?? '').trim();
+    if (!id) return ctx.redirect('/console');
+    const request = await findPartnerRequestByAnyId(services.db, id);
+    ctx.status = 303;
+    if (request) return ctx.redirect(`/console/partner-requests/${encodeURIComponent(request.issuerRequestId)}`);
+    if (/^\d{1,39}$/.test(id)) return ctx.redirect(`/console/attestations/${id}`);
+    if (/^0x[0-9a-fA-F]{64}$/.test(id)) return ctx.redirect(`/console/chains?tx=${id}`);
+    ctx.redirect(`/console/workflows/${encodeURIComponent(id)}`);
+  });
+  router.get('/redemptions', async (ctx) => {
+    page(ctx as ConsoleContext, 200, 'Redemptions', await redemptionsPage(services.db, pageNumber(ctx as ConsoleContext)));
+  });
+  router.get('/attestations/:id', async (ctx) => {
+    const body = await attestationPage({ db: services.db, temporal: services.temporal, now: services.clock() }, ctx.params.id!);
+    if (!body) throw new ApiError('ATTESTATION_NOT_FOUND', `No attestation ${ctx.params.id!}`);
+    page(ctx as ConsoleContext, 200, `Attestation ${ctx.params.id!}`, body);
+  });
+  router.get('/chains', async (ctx) => {
+    const c = ctx as ConsoleContext;
+    page(c, 200, 'Chains', await chainsPage(services.db, { tx: q(c, 'tx'), page: pageNumber(c) }));
+  });
+  router.get('/controls', async (ctx) => {
+    const c = ctx as ConsoleContext;
+    page(c, 200, 'Controls', await controlsPage(services.db, { csrf: signedIn(c).csrf, now: services.clock() }));
+  });
+  router.get('/audit', async (ctx) => {
+    const c = ctx as ConsoleContext;
+    page(c, 200, 'Audit', await auditPage(services.db, { target: q(c, 'target'), before: q(c, 'before') }));
+  });
+
+  router.post('/actions/:action', async (ctx) => {
+    const c = ctx as ConsoleContext;
+    const session = signedIn(c);
+    const name = ctx.params.action!;
+    const fields = await readForm(c);
+    const audit = (action: string, target: string, outcome: 'done' | 'refused' | 'failed', detail: string | null) =>
+      recordAudit(services.db, { keyId: session.key.id, keyName: session.key.name, action, target, reason: fields.reason || null, outcome, detail });
+    if (!sameOrigin(c) || !validCsrf(session, fields.csrf)) {
+      await audit(name, fields.workflowId ?? fields.request ?? '', 'refused', 'missing or wrong anti-forgery token, or sent from another site');
+      return page(c, 403, 'Refused', html`<p class="notice notice-error">Refused: the form did not carry this session's anti-forgery token. Reload the page and try again.</p>`);
+    }
+    if (name === 'sign-out') {
+      await sessions.signOut(c, session);
+      ctx.status = 303;
+      return ctx.redirect('/console/sign-in');
+    }
+    const action = CONSOLE_ACTIONS[name];
+    if (!action) return page(c, 404, 'Not found', html`<p class="notice notice-error">No console action ${name}.</p>`);
+    const target = action.target(fields);
+    const back = action.back(fields);
+    const go = (kind: 'done' | 'error', message: string) => {
+      ctx.status = 303;
+      ctx.redirect(`${back}${back.includes('?') ? '&' : '?'}${kind}=${encodeURIComponent(message.slice(0, 500))}`);
+    };
+    if (action.reasonRequired && !fields.reason) {
+      await audit(name, target, 'refused', 'no reason given');
+      return go('error', 'Give a reason.');
+    }
+    try {
+      const message = await withTemporal(fields.workflowId, () => action.run({ services, ctx: c, session, fields }));
+      await audit(name, target, 'done', message);
+      go('done', message);
+    } catch (error) {
+      if (!(error instanceof ApiError)) {
+        await audit(name, target, 'failed', (error as Error).message);
+        throw error;
+      }
+      await audit(name, target, 'refused', `${error.code}: ${error.message}`);
+      go('error', `${error.code}: ${error.message}`);
+    }
+  });
+
+  return router;
+}
+
