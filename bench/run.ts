@@ -3,7 +3,8 @@
  * stated in. Uses the PostgreSQL server of DATABASE_URL if set, otherwise a throw-away embedded one: each phase
  * runs on a database of its own there, copied from one prepared once (bench/databases.ts). BENCH_SECONDS sets each load phase (default 10). `npm run bench -- streams` runs only the
  * live streams mode, `npm run bench -- partner` only the partner in-kind flow, `npm run bench -- attestations` only attestation creation, `npm run bench -- chains` only chain
- * watching (seen and final latencies, scan throughput).
+ * watching (seen and final latencies, scan throughput), `npm run bench -- hedging` only hedges and reserves (hedge
+ * latency, reserves computation time).
  */
 import { exitWithUsageOnHelp } from '../config/cli';
 import { startTestDatabase } from '../harness/database';
@@ -13,6 +14,7 @@ import { benchChains, formatChains } from './chains';
 import { benchContract } from './contract';
 import { benchDatabases } from './databases';
 import { benchDomain } from './domain';
+import { benchHedging, formatHedging } from './hedging';
 import { formatResults, loadGenerator, type LoadResult } from './load';
 import { benchPartner, formatPartner } from './partner';
 import { benchSigning } from './signing';
@@ -22,7 +24,7 @@ import { benchWorkflowModes, formatWorkflowModes } from './workflows';
 const write = (text: string) => process.stdout.write(`${text}\n`);
 
 async function main(): Promise<void> {
-  exitWithUsageOnHelp(`usage: npm run bench -- [streams|partner|chains]   every benchmark, or only one mode
+  exitWithUsageOnHelp(`usage: npm run bench -- [streams|partner|attestations|chains|hedging]   every benchmark, or only one mode
   BENCH_SECONDS   seconds per load phase (default 10); DATABASE_URL: run on it (migrated, seeded, written to), else a throw-away PostgreSQL`);
   const seconds = Number(process.env.BENCH_SECONDS ?? 10);
   const temporary = process.env.DATABASE_URL ? undefined : await startTestDatabase();
@@ -39,6 +41,10 @@ async function main(): Promise<void> {
     }
     if (process.argv.slice(2).includes('partner')) {
       for (const line of formatPartner(await databases.phase((url) => benchPartner(url, { seconds })))) write(line);
+      return;
+    }
+    if (process.argv.slice(2).includes('hedging')) {
+      for (const line of formatHedging(await databases.phase((url) => benchHedging(url)))) write(line);
       return;
     }
     if (process.argv.slice(2).includes('attestations')) {
@@ -82,6 +88,8 @@ async function main(): Promise<void> {
     for (const line of formatStreams(await databases.phase((url) => benchStreams(url, { seconds })))) write(line);
 
     for (const line of formatPartner(await databases.phase((url) => benchPartner(url, { seconds })))) write(line);
+
+    for (const line of formatHedging(await databases.phase((url) => benchHedging(url)))) write(line);
   } finally {
     await databases.drop();
     await temporary?.stop();
