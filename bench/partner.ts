@@ -45,9 +45,9 @@ interface BrokerRecord {
 const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-/** A scratch database on `serverUrl`: migrated, seeded, with a latest AAPLon price for the session limits. */
-async function partnerDatabase(serverUrl: string): Promise<PartnerStackDatabase> {
-  const database = await createScratchDatabase(serverUrl, { prefix: 'bench_partner', poolSize: 30 });
+/** A scratch database on `serverUrl` for the partner stack: migrated, seeded, with a latest AAPLon price for the session limits. */
+export async function partnerDatabase(serverUrl: string, prefix = 'bench_partner'): Promise<PartnerStackDatabase> {
+  const database = await createScratchDatabase(serverUrl, { prefix, poolSize: 30 });
   try {
     await prepareDatabase(database.db, { now: Date.now() });
     await database.db.query(`INSERT INTO latest_prices (symbol, token_price, underlying_price, observed_at) VALUES ('AAPLon', '230', '230', $1)

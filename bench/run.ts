@@ -5,7 +5,8 @@
  * load phase (default 10). `npm run bench -- streams` runs only the live streams mode, `npm run bench -- partner` only
  * the partner in-kind flow, `npm run bench -- attestations` only attestation creation, `npm run bench -- chains` only
  * chain watching (seen and final latencies, scan throughput), `npm run bench -- console` only the operator console
- * over 100 000 workflows and a 10 000-event history.
+ * over 100 000 workflows and a 10 000-event history, `npm run bench -- hedging` only hedges and reserves (hedge
+ * latency, reserves computation time).
  */
 import { exitWithUsageOnHelp } from '../config/cli';
 import { startTestDatabase } from '../harness/database';
@@ -16,6 +17,7 @@ import { benchConsole, formatConsole } from './console';
 import { benchContract } from './contract';
 import { benchDatabases } from './databases';
 import { benchDomain } from './domain';
+import { benchHedging, formatHedging } from './hedging';
 import { formatResults, loadGenerator, type LoadResult } from './load';
 import { benchPartner, formatPartner } from './partner';
 import { benchSigning } from './signing';
@@ -25,7 +27,7 @@ import { benchWorkflowModes, formatWorkflowModes } from './workflows';
 const write = (text: string) => process.stdout.write(`${text}\n`);
 
 async function main(): Promise<void> {
-  exitWithUsageOnHelp(`usage: npm run bench -- [streams|partner|attestations|chains|console]   every benchmark, or only one mode
+  exitWithUsageOnHelp(`usage: npm run bench -- [streams|partner|attestations|chains|console|hedging]   every benchmark, or only one mode
   BENCH_SECONDS   seconds per load phase (default 10); DATABASE_URL: run on it (migrated, seeded, written to), else a throw-away PostgreSQL`);
   const seconds = Number(process.env.BENCH_SECONDS ?? 10);
   const temporary = process.env.DATABASE_URL ? undefined : await startTestDatabase();
@@ -46,6 +48,10 @@ async function main(): Promise<void> {
     }
     if (process.argv.slice(2).includes('partner')) {
       for (const line of formatPartner(await databases.phase((url) => benchPartner(url, { seconds })))) write(line);
+      return;
+    }
+    if (process.argv.slice(2).includes('hedging')) {
+      for (const line of formatHedging(await databases.phase((url) => benchHedging(url)))) write(line);
       return;
     }
     if (process.argv.slice(2).includes('attestations')) {
@@ -91,6 +97,8 @@ async function main(): Promise<void> {
     for (const line of formatPartner(await databases.phase((url) => benchPartner(url, { seconds })))) write(line);
 
     for (const line of formatConsole(await databases.phase((url) => benchConsole(url)))) write(line);
+
+    for (const line of formatHedging(await databases.phase((url) => benchHedging(url)))) write(line);
   } finally {
     await databases.drop();
     await temporary?.stop();

@@ -3,14 +3,16 @@
  * regular session): attestation mints and redeems are hedged at the broker once final and the reserves cover them;
  * a partner mint is covered throughout; tokens minted on chain outside the product show as a shortfall and minting of
  * that asset is refused until the shares are there; a hedge owed while the market is paused or the broker is down is
- * in flight, then filled and covered; 50 executions at once are netted into few orders, each placed once.
+ * in flight, then filled and covered; 50 executions at once are netted into few orders, each placed once; a step that
+ * dies between placing an order and recording it leaves one order at the broker, found by the retry.
  */
 import { encodeFunctionData, maxUint256, parseUnits, type Hex } from 'viem';
 import { stablecoinAbi, stockTokenAbi, tokenManagerAbi } from '../../contracts/abi';
 import { ROLES } from '../../contracts/roles';
 import { Decimal } from '../../domain/money';
 import { quoteOf, signatureOf } from '../support/quotes';
-import { eventually } from '../support/temporal';
+import { hedgeWorkflowId, RESERVES_WORKFLOW_ID } from '../../temporal/workflow-ids';
+import { eventually, recordProductHistory } from '../support/temporal';
 import { basic, brokerGet, brokerPost, ISSUER_ID, startPartnerStack, type PartnerStack } from '../partner/support';
 import request from 'supertest';
 
@@ -61,21 +63,22 @@ const issuerPosition = async (symbol: string): Promise<string> => {
   return positions.body.find((position: { symbol: string }) => position.symbol === symbol)?.qty ?? '0';
 };
 
-/** Waits until every trade of `underlying` is hedged (filled) and the latest reserves of it are covered with nothing in flight. */
+/**
+ * Waits until every trade of `underlying` is hedged (filled) and the reserves computed after the last fill (an earlier
+ * computation may predate the executions: nothing owed, nothing in flight) cover it with nothing in flight.
+ */
 async function hedgedAndCovered(underlying: string, trades: number): Promise<void> {
-  const lastOwed = await eventually(async () => {
+  const lastFill = await eventually(async () => {
     const { trades: listed } = await hedges(underlying);
     expect(listed).toHaveLength(trades);
     for (const trade of listed) expect(trade).toMatchObject({ orderState: 'filled', fillPrice: expect.any(String), slippageBps: expect.any(String) });
-    return Math.max(...listed.map((trade: { owedAt: number }) => trade.owedAt));
+    return Math.max(...listed.map((trade: { filledAt: number }) => Math.floor(trade.filledAt)));
   }, 60_000);
-  // A computation after the last trade was final (an earlier one shows nothing in flight too, and no tokens); with
-  // nothing in flight it came after the fills. What is left in flight is the rounding carry only: less than the
-  // broker's unit, 1e-9 share, on each side (buys rounded up, sells down: both toward the backing).
+  // What is left in flight is the rounding carry only: less than the broker's unit, 1e-9 share, on each side.
   await eventually(async () => {
-    const latest = await reserves();
-    expect(latest.timestamp).toBeGreaterThanOrEqual(lastOwed);
-    const asset = latest.assets.find((found: { underlying: string }) => found.underlying === underlying);
+    const computed = await reserves();
+    expect(computed.timestamp).toBeGreaterThanOrEqual(lastFill);
+    const asset = computed.assets.find((entry: { underlying: string }) => entry.underlying === underlying);
     expect(asset.status).toBe('covered');
     expect(new Decimal(asset.inFlight.hedges).abs().lt('0.000000002')).toBe(true);
   }, 30_000);
@@ -115,6 +118,10 @@ test('an attestation mint and redeem are hedged at the broker once final; the re
   await executed(await execute(sold.body, 'sell'));
   await hedgedAndCovered('SPY', 2);
   await eventually(async () => expect((await assetOf('SPY')).tokens.total).toBe('1.5'), 30_000);
+  // Both workflows are running: the histories so far, two batches filled and the reserves recomputed after each, replay
+  // in test/workflows/replay.test.ts.
+  await recordProductHistory('hedge-filled', stack.temporal.client.workflow.getHandle(hedgeWorkflowId('SPY')));
+  await recordProductHistory('reserves-recomputed', stack.temporal.client.workflow.getHandle(RESERVES_WORKFLOW_ID));
 }, 120_000);
 
 test('50 executions at once are netted into few orders, each client_order_id placed once', async () => {
@@ -203,4 +210,60 @@ test('a hedge owed while the market is paused, then while the broker is down, is
   }, 60_000);
   await stack.restartBroker();
   await hedgedAndCovered('SPY', 53);
+}, 180_000);
+
+/**
+ * The step dies between placing an order at the broker and recording it. Done by terminating, with
+ * pg_terminate_backend, the PostgreSQL backend of the worker's step while it waits to record the placed order (a row
+ * lock the test holds): the partner stack runs the worker in this process, and the step's connection dying at that
+ * exact statement is what a crash there leaves behind. A worker run as a process of its own and killed with SIGKILL
+ * would not hit the window: its UPDATE stays queued on the lock (PostgreSQL notices a vanished client only when it
+ * next writes to it) and, once the lock is released, records the order after all.
+ */
+test('a step that dies between placing an order and recording it: the retry finds the first order, one at the broker', async () => {
+  const before = (await hedges('SPY')).trades.length;
+  const body = await attest('SPYon', 'buy', '1');
+  expect(body.status).toBe(200);
+  // The market paused: the batch opens and its order waits unplaced (hedgeHold), the row there to lock.
+  await stack.api.http.post('/v1/status/market/pause').set('x-api-key', admin()).send({ reason: 'crash test' });
+  await executed(await execute(body.body, 'buy'));
+  const waiting = await eventually(async () => {
+    const [order] = await query<{ batchId: string; clientOrderId: string; lastError: string | null }>(
+      `SELECT batch_id AS "batchId", client_order_id AS "clientOrderId", last_error AS "lastError" FROM hedge_orders WHERE underlying = 'SPY' AND state = 'pending'`,
+    );
+    expect(order?.lastError).toContain('market is paused');
+    return order!;
+  }, 60_000);
+  // No attempt runs while the lock is taken and the market still paused (it would wait on the lock to record the hold).
+  await stack.temporal.stopWorker();
+  await stack.api.http.post('/v1/status/market/resume').set('x-api-key', admin()).send({});
+  const lock = await db().connect();
+  try {
+    await lock.query('BEGIN');
+    await lock.query('SELECT 1 FROM hedge_orders WHERE batch_id = $1 FOR UPDATE', [waiting.batchId]);
+    const lockPid = (await lock.query<{ pid: number }>('SELECT pg_backend_pid() AS pid')).rows[0]!.pid;
+    await stack.startWorker();
+    // Placed at the broker; the step waits on the lock to record it.
+    const blocked = await eventually(async () => {
+      const placed = await query(`SELECT order_id FROM broker.orders WHERE client_order_id = $1`, [waiting.clientOrderId]);
+      expect(placed).toHaveLength(1);
+      const waiters = await query<{ pid: number }>(`SELECT pid FROM pg_stat_activity WHERE $1 = ANY(pg_blocking_pids(pid))`, [lockPid]);
+      expect(waiters.length).toBeGreaterThan(0);
+      return waiters.map((waiter) => waiter.pid);
+    }, 60_000);
+    const terminated = await query<{ done: boolean }>('SELECT pg_terminate_backend(pid) AS done FROM unnest($1::int[]) AS pid', [blocked]);
+    expect(terminated.every((row) => row.done)).toBe(true);
+    const [unrecorded] = (await lock.query<{ broker_order_id: string | null }>('SELECT broker_order_id FROM hedge_orders WHERE batch_id = $1', [waiting.batchId])).rows;
+    expect(unrecorded!.broker_order_id).toBeNull();
+  } finally {
+    await lock.query('ROLLBACK').catch(() => undefined);
+    lock.release();
+  }
+
+  // The retry places again under the same client_order_id, is answered the first order and records it.
+  await hedgedAndCovered('SPY', before + 1);
+  const placed = await query<{ order_id: string; status: string }>(`SELECT order_id::text, status FROM broker.orders WHERE client_order_id = $1`, [waiting.clientOrderId]);
+  expect(placed).toEqual([{ order_id: expect.any(String), status: 'filled' }]);
+  const [recorded] = await query<{ state: string; broker_order_id: string }>('SELECT state, broker_order_id FROM hedge_orders WHERE batch_id = $1', [waiting.batchId]);
+  expect(recorded).toEqual({ state: 'filled', broker_order_id: placed[0]!.order_id });
 }, 180_000);

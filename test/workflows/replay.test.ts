@@ -29,6 +29,7 @@ test('histories of every product workflow are recorded', () => {
     'attestation-executing-then-executed.json',
     'attestation-expired.json',
     'chain-watcher-halted-resumed.json',
+    'hedge-filled.json',
     'market-data-retention.json',
     'partner-mint-callback-retried.json',
     'partner-mint-callback-reviewed.json',
@@ -39,6 +40,7 @@ test('histories of every product workflow are recorded', () => {
     'redemption-before-partner-flow.json',
     'redemption-delivered.json',
     'redemption-over-limit.json',
+    'reserves-recomputed.json',
     'wallet-registration.json',
   ]);
 });
