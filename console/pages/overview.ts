@@ -1,6 +1,7 @@
 /**
  * `/console` — the overview: market and asset statuses; attestations outstanding, executing and executed today;
- * partner requests by state, with those needing a person first; the chain watchers; the broker's reachability.
+ * partner requests by state, with those needing a person first (in review, held by a pause, waiting too long for the
+ * broker's confirm, rejected today); the chain watchers; the broker's reachability.
  */
 import type { Database } from '../../db/pool';
 import { chainWatchers, overviewCounts, requestsNeedingAttention } from '../../db/queries/console';

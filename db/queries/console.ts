@@ -112,8 +112,9 @@ export interface AttentionRequest {
 }
 
 /**
- * Partner requests a person should look at first: held for review, waiting for the broker's confirm longer than
- * `confirmWaitMs`, or rejected today.
+ * Partner requests a person should look at first: held for review, held by a pause (the market, or an `ASSET_PAUSED`
+ * event of the request's token in force: a confirmed mint or a pending redemption then waits, see
+ * `partnerSettlementHold`), waiting for the broker's confirm longer than `confirmWaitMs`, or rejected today.
  */
 export async function requestsNeedingAttention(db: Queryable, options: { now: number; confirmWaitMs: number; limit: number }): Promise<AttentionRequest[]> {
   const dayStart = new Date(options.now);
@@ -121,15 +122,21 @@ export async function requestsNeedingAttention(db: Queryable, options: { now: nu
   const { rows } = await db.query<AttentionRequest>(
     `SELECT issuer_request_id AS "issuerRequestId", kind, state, reason, updated_at AS "updatedAt",
             CASE WHEN state = 'needs_review' THEN 'needs review'
+                 WHEN state IN ('confirmed', 'pending') THEN 'held by a pause'
                  WHEN state = 'created' THEN 'waiting for the broker''s confirm'
                  WHEN state = 'rejected' THEN 'rejected today' ELSE state END AS why
-       FROM partner_requests
+       FROM partner_requests r
       WHERE state = 'needs_review'
+         OR (state IN ('confirmed', 'pending')
+             AND ((SELECT paused FROM market_state)
+                  OR EXISTS (SELECT 1 FROM asset_status_events e
+                              WHERE e.symbol = r.token_symbol AND e.code = 'ASSET_PAUSED'
+                                AND e.starts_at <= $4 AND (e.ends_at IS NULL OR e.ends_at > $4))))
          OR (state = 'created' AND updated_at < $1)
          OR (state = 'rejected' AND updated_at >= $2)
-      ORDER BY (state = 'needs_review') DESC, (state = 'created') DESC, updated_at DESC
+      ORDER BY (state = 'needs_review') DESC, (state IN ('confirmed', 'pending')) DESC, (state = 'created') DESC, updated_at DESC
       LIMIT $3`,
-    [new Date(options.now - options.confirmWaitMs), dayStart, options.limit],
+    [new Date(options.now - options.confirmWaitMs), dayStart, options.limit, options.now],
   );
   return rows;
 }
