@@ -53,10 +53,10 @@ test('a confirmed mint is held by a pause of the market, or of its own asset whi
   await setMarketPaused(database.db, false, null);
 
   const event = { symbol: 'MSFTon', code: 'ASSET_PAUSED', type: 'unscheduled', reason: 'halt', updateSharesMultiplier: false } as const;
-  await insertAssetEvent(database.db, { ...event, eventId: 'attention-future', startsAt: NOW + 60_000, endsAt: null });
-  await insertAssetEvent(database.db, { ...event, eventId: 'attention-over', startsAt: NOW - 120_000, endsAt: NOW - 60_000 });
+  await insertAssetEvent(database.db, { ...event, startsAt: NOW + 60_000, endsAt: null });
+  await insertAssetEvent(database.db, { ...event, startsAt: NOW - 120_000, endsAt: NOW - 60_000 });
   expect((await attention())[held]).toBeUndefined();
-  await insertAssetEvent(database.db, { ...event, eventId: 'attention-now', startsAt: NOW - 60_000, endsAt: null });
+  await insertAssetEvent(database.db, { ...event, startsAt: NOW - 60_000, endsAt: null });
   const listed = await attention();
   expect(listed[held]).toBe('held by a pause');
   expect(listed[other]).toBeUndefined();
