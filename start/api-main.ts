@@ -8,9 +8,9 @@
 import { loadSigners } from '../signing';
 import { EVM_KEY_VARIABLE, SOLANA_KEY_VARIABLE } from '../signing/key-schemas';
 import { CHAIN_VARIABLES } from '../domain/chains';
+import { configuredBroker } from '../partner/broker-client';
 import type { StoredMarketData } from '../price-feed/pipeline';
 import { startApi } from './api';
-import { configuredBroker } from '../partner/broker-client';
 import { configuredChains } from './chains';
 import { startMarketData } from './market-data';
 import { runRole } from './role';
