@@ -1,12 +1,13 @@
 /**
- * The sandbox's in-process job loop. Pending work is found from SQL (on start, on a wake-up after a write, and
- * at the earliest due retry), taken under a lease so one worker runs a step at a time, and run step by step
- * (processing/steps.ts). Restart-safe: nothing is kept in memory that SQL does not hold; a lease left by a
+ * The sandbox's in-process job loop (framework/due-work-loop.ts). Pending work is found from SQL (on start, on a
+ * wake-up after a write, and at the earliest due retry), taken under a lease so one worker runs a step at a time,
+ * and run step by step (processing/steps.ts). Restart-safe: nothing is kept in memory that SQL does not hold; a lease left by a
  * process that died runs out after `leaseMs` and the work is taken again.
  */
 import { randomUUID } from 'node:crypto';
 import type { Pool } from 'pg';
 import type { Logger } from '../../config/logger';
+import { DueWorkLoop } from '../framework/due-work-loop';
 import type { IssuerClient } from '../issuer-client';
 import { claimDueRequests, nextDueAt, recordStep, releaseLeases } from '../queries/requests';
 import { runStep, type StepContext } from './steps';
@@ -28,11 +29,7 @@ export interface ProcessorOptions {
 export class RequestProcessor {
   private readonly owner = `broker-${randomUUID()}`;
   private readonly context: StepContext;
-  private running: Promise<void> | undefined;
-  private scheduling: Promise<void> | undefined;
-  private again = false;
-  private stopped = false;
-  private timer: NodeJS.Timeout | undefined;
+  private readonly loop: DueWorkLoop;
 
   constructor(private readonly options: ProcessorOptions) {
     this.context = {
@@ -42,55 +39,29 @@ export class RequestProcessor {
       owner: this.owner,
       retryAt: (attempts) => new Date(Date.now() + Math.min(options.retryInitialMs * 2 ** attempts, options.retryMaxMs)),
     };
+    this.loop = new DueWorkLoop({
+      name: 'broker processor',
+      logger: options.logger,
+      pollMs: options.pollMs,
+      clock: Date.now,
+      drain: () => this.drain(),
+      nextDueAt: () => nextDueAt(options.db),
+    });
   }
 
   /** Looks for due work now (or as soon as the current pass ends). */
   wake(): void {
-    if (this.stopped) return;
-    if (this.running) {
-      this.again = true;
-      return;
-    }
-    if (this.timer) clearTimeout(this.timer);
-    this.timer = undefined;
-    this.running = this.drain()
-      .catch((error: unknown) => this.options.logger.error({ err: error }, 'broker processor pass failed'))
-      .finally(() => {
-        this.running = undefined;
-        this.scheduling = this.schedule();
-      });
+    this.loop.wake();
   }
 
   /** Finishes the step in hand, lets go of its leases and stops looking. */
   async stop(): Promise<void> {
-    this.stopped = true;
-    if (this.timer) clearTimeout(this.timer);
-    await this.running;
-    await this.scheduling;
+    await this.loop.stop();
     await releaseLeases(this.options.db, this.owner);
   }
 
-  private async schedule(): Promise<void> {
-    if (this.stopped) return;
-    if (this.again) {
-      this.again = false;
-      this.wake();
-      return;
-    }
-    let delay = this.options.pollMs;
-    try {
-      const due = await nextDueAt(this.options.db);
-      if (due) delay = Math.max(0, Math.min(delay, due.getTime() - Date.now()));
-    } catch (error) {
-      this.options.logger.warn({ err: error }, 'broker processor could not read its next due time');
-    }
-    if (this.stopped || this.running) return;
-    this.timer = setTimeout(() => this.wake(), delay);
-    this.timer.unref();
-  }
-
   private async drain(): Promise<void> {
-    while (!this.stopped) {
+    while (!this.loop.isStopped) {
       const batch = await claimDueRequests(this.options.db, this.owner, this.options.leaseMs, this.options.concurrency);
       if (batch.length === 0) return;
       await Promise.all(

@@ -9,6 +9,7 @@
 import type { Pool } from 'pg';
 import type { Logger } from '../../config/logger';
 import { inTransaction } from '../../db/pool';
+import { DueWorkLoop } from '../framework/due-work-loop';
 import { Decimal } from '../../domain/money';
 import { closeOrder, fillOrder, lockDueOrders, nextOrderDueAt, postponeOrder, type OrderRecord } from '../queries/orders';
 import { marketHoursAt, type MarketPrice } from './market';
@@ -26,57 +27,30 @@ export interface OrderFillerOptions {
 }
 
 export class OrderFiller {
-  private running: Promise<void> | undefined;
-  private again = false;
-  private stopped = false;
-  private timer: NodeJS.Timeout | undefined;
+  private readonly loop: DueWorkLoop;
 
-  constructor(private readonly options: OrderFillerOptions) {}
+  constructor(private readonly options: OrderFillerOptions) {
+    this.loop = new DueWorkLoop({
+      name: 'order filler',
+      logger: options.logger,
+      pollMs: options.pollMs,
+      clock: options.clock,
+      drain: () => this.drain(),
+      nextDueAt: () => nextOrderDueAt(options.db),
+    });
+  }
 
   /** Looks for due orders now (or as soon as the current pass ends). */
   wake(): void {
-    if (this.stopped) return;
-    if (this.running) {
-      this.again = true;
-      return;
-    }
-    if (this.timer) clearTimeout(this.timer);
-    this.timer = undefined;
-    this.running = this.drain()
-      .catch((error: unknown) => this.options.logger.error({ err: error }, 'order filler pass failed'))
-      .finally(() => {
-        this.running = undefined;
-        void this.schedule();
-      });
+    this.loop.wake();
   }
 
   async stop(): Promise<void> {
-    this.stopped = true;
-    if (this.timer) clearTimeout(this.timer);
-    await this.running;
-  }
-
-  private async schedule(): Promise<void> {
-    if (this.stopped) return;
-    if (this.again) {
-      this.again = false;
-      this.wake();
-      return;
-    }
-    let delay = this.options.pollMs;
-    try {
-      const due = await nextOrderDueAt(this.options.db);
-      if (due) delay = Math.max(0, Math.min(delay, due.getTime() - this.options.clock()));
-    } catch (error) {
-      this.options.logger.warn({ err: error }, 'order filler could not read its next due time');
-    }
-    if (this.stopped || this.running) return;
-    this.timer = setTimeout(() => this.wake(), delay);
-    this.timer.unref();
+    await this.loop.stop();
   }
 
   private async drain(): Promise<void> {
-    while (!this.stopped) {
+    while (!this.loop.isStopped) {
       const handled = await inTransaction(this.options.db, async (client) => {
         const now = this.options.clock();
         const [order] = await lockDueOrders(client, now, 1);
