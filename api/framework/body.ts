@@ -1,39 +1,8 @@
-/**
- * Reads a JSON request body with a size limit; 413 past it, 415 for other media types, 400 if malformed. A client
- * that goes away mid-body is `ClientAborted` (never taken for an outage).
- */
+/** Reads a JSON request body with a size limit (access/json-body.ts), refused as the API's errors. */
 import type { Context } from 'koa';
-import { ApiError, ClientAborted } from '../../domain/errors';
+import { readJsonBody as readBody } from '../../access/json-body';
+import { ApiError } from '../../domain/errors';
 
-export async function readJsonBody(ctx: Context, limitBytes: number): Promise<unknown> {
-  const declared = Number(ctx.get('content-length') || '0');
-  if (declared > limitBytes) {
-    throw new ApiError('PAYLOAD_TOO_LARGE', `Request body exceeds ${limitBytes} bytes`);
-  }
-  const chunks: Buffer[] = [];
-  let size = 0;
-  try {
-    for await (const chunk of ctx.req) {
-      const buffer = chunk as Buffer;
-      size += buffer.length;
-      if (size > limitBytes) {
-        ctx.req.destroy();
-        throw new ApiError('PAYLOAD_TOO_LARGE', `Request body exceeds ${limitBytes} bytes`);
-      }
-      chunks.push(buffer);
-    }
-  } catch (error) {
-    if (error instanceof ApiError) throw error;
-    // The only way reading the request fails: the client reset or closed the connection before its end.
-    throw new ClientAborted({ cause: error });
-  }
-  if (size === 0) return undefined;
-  if (!ctx.is('application/json')) {
-    throw new ApiError('UNSUPPORTED_MEDIA_TYPE', 'Request body must be application/json');
-  }
-  try {
-    return JSON.parse(Buffer.concat(chunks).toString('utf8')) as unknown;
-  } catch (error) {
-    throw new ApiError('MALFORMED_JSON', 'Request body is not valid JSON', { cause: error });
-  }
+export function readJsonBody(ctx: Context, limitBytes: number): Promise<unknown> {
+  return readBody(ctx, limitBytes, (code, message, cause) => new ApiError(code, message, { cause }));
 }
