@@ -74,19 +74,12 @@ const COLUMNS = `order_id AS "orderId", account_id AS "accountId", client_order_
   filled_avg_price::text AS "filledAvgPrice", reason, submitted_at AS "submittedAt", filled_at AS "filledAt", fill_due_at AS "fillDueAt",
   expires_at AS "expiresAt"`;
 
-export interface NewOrder {
-  orderId: string;
-  accountId: string;
-  clientOrderId: string;
-  symbol: string;
-  qty: string;
-  side: OrderSide;
-  type: OrderType;
-  limitPrice: string | null;
+/** An order as placed: what the client asked for, and when it is due (epoch ms). */
+export type NewOrder = Pick<OrderRecord, 'orderId' | 'accountId' | 'clientOrderId' | 'symbol' | 'qty' | 'side' | 'type' | 'limitPrice'> & {
   submittedAt: number;
   fillDueAt: number;
   expiresAt: number;
-}
+};
 
 export async function insertOrder(db: Queryable, order: NewOrder): Promise<OrderRecord> {
   const { rows } = await db.query<OrderRecord>(
