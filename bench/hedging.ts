@@ -21,6 +21,7 @@ import { defaultConfig, quietLogger } from '../harness/settings';
 import { startPartnerStack, waitUntil, type PartnerStack } from '../harness/partner-stack';
 import { BrokerClient } from '../partner/broker-client';
 import { ensureDeployments, startLocalChains } from '../start/chains';
+import { closedOnSignal } from './closed-on-signal';
 import { partnerDatabase } from './partner';
 
 const EXECUTION_SPACING_MS = 100;
@@ -148,23 +149,10 @@ export async function benchHedging(serverUrl: string, options: { executions?: nu
   // The session limits never bite, whatever the hour.
   await database.db.query(`UPDATE session_limits SET max_attestation_count = 1000000, max_active_notional_value = 1e15, max_session_notional_value = 1e15 WHERE symbol = 'SPYon'`);
   const stack = await startPartnerStack({ database, hedgeWindowMs, reservesIntervalMs });
-  const interrupted = (signal: NodeJS.Signals) => {
-    void stack.close().finally(() => {
-      process.removeListener('SIGINT', interrupted);
-      process.removeListener('SIGTERM', interrupted);
-      process.kill(process.pid, signal);
-    });
-  };
-  process.once('SIGINT', interrupted);
-  process.once('SIGTERM', interrupted);
-  try {
+  return await closedOnSignal(stack, async () => {
     const { hedge, orders } = await measureHedges(stack, executions);
     return { hedgeWindowMs, executions, orders, hedge, reserves: await measureReserves(stack, computations) };
-  } finally {
-    process.removeListener('SIGINT', interrupted);
-    process.removeListener('SIGTERM', interrupted);
-    await stack.close();
-  }
+  });
 }
 
 export function formatHedging(result: BenchHedgingResult): string[] {

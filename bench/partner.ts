@@ -15,6 +15,7 @@ import { issuerAbi, stockTokenAbi } from '../contracts/abi';
 import { createScratchDatabase } from '../harness/database';
 import { basic, ISSUER_ID, startPartnerStack, waitUntil, type PartnerStack, type PartnerStackDatabase } from '../harness/partner-stack';
 import { prepareDatabase } from '../start/database';
+import { closedOnSignal } from './closed-on-signal';
 
 const MINT_QTY = '0.01';
 const BURN_SPACING_MS = 250;
@@ -248,28 +249,14 @@ export async function benchPartner(serverUrl: string, options: { seconds?: numbe
   const redemptions = options.redemptions ?? 50;
   const pollIntervalMs = options.pollIntervalMs ?? 1_000;
   const stack = await startPartnerStack({ database: await partnerDatabase(serverUrl), chainPollIntervalMs: pollIntervalMs });
-  // Interrupted (Ctrl-C, a CI timeout): stop anvil, the servers and the worker, then take the signal as if unhandled.
-  const interrupted = (signal: NodeJS.Signals) => {
-    void stack.close().finally(() => {
-      process.removeListener('SIGINT', interrupted);
-      process.removeListener('SIGTERM', interrupted);
-      process.kill(process.pid, signal);
-    });
-  };
-  process.once('SIGINT', interrupted);
-  process.once('SIGTERM', interrupted);
-  try {
+  return await closedOnSignal(stack, async () => {
     // One mint first, so the measured ones do not pay for the first workflow, connection and contract call.
     const api = participantApi(stack);
     const warmUp = await api.mint(`bench-warm-up-${randomBytes(4).toString('hex')}`);
     await waitUntil(`the warm-up mint ${warmUp.tokenization_request_id} to complete`, async () => (await api.record(warmUp.tokenization_request_id)).status === 'completed', 60_000);
     const mints = await measureMints(stack, seconds, inFlight);
     return { seconds, inFlight, pollIntervalMs, mints, redemptions: await measureRedemptions(stack, redemptions) };
-  } finally {
-    process.removeListener('SIGINT', interrupted);
-    process.removeListener('SIGTERM', interrupted);
-    await stack.close();
-  }
+  });
 }
 
 export function formatPartner(result: BenchPartnerResult): string[] {
