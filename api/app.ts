@@ -25,6 +25,16 @@ export interface App {
 
 const checkers = new Map<string, AnswerChecker>();
 
+const isConsolePath = (path: string) => path === '/console' || path.startsWith('/console/');
+
+/** The console's routes and methods, matched only under /console: the API's requests skip its router. */
+function onlyUnderConsole(router: Router<ApiState>): Koa.Middleware<ApiState> {
+  // A router's middleware adds its own fields (params, router) to whatever context it is given.
+  const routes = router.routes() as unknown as Koa.Middleware<ApiState>;
+  const methods = router.allowedMethods() as unknown as Koa.Middleware<ApiState>;
+  return (ctx, next) => (isConsolePath(ctx.path) ? routes(ctx, () => methods(ctx, next)) : next());
+}
+
 function answerChecker(baseUrl: string): AnswerChecker {
   let checker = checkers.get(baseUrl);
   if (!checker) {
@@ -50,15 +60,14 @@ export function createApp(dependencies: ApiDependencies): App {
       observe: dependencies.observeAnswers,
     });
     // The console's pages are HTML for people, not operations of the document.
-    koa.use((ctx, next) => (ctx.path === '/console' || ctx.path.startsWith('/console/') ? next() : checkAnswer(ctx, next)));
+    koa.use((ctx, next) => (isConsolePath(ctx.path) ? next() : checkAnswer(ctx, next)));
   }
   koa.use(requestContext({ logger, baseUrl: config.PUBLIC_BASE_URL, trustedProxies: config.TRUSTED_PROXIES ?? [] }));
 
   // One failed-authentication throttle per process, for the API's keys and the console's sign-in alike.
   const failures = new FailedAuthentications(failedAuthPolicy(config.AUTH_FAILURES_PER_MINUTE));
   const consoleRoutes = consoleRouter(services, { failures, sessionTtlMs: (config.CONSOLE_SESSION_MINUTES ?? 480) * 60_000 });
-  koa.use(consoleRoutes.routes());
-  koa.use(consoleRoutes.allowedMethods());
+  koa.use(onlyUnderConsole(consoleRoutes));
 
   const open = new Router<ApiState>();
   const keyed = new Router<ApiState>();

@@ -35,6 +35,11 @@ function basicCredentialsProblem(key: ApiKey, basicUser: string | undefined): st
   return basicUser === key.id ? undefined : 'Invalid API key';
 }
 
+/** Why a looked-up key cannot authenticate this request, if it cannot. */
+function keyProblem(key: ApiKey | undefined, basicUser: string | undefined): string | undefined {
+  return key ? basicCredentialsProblem(key, basicUser) : 'Invalid API key';
+}
+
 /**
  * Resolves `x-api-key` (or a partner key's basic credentials) into `ctx.state.apiKey`. A key this process does not know
  * to be valid is looked up under the client address's failed-authentication budget (see access/failed-auth.ts); answers
@@ -59,17 +64,16 @@ export function authenticate(resolver: ApiKeyResolver, options: { failures: Fail
       failedAuthentications.inc({ transport: 'http' });
       throw new ApiError('MISSING_API_KEY', 'Missing API key: send it in the x-api-key header', { headers: rateLimitHeaders(failures.policy, failures.peek(address)) });
     }
-    const problemOf = (key: ApiKey | undefined): string | undefined => (key ? basicCredentialsProblem(key, basicUser) : 'Invalid API key');
     if (resolver.knows(secret)) {
       const key = await resolver.resolve(secret);
-      const problem = problemOf(key);
+      const problem = keyProblem(key, basicUser);
       // Valid at its last lookup: a key revoked since (or sent with the wrong user name) fails like any other.
       if (problem) throw refuse(problem, failures.fail(address));
       ctx.state.apiKey = key;
     } else {
-      const checked = await failures.check(address, () => resolver.resolve(secret), (key) => problemOf(key) !== undefined, { shared: resolver.lookingUp(secret) });
+      const checked = await failures.check(address, () => resolver.resolve(secret), (key) => keyProblem(key, basicUser) !== undefined, { shared: resolver.lookingUp(secret) });
       if (checked.outcome === 'throttled') throw refuse('', checked.budget);
-      const problem = problemOf(checked.value);
+      const problem = keyProblem(checked.value, basicUser);
       if (problem) throw refuse(problem, checked.budget);
       ctx.state.apiKey = checked.value;
     }
