@@ -3,16 +3,17 @@
  * the product runs by default) and bare Koa JSON endpoints, each on its own port, and reports both to the parent.
  */
 import Koa from 'koa';
-import pino from 'pino';
 import { listen } from '../api/server';
+import { createLogger } from '../config/logger';
 import { createPool } from '../db/pool';
 import { defaultConfig } from '../harness/settings';
 import { createProductApp } from '../start/api';
 
 async function main(): Promise<void> {
   const db = createPool(process.env.BENCH_DATABASE_URL!, 20);
-  // Request logs are kept (at info, as JSON) so the app pays what it pays in production.
-  const logger = pino({ level: 'info' }, pino.destination({ dest: '/dev/null', sync: false }));
+  // Request logs are kept (the product's logger, at info, as JSON to the ignored stdout) so the app pays what it
+  // pays in production.
+  const logger = createLogger({ level: 'info', format: 'json' });
   const app = createProductApp({ config: defaultConfig({ PUBLIC_BASE_URL: 'http://127.0.0.1' }), db, logger });
   const api = await listen(app, { host: '127.0.0.1', port: 0 });
 

@@ -3,8 +3,8 @@
  * apps on one database, configured as the product runs by default — the real one, which starts each attestation's
  * workflow, and the floor, identical but without a workflow service (validation + price + limits + insert + sign).
  */
-import pino from 'pino';
 import { listen } from '../api/server';
+import { createLogger } from '../config/logger';
 import { createPool } from '../db/pool';
 import { recordFixtureDeployments } from '../harness/fixture-deployments';
 import { CATALOGUE } from '../domain/catalogue';
@@ -22,7 +22,8 @@ async function main(): Promise<void> {
   // The benchmark may shift this process's clock into a given session (prices and the app agree on it).
   const offset = Number(process.env.BENCH_CLOCK_OFFSET_MS ?? 0);
   const clock = () => Date.now() + offset;
-  const logger = pino({ level: 'info' }, pino.destination({ dest: '/dev/null', sync: false }));
+  // The product's logger at info, as JSON to the ignored stdout: request logs cost what they cost in production.
+  const logger = createLogger({ level: 'info', format: 'json' });
   const feed = startFeed({ pipeline: new MarketDataPipeline(db), source: new SimulatedPriceSource({ assets: CATALOGUE, tickMs: 1_000, clock }) });
   // Attestations sign for a deployed token manager; this benchmark never touches a chain, so fixture deployments do.
   await recordFixtureDeployments(db);

@@ -12,8 +12,10 @@ export interface LoggerOptions {
 export function createLogger({ level, format }: LoggerOptions): Logger {
   const usePretty = (format ?? (process.stdout.isTTY ? 'pretty' : 'json')) === 'pretty';
   const options = { level, base: undefined, redact: ['req.headers["x-api-key"]', 'apiKey', 'key', 'privateKey'] };
-  // Pretty lines are written synchronously, so that the last one (`stopped`) is out before the process exits.
+  // Pretty lines are written synchronously, so that the last one (`stopped`) is out before the process exits. JSON
+  // lines are buffered while a write is under way and written together (one system call for many request logs, not
+  // one each); pino flushes what is left when the process exits.
   return usePretty
     ? pino(options, pretty({ colorize: process.stdout.isTTY, translateTime: 'HH:MM:ss.l', ignore: 'pid,hostname', sync: true }))
-    : pino(options);
+    : pino(options, pino.destination({ dest: 1, sync: false }));
 }
