@@ -89,19 +89,26 @@ export interface UserUsage {
   sessionNotional: string;
 }
 
-/** A user's usage of an asset's limits at `now`, in the session that started at `sessionStartedAt`. */
+/**
+ * A user's usage of an asset's limits at `now`, in the session that started at `sessionStartedAt`: the ledger kept by
+ * migration 012 (outstanding and executing; per session outstanding, executing and executed) less the user's
+ * outstanding attestations already past their expiry.
+ */
 export async function userUsage(
   db: Queryable,
   parameters: { accountId: string; symbol: string; now: number; sessionStartedAt: number },
 ): Promise<UserUsage> {
   const { rows } = await db.query<UserUsage>({
     name: 'user-usage',
-    text: `SELECT count(*) FILTER (WHERE live)::int AS "outstandingCount",
-            coalesce(sum(notional) FILTER (WHERE live), 0)::text AS "outstandingNotional",
-            coalesce(sum(notional) FILTER (WHERE session_started_at = $4 AND (live OR state = 'executed')), 0)::text AS "sessionNotional"
-       FROM (SELECT notional, state, session_started_at, ((state = 'outstanding' AND expires_at > $3) OR state = 'executing') AS live
-               FROM attestations
-              WHERE account_id = $1 AND symbol = $2 AND (state IN ('outstanding', 'executing') OR session_started_at = $4)) AS a`,
+    text: `SELECT (coalesce(open.count, 0) - lapsed.count)::int AS "outstandingCount",
+              (coalesce(open.notional, 0) - lapsed.notional)::text AS "outstandingNotional",
+              (coalesce(session.notional, 0) - lapsed.session_notional)::text AS "sessionNotional"
+         FROM (SELECT count(*) AS count, coalesce(sum(notional), 0) AS notional,
+                      coalesce(sum(notional) FILTER (WHERE session_started_at = $4), 0) AS session_notional
+                 FROM attestations
+                WHERE account_id = $1 AND symbol = $2 AND state = 'outstanding' AND expires_at <= $3) AS lapsed
+         LEFT JOIN account_open_usage AS open ON open.account_id = $1 AND open.symbol = $2
+         LEFT JOIN account_session_usage AS session ON session.account_id = $1 AND session.symbol = $2 AND session.session_started_at = $4`,
     values: [parameters.accountId, parameters.symbol, parameters.now, parameters.sessionStartedAt],
   });
   return rows[0]!;
