@@ -1,6 +1,6 @@
 /**
- * Creates a signed attestation: prices the request, signs the quote, then — under a lock that
- * serialises the user's orders for the asset (or all orders of an off-hours session, on its exposure ledger) —
+ * Creates a signed attestation: prices the request, signs the quote, then — under a lock that serialises the user's
+ * orders for the asset (and, for the exposure caps, all orders of an off-hours session on its exposure ledger) —
  * checks every limit, stores the attestation and lets the caller start its lifecycle workflow.
  * An Idempotency-Key makes a retry answer the first attestation; the same key with another body is refused.
  */
@@ -8,8 +8,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import type { PoolClient } from 'pg';
 import type { Database } from '../db/pool';
 import type { AssetRecord } from '../db/queries/assets';
-import { findByIdempotencyKey, insertAttestation, lockOffhoursExposure, sessionExposure, userUsage } from '../db/queries/attestations';
-import { findReservePause } from '../db/queries/reserves';
+import { findByIdempotencyKey, insertAttestation, lockOffhoursExposure, sessionExposure, userUsage, type Exposure } from '../db/queries/attestations';
 import { bareChainId, isEvmChain, SOLANA_CHAIN, type Chain } from '../domain/chains';
 import { formatDecimal, Rounding, toScaledInteger } from '../domain/money';
 import { expirationSeconds } from '../domain/pricing';
@@ -87,12 +86,8 @@ async function sign(dependencies: AttestationDependencies, priced: PricedRequest
   return dependencies.signers.evm.sign(quote, evmDomain(priced.chain, priced.tokenManager!));
 }
 
-/**
- * Serialises competing orders: per user and asset, or, while off-hours exposure caps apply, every order of the
- * session on its exposure ledger's all-assets row.
- */
-async function lockFor(client: PoolClient, priced: PricedRequest, caller: AttestationCaller): Promise<void> {
-  if (priced.status.session === 'offhours') return lockOffhoursExposure(client, priced.status.sessionStartedAt);
+/** Serialises the user's orders for the asset until the transaction ends. */
+async function lockUserAsset(client: PoolClient, priced: PricedRequest, caller: AttestationCaller): Promise<void> {
   await client.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`attestations:${caller.accountId}:${priced.asset.symbol}`]);
 }
 
@@ -120,6 +115,9 @@ async function issue(dependencies: AttestationDependencies, input: IssueAttestat
   }
 
   const priced = await priceRequest({ db, now, maxPriceAgeMs: dependencies.settings.maxPriceAgeMs }, asset, request);
+  if (priced.side === 'buy' && priced.reservesPauseReason !== null) {
+    throw new AttestationRefused('RESERVES_SHORT', `Minting ${asset.symbol} is paused until its reserves are covered again: ${priced.reservesPauseReason}`);
+  }
   const additionalData = additionalDataOf(priced.chain, request.userAddress);
   const attestationId = BigInt(`0x${randomBytes(16).toString('hex')}`);
   const expiration = expirationSeconds(now, priced.duration, priced.policy);
@@ -152,7 +150,7 @@ async function issue(dependencies: AttestationDependencies, input: IssueAttestat
   const client = await db.connect();
   try {
     await client.query('BEGIN');
-    await lockFor(client, priced, caller);
+    await lockUserAsset(client, priced, caller);
     if (idempotencyKey) {
       // A first call with this key may have committed while this one waited for the lock.
       const earlier = await findByIdempotencyKey(client, caller.accountId, idempotencyKey);
@@ -161,18 +159,17 @@ async function issue(dependencies: AttestationDependencies, input: IssueAttestat
         return replay(earlier, hash);
       }
     }
-    const [usage, exposure] = await Promise.all([
-      userUsage(client, { accountId: caller.accountId, symbol: asset.symbol, now, sessionStartedAt: priced.status.sessionStartedAt }),
-      priced.status.session === 'offhours'
-        ? sessionExposure(client, { symbol: asset.symbol, now, sessionStartedAt: priced.status.sessionStartedAt })
-        : Promise.resolve(undefined),
-    ]);
+    const { sessionStartedAt } = priced.status;
+    const usage = await userUsage(client, { accountId: caller.accountId, symbol: asset.symbol, now, sessionStartedAt });
+    // While off-hours exposure caps apply, every order of the session lines up on its exposure ledger from here
+    // to the commit: as late as the caps allow.
+    let exposure: Exposure | undefined;
+    if (priced.status.session === 'offhours') {
+      await lockOffhoursExposure(client, sessionStartedAt);
+      exposure = await sessionExposure(client, { symbol: asset.symbol, now, sessionStartedAt });
+    }
     const refusal = refusedBy(priced.status, usage, exposure, dependencies.settings, priced.notional);
     if (refusal) throw new AttestationRefused(refusal, limitMessage(refusal));
-    if (priced.side === 'buy') {
-      const paused = await findReservePause(client, asset.symbol);
-      if (paused) throw new AttestationRefused('RESERVES_SHORT', `Minting ${asset.symbol} is paused until its reserves are covered again: ${paused.reason}`);
-    }
     await insertAttestation(client, {
       attestationId: attestation.attestationId,
       accountId: caller.accountId,

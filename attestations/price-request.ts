@@ -28,6 +28,8 @@ export interface PricedRequest {
   tokenAmount: Decimal;
   /** USD value counted against limits. */
   notional: Decimal;
+  /** Why minting the asset is paused for its reserves, when it is. */
+  reservesPauseReason: string | null;
 }
 
 export interface PricingContext {
@@ -76,5 +78,6 @@ export async function priceRequest(context: PricingContext, asset: AssetRecord, 
     price,
     tokenAmount,
     notional: notionalOf(tokenAmount, price),
+    reservesPauseReason: quote.reservesPauseReason,
   };
 }

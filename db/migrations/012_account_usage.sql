@@ -29,7 +29,7 @@ CREATE FUNCTION add_account_session_usage(account text, asset text, started bigi
   ON CONFLICT (account_id, symbol, session_started_at) DO UPDATE SET notional = u.notional + EXCLUDED.notional
 $$;
 
--- Every writer takes the open row before the session row.
+-- Every writer takes an account's open row before its session row.
 CREATE FUNCTION count_account_usage() RETURNS trigger LANGUAGE plpgsql AS $$
 DECLARE
   was_open boolean := TG_OP <> 'INSERT' AND OLD.state IN ('outstanding', 'executing');
@@ -58,7 +58,9 @@ BEGIN
 END
 $$;
 
-CREATE TRIGGER attestations_account_usage
+-- Triggers fire in the order of their names: this one after attestations_offhours_exposure, so every writer takes
+-- the off-hours exposure rows before the account rows (an off-hours order locks the session's exposure row first).
+CREATE TRIGGER attestations_usage_by_account
   AFTER INSERT OR DELETE OR UPDATE OF state, notional, session_started_at, symbol, account_id ON attestations
   FOR EACH ROW EXECUTE FUNCTION count_account_usage();
 
@@ -72,3 +74,7 @@ INSERT INTO account_session_usage (account_id, symbol, session_started_at, notio
 
 -- A user's outstanding attestations past their expiry, subtracted from the ledger.
 CREATE INDEX attestations_account_lapsed ON attestations (account_id, symbol, expires_at) WHERE state = 'outstanding';
+
+-- The sums this ledger replaces were the only readers of these two.
+DROP INDEX attestations_user_asset;
+DROP INDEX attestations_session;

@@ -169,12 +169,14 @@ export interface QuoteContextRecord {
   assetAddress: string | null;
   /** The EIP-712 verifyingContract on an EVM chain: its deployed token manager (null before deployment, and on Solana). */
   tokenManager: `0x${string}` | null;
+  /** Why minting the asset is paused until its reserves are covered again (null: not paused). */
+  reservesPauseReason: string | null;
 }
 
 /**
  * Everything a quote for one asset needs, in one round trip: the market pause, the asset's active status
- * events, its limits for the session, its latest price, its pricing, its address on the chain and the chain's
- * token manager.
+ * events, its limits for the session, its latest price, its pricing, its address on the chain, the chain's
+ * token manager and a pause of its minting for reserves.
  * A prepared statement: the hot path of attestation creation.
  */
 export async function quoteContext(
@@ -192,13 +194,14 @@ export async function quoteContext(
               p.token_price::text AS "tokenPrice", p.observed_at AS "priceObservedAt",
               r.short_spread_bps AS "shortSpreadBps", r.long_spread_bps AS "longSpreadBps",
               r.short_ttl_seconds AS "shortTtlSeconds", r.long_ttl_seconds AS "longTtlSeconds",
-              a.address AS "assetAddress", d.token_manager AS "tokenManager"
+              a.address AS "assetAddress", d.token_manager AS "tokenManager", rp.reason AS "reservesPauseReason"
          FROM market_state m
          LEFT JOIN session_limits l ON l.symbol = $1 AND l.session = $2
          LEFT JOIN latest_prices p ON p.symbol = $1
          LEFT JOIN asset_pricing r ON r.symbol = $1
          LEFT JOIN asset_addresses a ON a.symbol = $1 AND a.network_chain_id = $3
-         LEFT JOIN chain_deployments d ON d.chain = $3`,
+         LEFT JOIN chain_deployments d ON d.chain = $3
+         LEFT JOIN reserve_pauses rp ON rp.symbol = $1`,
     values: [parameters.symbol, parameters.session, parameters.chain, parameters.now],
   });
   return rows[0]!;

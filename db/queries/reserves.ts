@@ -104,12 +104,3 @@ export async function listReservePauses(db: Queryable): Promise<ReservePause[]> 
   );
   return rows;
 }
-
-/** Why attestation minting of `symbol` is paused for its reserves, if it is. */
-export async function findReservePause(db: Queryable, symbol: string): Promise<ReservePause | undefined> {
-  const { rows } = await db.query<ReservePause>(
-    `SELECT symbol, trim_scale(shortfall)::text AS shortfall, since::float8 AS since, reason FROM reserve_pauses WHERE symbol = $1`,
-    [symbol],
-  );
-  return rows[0];
-}

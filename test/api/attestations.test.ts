@@ -268,6 +268,19 @@ describe('limits', () => {
     expect((await attest({ symbol: 'QQQon', side: 'buy', notionalValue: '250' }, api.keys.admin)).status).toBe(200);
   });
 
+  test('40 simultaneous off-hours requests of two users in two assets fill the global exposure cap exactly', async () => {
+    await api.close();
+    api = await createTestApi({ attestationSettings: { offhoursGlobalExposure: new Decimal('1000'), offhoursAssetExposure: new Decimal('1000') } });
+    await api.tradeAt(SATURDAY_NOON);
+    const responses = await Promise.all(
+      Array.from({ length: 40 }, (_, index) =>
+        attest({ symbol: index % 2 ? 'SPYon' : 'QQQon', side: 'buy', notionalValue: '100' }, index % 4 < 2 ? api.keys.write : api.keys.admin),
+      ),
+    );
+    expect(responses.filter((response) => response.status === 200)).toHaveLength(10);
+    expect(responses.filter((response) => response.body.code === 'OFFHOURS_EXPOSURE_LIMIT_REACHED')).toHaveLength(30);
+  });
+
   test('50 simultaneous requests against a count limit of 5 yield exactly 5 attestations', async () => {
     await setLimit('AAPLon', 'regular', 5, '100000000');
     const responses = await Promise.all(Array.from({ length: 50 }, () => attest(valid)));
