@@ -5,6 +5,7 @@
 import { createHash } from 'node:crypto';
 import type { Queryable } from '../pool';
 import { findApiKeyById, type ApiKey } from './api-keys';
+import { userUsage } from './attestations';
 
 export interface ConsoleSession {
   key: ApiKey;
@@ -203,16 +204,14 @@ export async function attestationRow(db: Queryable, attestationId: string): Prom
   return { attestation: found.rows[0].row, executions: executions.rows.map((r) => r.row) };
 }
 
-/** What the account of an attestation has outstanding in its asset and session, against its session limits. */
+/**
+ * What the account of an attestation uses of its asset's limits in the attestation's session, as the limits count it
+ * (`userUsage`), beside the session's limits.
+ */
 export async function attestationLimitUsage(db: Queryable, attestation: { account_id: string; symbol: string; session: string; session_started_at: number }, now: number): Promise<Row> {
-  const { rows } = await db.query<{ row: Row }>(
-    `SELECT jsonb_build_object(
-        'outstandingCount', count(*) FILTER (WHERE a.state = 'outstanding' AND a.expires_at > $4),
-        'outstandingNotional', coalesce(sum(a.notional) FILTER (WHERE a.state = 'outstanding' AND a.expires_at > $4), 0)::text,
-        'sessionNotional', coalesce(sum(a.notional) FILTER (WHERE a.session_started_at = $3 AND a.state <> 'expired'), 0)::text,
-        'limits', (SELECT to_jsonb(l) FROM session_limits l WHERE l.symbol = $2 AND l.session = $5)) AS row
-       FROM attestations a WHERE a.account_id = $1 AND a.symbol = $2`,
-    [attestation.account_id, attestation.symbol, attestation.session_started_at, now, attestation.session],
-  );
-  return rows[0]!.row;
+  const [usage, limits] = await Promise.all([
+    userUsage(db, { accountId: attestation.account_id, symbol: attestation.symbol, now, sessionStartedAt: Number(attestation.session_started_at) }),
+    db.query<{ row: Row }>(`SELECT to_jsonb(l) AS row FROM session_limits l WHERE l.symbol = $1 AND l.session = $2`, [attestation.symbol, attestation.session]),
+  ]);
+  return { ...usage, limits: limits.rows[0]?.row ?? null };
 }
