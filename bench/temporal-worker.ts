@@ -8,6 +8,7 @@ import { createPool } from '../db/pool';
 import { startInMemoryTemporal } from '../temporal-server';
 import { ISSUER_TASK_QUEUE } from '../temporal/task-queues';
 import { runWorker } from '../worker/run-worker';
+import { productWorkflowThreads } from './workflows';
 
 async function main(): Promise<void> {
   // SIGTERM ends the process at once: the benchmark is done with it (a graceful drain could outlive its database).
@@ -22,6 +23,7 @@ async function main(): Promise<void> {
     activities: createActivities({ db }),
     workflows: { workflowsPath: require.resolve('../workflows') },
     compress: false,
+    options: { workflowThreadPoolSize: productWorkflowThreads() },
   });
   process.send!({ address: temporal.address, namespace: temporal.namespace });
 }

@@ -9,6 +9,7 @@
  */
 import { Client, Connection } from '@temporalio/client';
 import { DefaultLogger, Runtime } from '@temporalio/worker';
+import { loadConfig } from '../config';
 import { startTemporalServer, type TemporalServer } from '../temporal-server';
 import { createScratchDatabase, startTestDatabase } from '../harness/database';
 import * as activities from '../harness/temporal-workload/activities';
@@ -37,6 +38,11 @@ export interface BenchRestartResult {
   restartMs: number;
   /** Runs the restart found (all of them open). */
   restoredOpenRuns: number;
+}
+
+/** The threads the product's worker runs workflow code on by default (WORKFLOW_THREADS). */
+export function productWorkflowThreads(): number {
+  return loadConfig(['WORKFLOW_THREADS'], {}).WORKFLOW_THREADS;
 }
 
 let runtimeInstalled = false;
@@ -84,7 +90,11 @@ export async function benchWorkflows(options: BenchWorkflowsOptions = {}): Promi
   const total = options.total ?? 1000;
   const server = await startTemporalServer({ databaseUrl: options.databaseUrl });
   const taskQueue = 'bench-workflows';
-  const { client, close } = await workloadOn(server, taskQueue, { maxConcurrentWorkflowTaskExecutions: 100, maxConcurrentActivityTaskExecutions: 100 });
+  const { client, close } = await workloadOn(server, taskQueue, {
+    maxConcurrentWorkflowTaskExecutions: 100,
+    maxConcurrentActivityTaskExecutions: 100,
+    workflowThreadPoolSize: productWorkflowThreads(),
+  });
   try {
     const runOne = async (index: number, latencies: number[]) => {
       const startedAt = performance.now();

@@ -15,10 +15,11 @@ import { startTemporal } from './temporal';
 runRole({
   name: 'worker',
   usage: `usage: npm run worker   the workflows and activities, configured by the environment (README, "Running in production"):
-  DATABASE_URL and TEMPORAL_ADDRESS (required), TEMPORAL_NAMESPACE, TEMPORAL_TASK_QUEUE, WORKFLOW_BUNDLE_PATH, RPC_URL_<CHAIN>,
+  DATABASE_URL and TEMPORAL_ADDRESS (required), TEMPORAL_NAMESPACE, TEMPORAL_TASK_QUEUE, WORKFLOW_BUNDLE_PATH, WORKFLOW_THREADS, RPC_URL_<CHAIN>,
   CHAIN_ISSUER_PRIVATE_KEY, BROKER_URL/BROKER_ACCOUNT_ID/BROKER_KEY/BROKER_SECRET, METRICS_PORT; stops on SIGINT or SIGTERM`,
   variables: [
     'WORKFLOW_BUNDLE_PATH',
+    'WORKFLOW_THREADS',
     'ATTESTATION_SETTLEMENT_GRACE_MS',
     ...CHAIN_VARIABLES,
     'CHAIN_ISSUER_PRIVATE_KEY',

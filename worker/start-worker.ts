@@ -26,12 +26,13 @@ import { runWorker, type WorkflowSource } from './run-worker';
 
 /**
  * The task queue it polls; the workflow bundle (WORKFLOW_BUNDLE_PATH, scripts/build-workflow-bundle.ts; unset: workflows/
- * bundled from source); the attestations' settlement grace; how the chain watchers scan and poll.
+ * bundled from source) and the threads running it; the attestations' settlement grace; how the chain watchers scan and poll.
  */
 export type WorkerSettings = Pick<
   Config,
   | 'TEMPORAL_TASK_QUEUE'
   | 'WORKFLOW_BUNDLE_PATH'
+  | 'WORKFLOW_THREADS'
   | 'ATTESTATION_SETTLEMENT_GRACE_MS'
   | 'CHAIN_SCAN_BLOCK_RANGE'
   | 'CHAIN_POLL_INTERVAL_MS'
@@ -116,7 +117,7 @@ export async function startWorker(parameters: StartWorkerParameters): Promise<Ru
       reservesToleranceBps: config.RESERVES_TOLERANCE_BPS,
     }),
     workflows,
-    options: { shutdownGraceTime: '10 seconds' },
+    options: { shutdownGraceTime: '10 seconds', workflowThreadPoolSize: config.WORKFLOW_THREADS },
   });
   // The SDK Runtime shuts running workers down on SIGINT/SIGTERM (its default shutdownSignals); `done` resolves
   // once in-flight tasks have drained.
