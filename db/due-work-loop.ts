@@ -1,10 +1,10 @@
 /**
- * The sandbox's in-process loop over work that SQL says is due (the request processor, the order filler): a pass
- * drains everything due now; it runs when woken (after a write) and otherwise at the earliest due time SQL names, at
- * most `pollMs` apart. A wake during a pass runs another one right after it. Nothing is kept in memory that SQL does
- * not hold, so a restart carries on where it stopped.
+ * An in-process loop over work that SQL says is due (the sandbox's request processor and order filler, the worker's
+ * attestation workflow starts): a pass drains everything due now; it runs when woken (after a write) and otherwise at
+ * the earliest due time SQL names, at most `pollMs` apart. A wake during a pass runs another one right after it.
+ * Nothing is kept in memory that SQL does not hold, so a restart carries on where it stopped.
  */
-import type { Logger } from '../../config/logger';
+import type { Logger } from '../config/logger';
 
 export interface DueWorkLoopOptions {
   /** Names the loop in its log lines (`broker processor`, `order filler`). */

@@ -1,5 +1,5 @@
 /**
- * The sandbox's in-process job loop (framework/due-work-loop.ts). Pending work is found from SQL (on start, on a
+ * The sandbox's in-process job loop (db/due-work-loop.ts). Pending work is found from SQL (on start, on a
  * wake-up after a write, and at the earliest due retry), taken under a lease so one worker runs a step at a time,
  * and run step by step (processing/steps.ts). Restart-safe: nothing is kept in memory that SQL does not hold; a lease left by a
  * process that died runs out after `leaseMs` and the work is taken again.
@@ -7,7 +7,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Pool } from 'pg';
 import type { Logger } from '../../config/logger';
-import { DueWorkLoop } from '../framework/due-work-loop';
+import { DueWorkLoop } from '../../db/due-work-loop';
 import type { IssuerClient } from '../issuer-client';
 import { claimDueRequests, nextDueAt, recordStep, releaseLeases } from '../queries/requests';
 import { runStep, type StepContext } from './steps';

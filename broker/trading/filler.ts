@@ -9,7 +9,7 @@
 import type { Pool } from 'pg';
 import type { Logger } from '../../config/logger';
 import { inTransaction } from '../../db/pool';
-import { DueWorkLoop } from '../framework/due-work-loop';
+import { DueWorkLoop } from '../../db/due-work-loop';
 import { Decimal } from '../../domain/money';
 import { closeOrder, fillOrder, lockDueOrders, nextOrderDueAt, postponeOrder, type OrderRecord } from '../queries/orders';
 import { marketHoursAt, type MarketPrice } from './market';
