@@ -1,11 +1,14 @@
 /**
- * Client-side helpers for attestation lifecycle workflows: starting `attestation-<id>` when an attestation is
- * created (the API), and on worker start making sure every outstanding attestation has one (the worker).
+ * Client-side helpers for attestation lifecycle workflows, run by the worker: starting `attestation-<id>` for every
+ * attestation stored (the outbox its insert writes, drained continuously), and on worker start making sure every
+ * outstanding attestation has one.
  */
 import { type Client, WorkflowIdConflictPolicy, WorkflowIdReusePolicy } from '@temporalio/client';
-import type { Queryable } from '../db/pool';
+import type { Logger } from '../config/logger';
+import { DueWorkLoop } from '../db/due-work-loop';
+import { inTransaction, type Database, type Queryable } from '../db/pool';
 import { forEachConcurrently } from '../domain/concurrency';
-import { listOutstandingAttestations } from '../db/queries/attestation-lifecycle';
+import { claimAttestationWorkflowStarts, deleteAttestationWorkflowStarts, listOutstandingAttestations } from '../db/queries/attestation-lifecycle';
 import { attestationWorkflowId } from '../temporal/workflow-ids';
 import type { attestationWorkflow } from '../workflows';
 
@@ -14,8 +17,12 @@ export const DEFAULT_SETTLEMENT_GRACE_MS = 10 * 60_000;
 
 /** Outstanding attestations read per query during recovery. */
 const RECOVERY_PAGE_SIZE = 500;
-/** Workflow starts in flight at once during recovery. */
+/** Workflow starts in flight at once during recovery and while draining the outbox. */
 const RECOVERY_CONCURRENCY = 32;
+/** Outbox rows taken per transaction. */
+const STARTS_PER_PASS = 200;
+/** How often an idle worker looks at the outbox: the longest an attestation waits for its workflow to start. */
+const STARTS_POLL_MS = 100;
 
 export interface StartAttestationWorkflowParameters {
   /** 128-bit decimal string. */
@@ -76,4 +83,48 @@ export async function recoverAttestationWorkflows(parameters: RecoverAttestation
     if (page.length < RECOVERY_PAGE_SIZE) return recovered;
     afterId = page[page.length - 1]!.attestationId;
   }
+}
+
+export interface AttestationWorkflowStartsParameters {
+  db: Database;
+  client: Client;
+  taskQueue: string;
+  logger: Logger;
+  /** Default DEFAULT_SETTLEMENT_GRACE_MS. */
+  settlementGraceMs?: number;
+}
+
+/**
+ * Starts the workflows of the attestations in the outbox, up to STARTS_PER_PASS of them, and removes them from it in
+ * the transaction that holds them: a worker that dies midway leaves them to the next pass, whose starts find the
+ * running workflows. Answers how many it started or found.
+ */
+export async function startStoredAttestationWorkflows(parameters: Omit<AttestationWorkflowStartsParameters, 'logger'>): Promise<number> {
+  const { client, taskQueue, settlementGraceMs = DEFAULT_SETTLEMENT_GRACE_MS } = parameters;
+  return inTransaction(parameters.db, async (db) => {
+    const due = await claimAttestationWorkflowStarts(db, STARTS_PER_PASS);
+    await forEachConcurrently(due, RECOVERY_CONCURRENCY, ({ attestationId, expiresAt }) =>
+      startAttestationWorkflow(client, { attestationId, expiresAt, taskQueue, settlementGraceMs }),
+    );
+    if (due.length > 0) await deleteAttestationWorkflowStarts(db, due.map(({ attestationId }) => attestationId));
+    return due.length;
+  });
+}
+
+/** Drains the outbox while the worker runs: at once, then every STARTS_POLL_MS, until stopped. */
+export function runAttestationWorkflowStarts(parameters: AttestationWorkflowStartsParameters): { stop(): Promise<void> } {
+  const loop = new DueWorkLoop({
+    name: 'attestation workflow starts',
+    logger: parameters.logger,
+    pollMs: STARTS_POLL_MS,
+    clock: Date.now,
+    drain: async () => {
+      let started: number;
+      do started = await startStoredAttestationWorkflows(parameters);
+      while (started === STARTS_PER_PASS && !loop.isStopped);
+    },
+    nextDueAt: async () => undefined,
+  });
+  loop.wake();
+  return { stop: () => loop.stop() };
 }

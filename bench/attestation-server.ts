@@ -1,7 +1,7 @@
 /**
- * Child process of the attestation benchmark: the simulated price feed (so prices stay fresh) and two
- * apps on one database, configured as the product runs by default — the real one, which starts each attestation's
- * workflow, and the floor, identical but without a workflow service (validation + price + limits + insert + sign).
+ * Child process of the attestation benchmark: the simulated price feed (so prices stay fresh) and the app on one
+ * database, configured as the product runs by default (validation + price + limits + insert + sign; each attestation
+ * stored with the request for its workflow, which a worker process starts).
  */
 import { listen } from '../api/server';
 import { createLogger } from '../config/logger';
@@ -15,7 +15,6 @@ import { SimulatedPriceSource } from '../price-feed/simulated-source';
 import { defaultConfig } from '../harness/settings';
 import { loadSigners } from '../signing';
 import { createProductApp } from '../start/api';
-import { createTemporalClient } from '../temporal/client';
 
 async function main(): Promise<void> {
   const db = createPool(process.env.BENCH_DATABASE_URL!, 20);
@@ -27,9 +26,8 @@ async function main(): Promise<void> {
   const feed = startFeed({ pipeline: new MarketDataPipeline(db), source: new SimulatedPriceSource({ assets: CATALOGUE, tickMs: 1_000, clock }) });
   // Attestations sign for a deployed token manager; this benchmark never touches a chain, so fixture deployments do.
   await recordFixtureDeployments(db);
-  const temporal = await createTemporalClient({ address: process.env.BENCH_TEMPORAL_ADDRESS!, namespace: 'default' });
   const app = {
-    config: defaultConfig({ PUBLIC_BASE_URL: 'http://127.0.0.1', ATTESTATION_SETTLEMENT_GRACE_MS: 60_000 }),
+    config: defaultConfig({ PUBLIC_BASE_URL: 'http://127.0.0.1' }),
     db,
     logger,
     clock,
@@ -37,9 +35,8 @@ async function main(): Promise<void> {
     // The off-hours exposure caps never bite.
     attestationSettings: { offhoursGlobalExposure: new Decimal('1e15'), offhoursAssetExposure: new Decimal('1e15') },
   };
-  const real = await listen(createProductApp({ ...app, temporal }), { host: '127.0.0.1', port: 0 });
-  const floor = await listen(createProductApp(app), { host: '127.0.0.1', port: 0 });
-  process.send!({ real: real.url, floor: floor.url });
+  const api = await listen(createProductApp(app), { host: '127.0.0.1', port: 0 });
+  process.send!({ url: api.url });
   process.on('SIGTERM', () => {
     void feed.stop().finally(() => process.exit(0));
   });

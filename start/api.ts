@@ -47,7 +47,6 @@ export type ApiSettings = AttestationConfig &
     | 'STREAM_HEARTBEAT_MS'
     | 'STREAMS_PER_KEY'
     | 'TEMPORAL_TASK_QUEUE'
-    | 'ATTESTATION_SETTLEMENT_GRACE_MS'
     | 'PRICE_SOURCE'
   >;
 
@@ -98,8 +97,6 @@ export function createProductApp(parameters: ProductAppParameters): App {
     attestations: parameters.signers && {
       signers: parameters.signers,
       settings: { ...attestationSettings(config), ...parameters.attestationSettings },
-      taskQueue: config.TEMPORAL_TASK_QUEUE,
-      settlementGraceMs: config.ATTESTATION_SETTLEMENT_GRACE_MS,
     },
     ingestTicks:
       pipeline &&

@@ -1,8 +1,9 @@
 /**
  * The worker part: the product's workflows (from source, a prebuilt bundle file or bundle code) with activities built
  * from their dependencies, on the Temporal service given; then the long-running workflows — candle retention and one
- * watcher per deployed chain (a second start finds the running one) — and the workflows of requests stored while
- * their start failed (outstanding attestations, wallet registrations and partner mints under way). The one worker
+ * watcher per deployed chain (a second start finds the running one) —, the workflows of attestations as they are
+ * stored (their outbox, drained while the worker runs), and those of requests stored while their start failed
+ * (outstanding attestations, wallet registrations and partner mints under way). The one worker
  * start-up of `npm start`, `npm run worker`, the partner stack and the chain benchmark.
  */
 import { type Client, WorkflowIdConflictPolicy } from '@temporalio/client';
@@ -10,7 +11,7 @@ import { DefaultLogger, Runtime, type LogLevel } from '@temporalio/worker';
 import { createActivities } from '../activities';
 import type { IssuerChains } from '../chains/context';
 import { listChainDeployments } from '../db/queries/chain-deployments';
-import { recoverAttestationWorkflows } from '../attestations/lifecycle-workflows';
+import { recoverAttestationWorkflows, runAttestationWorkflowStarts } from '../attestations/lifecycle-workflows';
 import type { Config } from '../config';
 import type { Logger } from '../config/logger';
 import type { Database } from '../db/pool';
@@ -121,6 +122,7 @@ export async function startWorker(parameters: StartWorkerParameters): Promise<Ru
   });
   // The SDK Runtime shuts running workers down on SIGINT/SIGTERM (its default shutdownSignals); `done` resolves
   // once in-flight tasks have drained.
+  let starts: { stop(): Promise<void> } | undefined;
 
   try {
     await client.workflow.start<typeof marketDataRetentionWorkflow>('marketDataRetentionWorkflow', {
@@ -160,15 +162,25 @@ export async function startWorker(parameters: StartWorkerParameters): Promise<Ru
         signalArgs: [],
       });
     }
+    starts = runAttestationWorkflowStarts({ db, client, taskQueue, settlementGraceMs, logger });
     const attestationWorkflows = await recoverAttestationWorkflows({ db, client, taskQueue, settlementGraceMs });
     const walletRegistrations = chains ? await recoverWalletRegistrations(db, { client, taskQueue }) : 0;
     const partnerMints = await recoverPartnerMintWorkflows(db, { client, taskQueue });
     logger.info({ attestationWorkflows, walletRegistrations, partnerMints, hedges: hedges.length }, 'stored requests have their workflows');
   } catch (error) {
     // Without recovery some requests would never be settled: stop, so that a restart tries again.
+    await starts?.stop();
     await worker.stop();
     throw error;
   }
 
-  return { name: 'worker', deadlineMs: 15_000, done: worker.done, stop: worker.stop };
+  return {
+    name: 'worker',
+    deadlineMs: 15_000,
+    done: worker.done,
+    async stop() {
+      await starts?.stop();
+      await worker.stop();
+    },
+  };
 }

@@ -59,9 +59,6 @@ export interface ApiDependencies {
 export interface AttestationServices {
   signers: Signers;
   settings: AttestationSettings;
-  /** Task queue of the attestation workflows. */
-  taskQueue: string;
-  settlementGraceMs: number;
 }
 
 export interface ApiServices {

@@ -1,8 +1,9 @@
 /**
  * The attestation lifecycle in SQL: the moves out of `outstanding` (to `executed` or `expired`), each made
  * only from `outstanding` (or, for `executed`, from `executing` by the same transaction) so a retry or a second
- * caller changes nothing — an attestation `executing` on chain never expires here, and the paged list of outstanding
- * attestations that worker start-up recovery walks. Creating attestations lives in `attestations.ts`.
+ * caller changes nothing — an attestation `executing` on chain never expires here; the outbox of workflows to start
+ * (`attestation_workflow_starts`, written with each attestation); and the paged list of outstanding attestations
+ * that worker start-up recovery walks. Creating attestations lives in `attestations.ts`.
  */
 import type { AttestationState } from '../../domain/attestation-state';
 import type { Queryable } from '../pool';
@@ -82,4 +83,26 @@ export async function listOutstandingAttestations(
     [page.afterId ?? null, page.limit, page.createdAtOrBefore],
   );
   return rows;
+}
+
+/**
+ * Takes up to `limit` attestations whose workflow is still to be started, oldest first, locking their outbox rows
+ * until the transaction of `db` ends; rows another transaction holds are skipped (several workers share the outbox).
+ */
+export async function claimAttestationWorkflowStarts(db: Queryable, limit: number): Promise<{ attestationId: string; expiresAt: number }[]> {
+  const { rows } = await db.query<{ attestationId: string; expiresAt: number }>({
+    name: 'claim-attestation-workflow-starts',
+    text: `SELECT s.attestation_id::text AS "attestationId", a.expires_at AS "expiresAt"
+             FROM attestation_workflow_starts s JOIN attestations a USING (attestation_id)
+            ORDER BY s.stored_at
+            LIMIT $1
+              FOR UPDATE OF s SKIP LOCKED`,
+    values: [limit],
+  });
+  return rows;
+}
+
+/** Removes from the outbox the attestations whose workflows were started. */
+export async function deleteAttestationWorkflowStarts(db: Queryable, attestationIds: string[]): Promise<void> {
+  await db.query('DELETE FROM attestation_workflow_starts WHERE attestation_id = ANY($1::numeric[])', [attestationIds]);
 }

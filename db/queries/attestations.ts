@@ -26,13 +26,18 @@ export interface NewAttestation {
   requestHash: string;
 }
 
+/** Stores an attestation, and in the same statement asks for its lifecycle workflow (attestation_workflow_starts). */
 export async function insertAttestation(db: Queryable, a: NewAttestation): Promise<void> {
   await db.query({
     name: 'insert-attestation',
-    text: `INSERT INTO attestations (attestation_id, account_id, user_id, symbol, chain, side, duration, token_amount, price, notional,
-       session, session_started_at, created_at, expires_at, user_address, asset_address, signature, additional_data, response,
-       idempotency_key, request_hash)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21)`,
+    text: `WITH stored AS (
+       INSERT INTO attestations (attestation_id, account_id, user_id, symbol, chain, side, duration, token_amount, price, notional,
+         session, session_started_at, created_at, expires_at, user_address, asset_address, signature, additional_data, response,
+         idempotency_key, request_hash)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21)
+       RETURNING attestation_id
+     )
+     INSERT INTO attestation_workflow_starts (attestation_id) SELECT attestation_id FROM stored`,
     values: [
       a.attestationId, a.accountId, a.userId, a.symbol, a.chain, a.side, a.duration, a.tokenAmount, a.price, a.notional,
       a.session, a.sessionStartedAt, a.createdAt, a.expiresAt, a.userAddress, a.assetAddress, a.signature, a.additionalData,

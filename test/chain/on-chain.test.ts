@@ -47,7 +47,7 @@ beforeAll(async () => {
   database = await cloneTemplateDatabase();
   chain = await startTestChain(database.db);
   // The chain activities need the environment's client: start the worker again with them.
-  temporal = await startProductTemporal(createActivities({ db: database.db }));
+  temporal = await startProductTemporal(createActivities({ db: database.db }), { attestationsIn: database.db });
   await temporal.stopWorker();
   await temporal.startWorker(chainActivities());
   api = await createTestApi({ database, temporal: temporal.client, taskQueue: temporal.taskQueue, fixtureDeployments: false });

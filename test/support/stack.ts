@@ -13,7 +13,7 @@ export interface TestStack {
 
 export async function startTestStack(): Promise<TestStack> {
   const database = await cloneTemplateDatabase();
-  const temporal = await startProductTemporal(createActivities({ db: database.db }));
+  const temporal = await startProductTemporal(createActivities({ db: database.db }), { attestationsIn: database.db });
   const api = await createTestApi({ database, temporal: temporal.client, taskQueue: temporal.taskQueue });
   return {
     database,

@@ -10,6 +10,9 @@ import path from 'node:path';
 import { Client, Connection, type WorkflowHandle } from '@temporalio/client';
 import { temporal } from '@temporalio/proto';
 import { DefaultLogger, Runtime } from '@temporalio/worker';
+import pino from 'pino';
+import { runAttestationWorkflowStarts } from '../../attestations/lifecycle-workflows';
+import type { Database } from '../../db/pool';
 import { productBundle } from '../../harness/workflow-bundle';
 import { startTemporalServer } from '../../temporal-server';
 import { TimeSkipping } from '../../temporal-server/time-skipping-client';
@@ -20,6 +23,8 @@ export { productBundle };
 const ROOT = path.join(__dirname, '..', '..');
 
 export interface WorkerEnvironment {
+  /** host:port of the service. */
+  address: string;
   client: Client;
   taskQueue: string;
   /** Present only against the in-memory service (not its durable mode). */
@@ -64,6 +69,7 @@ export async function startWorkerEnvironment(options: {
   await startWorker(options.activities);
   const timeSkipping = server && !server.durable ? TimeSkipping.connect(address) : undefined;
   return {
+    address,
     client: new Client({ connection, namespace }),
     taskQueue,
     timeSkipping,
@@ -81,9 +87,22 @@ export async function startWorkerEnvironment(options: {
 
 export type ProductTemporal = WorkerEnvironment;
 
-/** The product's workflows on a worker with the given activities. */
-export function startProductTemporal(activities: object): Promise<ProductTemporal> {
-  return startWorkerEnvironment({ bundle: productBundle, activities, taskQueuePrefix: 'issuer-test' });
+/**
+ * The product's workflows on a worker with the given activities; with `attestationsIn`, the worker also starts the
+ * workflows of the attestations stored there as the product's worker does (their outbox), until teardown.
+ */
+export async function startProductTemporal(activities: object, options: { attestationsIn?: Database } = {}): Promise<ProductTemporal> {
+  const environment = await startWorkerEnvironment({ bundle: productBundle, activities, taskQueuePrefix: 'issuer-test' });
+  const db = options.attestationsIn;
+  if (!db) return environment;
+  const starts = runAttestationWorkflowStarts({ db, client: environment.client, taskQueue: environment.taskQueue, logger: pino({ level: 'silent' }) });
+  return {
+    ...environment,
+    async teardown() {
+      await starts.stop();
+      await environment.teardown();
+    },
+  };
 }
 
 /** Polls `check` until it passes or `timeoutMs` runs out (then throws its last error). */

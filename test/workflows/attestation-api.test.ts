@@ -1,5 +1,5 @@
 /**
- * An attestation end to end: created through the API, its lifecycle workflow started by the API,
+ * An attestation end to end: created through the API, its lifecycle workflow started by the worker from the outbox,
  * executed by a signal (as the chain watcher will send), and its state read back through the API.
  */
 import { attestationExecutedSignal, attestationStateQuery } from '../../temporal/messages';
@@ -18,7 +18,7 @@ beforeAll(async () => {
 });
 afterAll(() => stack?.close());
 
-test('the API starts attestation-<id>; an execution signal makes it executed in the database and the API', async () => {
+test('attestation-<id> starts for an attestation created through the API; an execution signal makes it executed in the database and the API', async () => {
   // Trade at the real current time when a session for SPYon (tradable around the clock) is always open.
   const now = Date.now();
   await api.tradeAt(now);
@@ -46,7 +46,7 @@ test('an idempotent retry does not start a second workflow run', async () => {
     api.http.post('/v1/attestations').set('x-api-key', api.keys.write).set('Idempotency-Key', 'retry-1').send({ symbol: 'SPYon', side: 'sell', tokenAmount: '1' });
   const first = (await send()).body;
   const handle = temporal.client.workflow.getHandle(attestationWorkflowId(first.attestationId));
-  const { runId } = await handle.describe();
+  const { runId } = await eventually(() => handle.describe());
   await send();
   expect((await handle.describe()).runId).toBe(runId);
 });

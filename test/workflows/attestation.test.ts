@@ -5,12 +5,13 @@
  * the idempotence of its activities. Every case checks the attestation's row in PostgreSQL.
  */
 import { randomBytes } from 'node:crypto';
+import { Client, Connection } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
 import { MockActivityEnvironment } from '@temporalio/testing';
 import { DefaultLogger } from '@temporalio/worker';
 import { createActivities } from '../../activities';
 import { createAttestationActivities } from '../../activities/attestations';
-import { recoverAttestationWorkflows, startAttestationWorkflow } from '../../attestations/lifecycle-workflows';
+import { recoverAttestationWorkflows, startAttestationWorkflow, startStoredAttestationWorkflows } from '../../attestations/lifecycle-workflows';
 import {
   attestationExecutedSignal,
   attestationExecutionOrphanedSignal,
@@ -280,6 +281,28 @@ test('recovery replaces a closed run of an attestation that is still outstanding
   await current.signal(attestationExecutedSignal, { txHash: hash, executedAt: expiresAt - 1 });
   expect(await current.result()).toEqual(settledState(attestationId, expiresAt, 'executed', hash));
   expect(await attestationRow(attestationId)).toEqual({ state: 'executed', txHash: hash, stateChangedAt: expiresAt - 1 });
+});
+
+test('the outbox: each stored attestation gets its workflow once, and a pass whose starts fail leaves the rows', async () => {
+  const expiresAt = (await serviceNow()) + TTL_MS;
+  const ids = [await insertAttestation(expiresAt), await insertAttestation(expiresAt)];
+  await database.db.query('INSERT INTO attestation_workflow_starts (attestation_id) SELECT unnest($1::numeric[])', [ids]);
+  const outbox = async () => (await database.db.query<{ id: string }>('SELECT attestation_id::text AS id FROM attestation_workflow_starts ORDER BY 1')).rows.map((row) => row.id);
+
+  const closed = await Connection.connect({ address: temporal.address });
+  await closed.close();
+  await expect(startStoredAttestationWorkflows({ db: database.db, client: new Client({ connection: closed }), taskQueue: temporal.taskQueue })).rejects.toThrow();
+  expect(await outbox()).toEqual([...ids].sort());
+
+  const starts = { db: database.db, client: temporal.client, taskQueue: temporal.taskQueue, settlementGraceMs: GRACE_MS };
+  expect(await startStoredAttestationWorkflows(starts)).toBe(2);
+  expect(await outbox()).toEqual([]);
+  expect(await startStoredAttestationWorkflows(starts)).toBe(0);
+  for (const attestationId of ids) {
+    const handle = temporal.client.workflow.getHandle(attestationWorkflowId(attestationId));
+    expect((await handle.describe()).status.name).toBe('RUNNING');
+    expect(await handle.query(attestationStateQuery)).toEqual(settledState(attestationId, expiresAt, 'outstanding', null));
+  }
 });
 
 describe('lifecycle activities', () => {

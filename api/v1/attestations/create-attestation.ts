@@ -1,10 +1,9 @@
 /**
  * POST /v1/attestations (write) — a signed attestation for the calling account's user, counted
- * against its limits, with its lifecycle workflow started. `Idempotency-Key` makes retries safe.
+ * against its limits and stored with the request for its lifecycle workflow. `Idempotency-Key` makes retries safe.
  */
 import { issueAttestation } from '../../../attestations/issue-attestation';
 import { attestationRequest, REQUEST_FIELD_CODES } from '../../../attestations/request-schema';
-import { startAttestationWorkflow } from '../../../attestations/lifecycle-workflows';
 import { defineOperation } from '../../contract/operation';
 import { ApiError } from '../../../domain/errors';
 import { callerOf, LIMIT_REFUSALS, PRICING_REFUSALS, refusalsAsApiErrors, requireAttestations, requireOneAmount } from './context';
@@ -58,18 +57,8 @@ export const createAttestationOperation = defineOperation({
         { caller: callerOf(ctx), asset, request, idempotencyKey, now: services.clock() },
       ),
     );
+    // Its lifecycle workflow is started by a worker, from the outbox row stored with it.
     if (created.replayed) ctx.set('Idempotent-Replayed', 'true');
-    else if (services.temporal) {
-      // Stored first: should this start fail, the worker's recovery starts the workflow on its next start.
-      await startAttestationWorkflow(services.temporal, {
-        attestationId: created.attestation.attestationId,
-        expiresAt: created.expiresAt,
-        taskQueue: attestations.taskQueue,
-        settlementGraceMs: attestations.settlementGraceMs,
-      }).catch((error: unknown) =>
-        services.logger.error({ err: error, attestationId: created.attestation.attestationId }, 'starting the attestation workflow failed'),
-      );
-    }
     ctx.body = created.attestation satisfies Attestation;
   },
 });
