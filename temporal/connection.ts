@@ -10,7 +10,7 @@ import { accessSync, constants } from 'node:fs';
 import path from 'node:path';
 import { Connection } from '@temporalio/client';
 import type { Config } from '../config';
-import { freePort } from '../config/free-port';
+import { freePorts } from '../config/free-port';
 import { startTemporalServer } from '../temporal-server';
 
 /** `embedded-durable`: the embedded service keeping its state in PostgreSQL; `in-memory`: the same, forgetting on stop. */
@@ -64,7 +64,7 @@ function findOnPath(command: string, searchPath: string): string | undefined {
 const CLI_STOP_GRACE_MS = 5_000;
 
 async function startCliDevServer(cli: string): Promise<TemporalService> {
-  const [port, uiPort] = [await freePort(), await freePort()];
+  const [port, uiPort] = await freePorts(2);
   const child = spawn(cli, ['server', 'start-dev', '--ip', '127.0.0.1', '--port', String(port), '--ui-port', String(uiPort), '--log-level', 'warn'], {
     stdio: ['ignore', 'ignore', 'inherit'],
   });

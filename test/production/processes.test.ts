@@ -19,7 +19,7 @@ import { promisify } from 'node:util';
 import { Connection, Client } from '@temporalio/client';
 import { getAddress, maxUint256, parseEventLogs } from 'viem';
 import { anvilAccount } from '../../chains/anvil';
-import { freePort } from '../../config/free-port';
+import { freePort, freePorts } from '../../config/free-port';
 import { issuerAbi, stockTokenAbi } from '../../contracts/abi';
 import { createApiKey, findActiveApiKey } from '../../db/queries/api-keys';
 import { chainTokenAddresses } from '../../db/queries/chain-deployments';
@@ -158,7 +158,7 @@ beforeAll(async () => {
     CHAIN_ISSUER_PRIVATE_KEY: anvilAccount(0).privateKey,
   };
   const apiEnv = async (): Promise<[NodeJS.ProcessEnv, number, number]> => {
-    const [port, grpcPort, metricsPort] = [await freePort(), await freePort(), await freePort()];
+    const [port, grpcPort, metricsPort] = (await freePorts(3)) as [number, number, number];
     return [
       {
         ...shared,

@@ -21,7 +21,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { chmodSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { freePort } from '../../config/free-port';
+import { freePorts } from '../../config/free-port';
 
 const ROOT = path.join(__dirname, '..', '..');
 
@@ -190,7 +190,8 @@ test('the blocks the README keeps from the tests are the listed ones, and the re
 
 test('every example of the README runs against npm start and answers what the README says; Ctrl-C then stops it', async () => {
   const ports = { PORT: 0, GRPC_PORT: 0, EMBEDDED_POSTGRES_PORT: 0, ANVIL_PORT_ETHEREUM: 0, ANVIL_PORT_BSC: 0, BROKER_SANDBOX_PORT: 0, METRICS_PORT: 0, TEMPORAL_PORT: 0 };
-  for (const name of Object.keys(ports) as (keyof typeof ports)[]) ports[name] = await freePort();
+  const free = await freePorts(Object.keys(ports).length);
+  for (const [index, name] of (Object.keys(ports) as (keyof typeof ports)[]).entries()) ports[name] = free[index]!;
   const env: NodeJS.ProcessEnv = { ...process.env, ...Object.fromEntries(Object.entries(ports).map(([name, port]) => [name, String(port)])), DATA_DIR: dataDir };
   for (const name of ['DATABASE_URL', 'TEMPORAL_ADDRESS', 'RPC_URL_ETHEREUM', 'RPC_URL_BSC', 'BROKER_URL', 'BROKER_ACCOUNT_ID', 'BROKER_KEY', 'BROKER_SECRET', 'NODE_OPTIONS', 'PRICE_SOURCE']) {
     delete env[name];

@@ -9,7 +9,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { chmodSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { freePort } from '../../config/free-port';
+import { freePorts } from '../../config/free-port';
 
 const ROOT = path.join(__dirname, '..', '..');
 const dataDir = mkdtempSync(path.join(tmpdir(), 'issuer-shutdown-'));
@@ -118,7 +118,8 @@ async function terminate(run: Run, pids: number[]): Promise<void> {
 
 beforeAll(async () => {
   const ports = { PORT: 0, GRPC_PORT: 0, EMBEDDED_POSTGRES_PORT: 0, ANVIL_PORT_ETHEREUM: 0, ANVIL_PORT_BSC: 0, BROKER_SANDBOX_PORT: 0, METRICS_PORT: 0, TEMPORAL_PORT: 0 };
-  for (const name of Object.keys(ports) as (keyof typeof ports)[]) ports[name] = await freePort();
+  const free = await freePorts(Object.keys(ports).length);
+  for (const [index, name] of (Object.keys(ports) as (keyof typeof ports)[]).entries()) ports[name] = free[index]!;
   env = { ...process.env, ...Object.fromEntries(Object.entries(ports).map(([name, port]) => [name, String(port)])), DATA_DIR: dataDir, LOG_FORMAT: 'json', LOG_LEVEL: 'info' };
   for (const name of ['DATABASE_URL', 'TEMPORAL_ADDRESS', 'RPC_URL_ETHEREUM', 'RPC_URL_BSC', 'BROKER_URL', 'BROKER_ACCOUNT_ID', 'BROKER_KEY', 'BROKER_SECRET', 'NODE_OPTIONS']) delete env[name];
 });
