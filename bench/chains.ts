@@ -8,7 +8,7 @@
  *   finality — the attestation `executed`, the redemption `pending` with its workflow started; p50/p99 over `events`
  *   of each, with the watcher polling every CHAIN_POLL_INTERVAL_MS (1 s, the default);
  * - scan throughput: one `scanChain` over a range holding `scanEvents` TradeExecuted logs (mined in a few full
- *   blocks), in logs per second, recording and signalling included.
+ *   blocks) of attestations whose workflows run, in logs per second, recording and signalling included.
  * `tsx bench/chains.ts` prints them on a throw-away PostgreSQL; `npm run bench` runs them with the rest.
  */
 import { mkdtempSync } from 'node:fs';
@@ -216,6 +216,8 @@ export async function benchChains(serverUrl: string, options: { events?: number;
     }
     while (Number((await testClient.getTxpoolStatus()).pending) > 0) await testClient.mine({ blocks: 1 });
     await testClient.setAutomine(true);
+    // Every attestation's workflow running (the worker starts them from the outbox) before the scan signals them.
+    while ((await db.query<{ n: number }>('SELECT count(*)::int AS n FROM attestation_workflow_starts')).rows[0]!.n > 0) await sleep(100);
     await resetChainCursor(db, chainName, startBlock);
     const scanner = createChainWatcherActivities({
       db,
