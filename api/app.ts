@@ -9,8 +9,8 @@ import { failedAuthPolicy, FailedAuthentications } from '../access/failed-auth';
 import { RateLimiter } from '../access/rate-limiter';
 import { consoleRouter } from '../console/router';
 import { AnswerChecker, checkAnswers } from './contract/answer-check';
+import { OperationRouter } from './contract/dispatch';
 import { mountResources } from './contract/mount';
-import { allowedMethods } from './framework/allowed-methods';
 import { authenticate } from './framework/auth';
 import { rateLimit } from './framework/rate-limit';
 import { requestContext } from './framework/request-context';
@@ -69,14 +69,13 @@ export function createApp(dependencies: ApiDependencies): App {
   const consoleRoutes = consoleRouter(services, { failures, sessionTtlMs: (config.CONSOLE_SESSION_MINUTES ?? 480) * 60_000 });
   koa.use(onlyUnderConsole(consoleRoutes));
 
-  const open = new Router<ApiState>();
-  const keyed = new Router<ApiState>();
-  keyed.use(authenticate(services.keys, { failures }));
-  keyed.use(rateLimit(new RateLimiter(), { perSecond: config.RATE_LIMIT_PER_SECOND, burst: config.RATE_LIMIT_BURST }));
-  mountResources({ open, keyed }, services, API_RESOURCES);
-  koa.use(open.routes());
-  koa.use(keyed.routes());
-  koa.use(allowedMethods(keyed));
+  const operations = new OperationRouter();
+  const keyed = [
+    authenticate(services.keys, { failures }),
+    rateLimit(new RateLimiter(), { perSecond: config.RATE_LIMIT_PER_SECOND, burst: config.RATE_LIMIT_BURST }),
+  ];
+  mountResources(operations, keyed, services, API_RESOURCES);
+  koa.use(operations.middleware());
 
   return { koa, services };
 }

@@ -1,17 +1,17 @@
 /**
- * Mounts declared operations: `public` ones on the router without authentication, the others on the keyed router
- * (authentication and rate limiting in front), each behind the scope check its `access` names. Before its handler
+ * Mounts declared operations on the API's router: `public` ones as they are, the others behind authentication and
+ * rate limiting, each behind the scope check its `access` names. Before its handler
  * runs, the request's path parameters, query and body (read up to the operation's limit) are validated with the
  * operation's schemas, in that order, and the handler is handed what they parsed.
  */
-import type Router from '@koa/router';
 import type { Middleware } from 'koa';
 import { requirePartnerScope, requireScope } from '../framework/auth';
 import { readJsonBody } from '../framework/body';
 import type { ApiState } from '../framework/state';
 import { parseBody, parseParams, parseQuery } from '../framework/validation';
 import type { ApiServices } from '../services';
-import { routerPath, type Access, type ApiContext, type Operation, type RequestInput, type Resource } from './operation';
+import type { OperationRouter } from './dispatch';
+import type { Access, ApiContext, Operation, RequestInput, Resource } from './operation';
 
 function scopeCheck(access: Access): Middleware<ApiState>[] {
   switch (access) {
@@ -34,15 +34,16 @@ async function requestInput(operation: Operation, ctx: ApiContext, bodyLimitByte
   return { params, query, body };
 }
 
-export function mountResources(routers: { open: Router<ApiState>; keyed: Router<ApiState> }, services: ApiServices, resources: readonly Resource[]): void {
+/** Declares every operation of `resources` on `router`, keyed ones behind `keyed` (authentication, rate limiting). */
+export function mountResources(router: OperationRouter, keyed: readonly Middleware<ApiState>[], services: ApiServices, resources: readonly Resource[]): void {
   for (const operation of resources.flatMap((resource) => resource.operations)) {
-    const router = operation.access === 'public' ? routers.open : routers.keyed;
     const handler = operation.handler(services);
     const bodyLimitBytes = Math.max(services.config.BODY_LIMIT_BYTES, operation.bodyLimitBytes ?? 0);
     const handle: Middleware<ApiState> = async (ctx) => {
       // Parsed with this operation's own schemas, so it is the input its handler is typed for (`never` in the erased type).
       await handler(ctx, (await requestInput(operation, ctx, bodyLimitBytes)) as never);
     };
-    router.register(routerPath(operation.path), [operation.method.toUpperCase()], [...scopeCheck(operation.access), handle], { name: operation.operationId });
+    const gate = operation.access === 'public' ? [] : keyed;
+    router.add(operation.method, operation.path, operation.operationId, [...gate, ...scopeCheck(operation.access), handle]);
   }
 }

@@ -135,8 +135,3 @@ export function errorCodesOf(operation: Operation): ErrorCode[] {
   (operation.access === 'public' ? (['INTERNAL_ERROR'] as const) : KEYED_ERRORS).forEach((code) => codes.add(code));
   return [...codes];
 }
-
-/** `/assets/{symbol}/market` as the router writes it: `/assets/:symbol/market`. */
-export function routerPath(path: string): string {
-  return path.replace(/\{(\w+)\}/g, ':$1');
-}

@@ -17,10 +17,6 @@ const REQUEST_ID = /^[A-Za-z0-9._-]{8,64}$/;
 /** What a client is told to wait while the database is unreachable. */
 const UNAVAILABLE_RETRY_SECONDS = 5;
 
-/** The operation a request matched (its operationId, the name @koa/router records), or `none`. */
-function operationOf(ctx: { _matchedRouteName?: string }): string {
-  return ctx._matchedRouteName ?? 'none';
-}
 
 export function requestContext(options: { logger: Logger; baseUrl: string; trustedProxies: readonly string[] }): Middleware<ApiState> {
   const { logger, baseUrl } = options;
@@ -28,7 +24,8 @@ export function requestContext(options: { logger: Logger; baseUrl: string; trust
   /** Counts the answer in the HTTP metrics and answers its latency in ms. */
   const measure = (ctx: Parameters<Middleware<ApiState>>[0], started: bigint): number => {
     const seconds = Number(process.hrtime.bigint() - started) / 1e9;
-    const operation = operationOf(ctx as { _matchedRouteName?: string });
+    // The operation the request matched, or `none`.
+    const operation = ctx.state.operationId ?? 'none';
     httpRequests.inc({ operation, method: ctx.method, status: String(ctx.status) });
     httpRequestDuration.observe({ operation, method: ctx.method }, seconds);
     return seconds * 1000;

@@ -6,4 +6,6 @@ export interface ApiState {
   /** The client's address: the peer's, or X-Forwarded-For's when the peer is a trusted proxy (client-address.ts). */
   clientAddress: string;
   apiKey?: ApiKey;
+  /** The declared operation the request matched (api/contract/dispatch.ts). */
+  operationId?: string;
 }
