@@ -3,7 +3,7 @@
  * the public ones as they are, the others behind authentication and rate limiting — and, when configured,
  * a check of every answer against the OpenAPI document; and the operator console under `/console` (console/).
  */
-import Router from '@koa/router';
+import type Router from '@koa/router';
 import Koa from 'koa';
 import { failedAuthPolicy, FailedAuthentications } from '../access/failed-auth';
 import { RateLimiter } from '../access/rate-limiter';
