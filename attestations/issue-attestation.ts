@@ -1,7 +1,7 @@
 /**
  * Creates a signed attestation: prices the request, signs the quote, then — under a lock that serialises the user's
  * orders for the asset (and, for the exposure caps, all orders of an off-hours session on its exposure ledger) —
- * checks every limit, stores the attestation and lets the caller start its lifecycle workflow.
+ * checks every limit and stores the attestation, with the request for its lifecycle workflow that a worker starts.
  * An Idempotency-Key makes a retry answer the first attestation; the same key with another body is refused.
  */
 import { createHash, randomBytes } from 'node:crypto';

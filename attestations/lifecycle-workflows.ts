@@ -18,11 +18,13 @@ export const DEFAULT_SETTLEMENT_GRACE_MS = 10 * 60_000;
 /** Outstanding attestations read per query during recovery. */
 const RECOVERY_PAGE_SIZE = 500;
 /** Workflow starts in flight at once during recovery and while draining the outbox. */
-const RECOVERY_CONCURRENCY = 32;
+const START_CONCURRENCY = 32;
 /** Outbox rows taken per transaction. */
 const STARTS_PER_PASS = 200;
 /** How often an idle worker looks at the outbox: the longest an attestation waits for its workflow to start. */
 const STARTS_POLL_MS = 100;
+/** After a pass whose starts failed (the service away), the next waits this long, doubling up to the maximum. */
+const STARTS_RETRY_MS = { first: 500, max: 10_000 };
 
 export interface StartAttestationWorkflowParameters {
   /** 128-bit decimal string. */
@@ -76,7 +78,7 @@ export async function recoverAttestationWorkflows(parameters: RecoverAttestation
   let recovered = 0;
   for (;;) {
     const page = await listOutstandingAttestations(db, { afterId, limit: RECOVERY_PAGE_SIZE, createdAtOrBefore });
-    await forEachConcurrently(page, RECOVERY_CONCURRENCY, ({ attestationId, expiresAt }) =>
+    await forEachConcurrently(page, START_CONCURRENCY, ({ attestationId, expiresAt }) =>
       startAttestationWorkflow(client, { attestationId, expiresAt, taskQueue, settlementGraceMs }),
     );
     recovered += page.length;
@@ -103,7 +105,7 @@ export async function startStoredAttestationWorkflows(parameters: Omit<Attestati
   const { client, taskQueue, settlementGraceMs = DEFAULT_SETTLEMENT_GRACE_MS } = parameters;
   return inTransaction(parameters.db, async (db) => {
     const due = await claimAttestationWorkflowStarts(db, STARTS_PER_PASS);
-    await forEachConcurrently(due, RECOVERY_CONCURRENCY, ({ attestationId, expiresAt }) =>
+    await forEachConcurrently(due, START_CONCURRENCY, ({ attestationId, expiresAt }) =>
       startAttestationWorkflow(client, { attestationId, expiresAt, taskQueue, settlementGraceMs }),
     );
     if (due.length > 0) await deleteAttestationWorkflowStarts(db, due.map(({ attestationId }) => attestationId));
@@ -111,17 +113,30 @@ export async function startStoredAttestationWorkflows(parameters: Omit<Attestati
   });
 }
 
-/** Drains the outbox while the worker runs: at once, then every STARTS_POLL_MS, until stopped. */
+/**
+ * Drains the outbox while the worker runs: at once, then every STARTS_POLL_MS, until stopped; after a failed pass
+ * (one warning) it waits STARTS_RETRY_MS, doubling, before the next.
+ */
 export function runAttestationWorkflowStarts(parameters: AttestationWorkflowStartsParameters): { stop(): Promise<void> } {
+  let retryMs = 0;
+  let retryAt = 0;
   const loop = new DueWorkLoop({
     name: 'attestation workflow starts',
     logger: parameters.logger,
     pollMs: STARTS_POLL_MS,
     clock: Date.now,
     drain: async () => {
-      let started: number;
-      do started = await startStoredAttestationWorkflows(parameters);
-      while (started === STARTS_PER_PASS && !loop.isStopped);
+      if (Date.now() < retryAt) return;
+      try {
+        let started: number;
+        do started = await startStoredAttestationWorkflows(parameters);
+        while (started === STARTS_PER_PASS && !loop.isStopped);
+        retryMs = 0;
+      } catch (error) {
+        retryMs = Math.min(STARTS_RETRY_MS.max, retryMs === 0 ? STARTS_RETRY_MS.first : retryMs * 2);
+        retryAt = Date.now() + retryMs;
+        parameters.logger.warn({ err: error, retryInMs: retryMs }, 'starting stored attestation workflows failed; retrying');
+      }
     },
     nextDueAt: async () => undefined,
   });

@@ -1,8 +1,8 @@
 /**
  * Mounts declared operations on the API's router: `public` ones as they are, the others behind authentication and
- * rate limiting, each behind the scope check its `access` names. Before its handler
- * runs, the request's path parameters, query and body (read up to the operation's limit) are validated with the
- * operation's schemas, in that order, and the handler is handed what they parsed.
+ * rate limiting, each behind the scope check its `access` names. Before its handler runs, the request's path
+ * parameters, query and body (read up to the operation's limit) are validated with the operation's schemas, in that
+ * order, and the handler is handed what they parsed.
  */
 import type { Middleware } from 'koa';
 import { requirePartnerScope, requireScope } from '../framework/auth';

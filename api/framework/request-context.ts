@@ -17,7 +17,6 @@ const REQUEST_ID = /^[A-Za-z0-9._-]{8,64}$/;
 /** What a client is told to wait while the database is unreachable. */
 const UNAVAILABLE_RETRY_SECONDS = 5;
 
-
 export function requestContext(options: { logger: Logger; baseUrl: string; trustedProxies: readonly string[] }): Middleware<ApiState> {
   const { logger, baseUrl } = options;
   const clientAddress = clientAddressOf(options.trustedProxies);
