@@ -3,9 +3,10 @@
  * changes them: creation, execution seen and final, expiry by time and by state, a reorganisation's undo, deletion,
  * other sessions, other assets and other accounts.
  */
-import { insertAttestation, userUsage, type NewAttestation } from '../../db/queries/attestations';
+import { userUsage, type NewAttestation } from '../../db/queries/attestations';
 import { createApiKey } from '../../db/queries/api-keys';
 import { cloneTemplateDatabase, type TestDb } from '../support/database';
+import { LEDGER_NOW, LEDGER_SESSION_STARTED, storeLedgerAttestation } from '../support/ledger-attestations';
 
 let database: TestDb;
 let accountId: string;
@@ -17,20 +18,12 @@ beforeAll(async () => {
 });
 afterAll(() => database.drop());
 
-const STARTED = 1_790_000_000_000;
+const STARTED = LEDGER_SESSION_STARTED;
 const EARLIER_SESSION = STARTED - 86_400_000;
-const NOW = STARTED + 3_600_000;
-let next = 1n;
+const NOW = LEDGER_NOW;
 
-async function attest(symbol: string, notional: string, overrides: Partial<NewAttestation> = {}): Promise<string> {
-  const attestationId = String((next += 1n));
-  await insertAttestation(database.db, {
-    attestationId, accountId, userId: `0x${'11'.repeat(32)}`, symbol, chain: 'ethereum-1', side: 'buy', duration: 'short',
-    tokenAmount: '1', price: notional, notional, session: 'regular', sessionStartedAt: STARTED, createdAt: NOW - 1_000,
-    expiresAt: NOW + 60_000, userAddress: null, assetAddress: `0x${'22'.repeat(20)}`, signature: 's', additionalData: 'a',
-    response: {}, idempotencyKey: null, requestHash: 'h', ...overrides,
-  });
-  return attestationId;
+function attest(symbol: string, notional: string, overrides: Partial<NewAttestation> = {}): Promise<string> {
+  return storeLedgerAttestation(database.db, overrides.accountId ?? accountId, symbol, notional, overrides);
 }
 
 /** The definition, summed over the attestations themselves. */

@@ -2,9 +2,10 @@
  * The off-hours exposure ledger (migration 011) answers what a sum over the session's attestations answers, whatever
  * changes them: creation, execution seen and final, expiry by time and by state, deletion, and other sessions.
  */
-import { insertAttestation, sessionExposure, type NewAttestation } from '../../db/queries/attestations';
+import { sessionExposure, type NewAttestation } from '../../db/queries/attestations';
 import { createApiKey } from '../../db/queries/api-keys';
 import { cloneTemplateDatabase, type TestDb } from '../support/database';
+import { LEDGER_NOW, LEDGER_SESSION_STARTED, storeLedgerAttestation } from '../support/ledger-attestations';
 
 let database: TestDb;
 let accountId: string;
@@ -14,19 +15,11 @@ beforeAll(async () => {
 });
 afterAll(() => database.drop());
 
-const STARTED = 1_790_000_000_000;
-const NOW = STARTED + 3_600_000;
-let next = 1n;
+const STARTED = LEDGER_SESSION_STARTED;
+const NOW = LEDGER_NOW;
 
-async function attest(symbol: string, notional: string, overrides: Partial<NewAttestation> = {}): Promise<string> {
-  const attestationId = String((next += 1n));
-  await insertAttestation(database.db, {
-    attestationId, accountId, userId: `0x${'11'.repeat(32)}`, symbol, chain: 'ethereum-1', side: 'buy', duration: 'short',
-    tokenAmount: '1', price: notional, notional, session: 'offhours', sessionStartedAt: STARTED, createdAt: NOW - 1_000,
-    expiresAt: NOW + 60_000, userAddress: null, assetAddress: `0x${'22'.repeat(20)}`, signature: 's', additionalData: 'a',
-    response: {}, idempotencyKey: null, requestHash: 'h', ...overrides,
-  });
-  return attestationId;
+function attest(symbol: string, notional: string, overrides: Partial<NewAttestation> = {}): Promise<string> {
+  return storeLedgerAttestation(database.db, overrides.accountId ?? accountId, symbol, notional, { session: 'offhours', ...overrides });
 }
 
 /** The definition: notional outstanding (and not past expiry), executing or executed in the session. */
