@@ -9,7 +9,7 @@
  *   of each, with the watcher polling every CHAIN_POLL_INTERVAL_MS (1 s, the default);
  * - scan throughput: one `scanChain` over a range holding `scanEvents` TradeExecuted logs (mined in a few full
  *   blocks) of attestations whose workflows run, in logs per second, recording and signalling included.
- * `tsx bench/chains.ts` prints them on a throw-away PostgreSQL; `npm run bench` runs them with the rest.
+ * `npm run bench -- chains` prints them alone; `npm run bench` runs them with the rest.
  */
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -259,19 +259,4 @@ export function formatChains(result: BenchChainsResult): string[] {
     `         burn mined → redemption final (workflow):    p50 ${result.redemption.final.p50Ms} ms   p99 ${result.redemption.final.p99Ms} ms`,
     `  scan of ${result.scan.logs} TradeExecuted logs: ${result.scan.ms.toFixed(0)} ms, ${result.scan.logsPerSecond.toFixed(0)} logs/s (goal ≥ 5,000)`,
   ];
-}
-
-if (require.main === module) {
-  void (async () => {
-    const { startTestDatabase } = await import('../harness/database');
-    const server = await startTestDatabase();
-    try {
-      for (const line of formatChains(await benchChains(server.url))) process.stdout.write(`${line}\n`);
-    } finally {
-      await server.stop();
-    }
-  })().catch((error: unknown) => {
-    process.stderr.write(`${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
-    process.exit(1);
-  });
 }

@@ -8,7 +8,7 @@
  * - reserves computation: `computeReserves` (supply of every asset at the final block of each chain, the broker's
  *   positions, what is in flight; stored and acted on) `computations` times, on both EVM chains: the stack's chain
  *   and a second anvil chain started for this, the product's contracts deployed there too.
- * `tsx bench/hedging.ts` prints them on a throw-away PostgreSQL; `npm run bench` runs them with the rest.
+ * `npm run bench -- hedging` prints them alone; `npm run bench` runs them with the rest.
  */
 import { MockActivityEnvironment } from '@temporalio/testing';
 import { maxUint256, parseUnits, type Hex } from 'viem';
@@ -162,22 +162,4 @@ export function formatHedging(result: BenchHedgingResult): string[] {
     `  execution final → hedge order filled, ${result.executions} SPYon mints one every ${EXECUTION_SPACING_MS} ms netted into ${result.orders} orders: p50 ${hedge.p50Ms} ms   p99 ${hedge.p99Ms} ms`,
     `  reserves of ${reserves.assets} assets on ${reserves.chains.join(' and ')} computed, stored and acted on (${reserves.computations} times): p50 ${reserves.p50Ms} ms   p99 ${reserves.p99Ms} ms`,
   ];
-}
-
-if (require.main === module) {
-  void (async () => {
-    const { startTestDatabase } = await import('../harness/database');
-    const server = await startTestDatabase();
-    try {
-      for (const line of formatHedging(await benchHedging(server.url))) process.stdout.write(`${line}\n`);
-    } finally {
-      await server.stop();
-    }
-  })().then(
-    () => process.exit(0),
-    (error: unknown) => {
-      process.stderr.write(`${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
-      process.exit(1);
-    },
-  );
 }

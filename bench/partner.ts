@@ -7,7 +7,7 @@
  * - redemptions: `redemptions` burns from the enabled wallet, one sent every BURN_SPACING_MS, each from its receipt
  *   (mined) to the broker's redeem record `completed` (shares journalled back); p50/p99 latency.
  * The session limits never bite: MINT_QTY AAPL is a few dollars against the smallest limit ($250,000).
- * `tsx bench/partner.ts` prints them on a throw-away PostgreSQL; `npm run bench` runs them with the rest.
+ * `npm run bench -- partner` prints them alone; `npm run bench` runs them with the rest.
  */
 import { randomBytes } from 'node:crypto';
 import { maxUint256, parseEventLogs } from 'viem';
@@ -268,23 +268,4 @@ export function formatPartner(result: BenchPartnerResult): string[] {
     ...mints.stages.map((stage) => `    ${stage.stage}: p50 ${stage.p50Ms} ms   p99 ${stage.p99Ms} ms`),
     `  burn mined → broker redeem record completed (${redemptions.count}, one every ${BURN_SPACING_MS} ms): p50 ${redemptions.p50Ms} ms   p99 ${redemptions.p99Ms} ms`,
   ];
-}
-
-if (require.main === module) {
-  void (async () => {
-    const { startTestDatabase } = await import('../harness/database');
-    const server = await startTestDatabase();
-    try {
-      const result = await benchPartner(server.url, { seconds: Number(process.env.BENCH_SECONDS ?? 10) });
-      for (const line of formatPartner(result)) process.stdout.write(`${line}\n`);
-    } finally {
-      await server.stop();
-    }
-  })().then(
-    () => process.exit(0),
-    (error: unknown) => {
-      process.stderr.write(`${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
-      process.exit(1);
-    },
-  );
 }

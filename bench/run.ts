@@ -2,11 +2,10 @@
  * `npm run bench`: every benchmark of the product in one run, printed with the ratios the goals are
  * stated in. Uses the PostgreSQL server of DATABASE_URL if set, otherwise a throw-away embedded one: each phase
  * runs on a database of its own there, copied from one prepared once (bench/databases.ts). BENCH_SECONDS sets each
- * load phase (default 10). `npm run bench -- streams` runs only the live streams mode, `npm run bench -- partner` only
- * the partner in-kind flow, `npm run bench -- attestations` only attestation creation, `npm run bench -- chains` only
- * chain watching (seen and final latencies, scan throughput), `npm run bench -- console` only the operator console
- * over 100 000 workflows and a 10 000-event history, `npm run bench -- hedging` only hedges and reserves (hedge
- * latency, reserves computation time).
+ * load phase (default 10). `npm run bench -- <mode>` runs one phase alone: `streams` (live streams), `partner` (the
+ * partner in-kind flow), `attestations` (attestation creation), `workflows` (workflows through the embedded Temporal
+ * service), `chains` (seen and final latencies, scan throughput), `console` (the operator console over 100 000
+ * workflows and a 10 000-event history), `hedging` (hedge latency, reserves computation time).
  */
 import { exitWithUsageOnHelp } from '../config/cli';
 import { startTestDatabase } from '../harness/database';
@@ -27,7 +26,7 @@ import { benchWorkflowModes, formatWorkflowModes } from './workflows';
 const write = (text: string) => process.stdout.write(`${text}\n`);
 
 async function main(): Promise<void> {
-  exitWithUsageOnHelp(`usage: npm run bench -- [streams|partner|attestations|chains|console|hedging]   every benchmark, or only one mode
+  exitWithUsageOnHelp(`usage: npm run bench -- [streams|partner|attestations|workflows|chains|console|hedging]   every benchmark, or only one mode
   BENCH_SECONDS   seconds per load phase (default 10); DATABASE_URL: run on it (migrated, seeded, written to), else a throw-away PostgreSQL`);
   const seconds = Number(process.env.BENCH_SECONDS ?? 10);
   const temporary = process.env.DATABASE_URL ? undefined : await startTestDatabase();
@@ -52,6 +51,10 @@ async function main(): Promise<void> {
     }
     if (process.argv.slice(2).includes('hedging')) {
       for (const line of formatHedging(await databases.phase((url) => benchHedging(url)))) write(line);
+      return;
+    }
+    if (process.argv.slice(2).includes('workflows')) {
+      for (const line of formatWorkflowModes(await benchWorkflowModes(serverUrl, { concurrency: 50, total: 1000 }))) write(line);
       return;
     }
     if (process.argv.slice(2).includes('attestations')) {

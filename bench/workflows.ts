@@ -1,9 +1,8 @@
 /**
  * Benchmark: simple workflows (start → one activity → complete) per second through the embedded Temporal
  * service, in memory and durable (PostgreSQL), with the real SDK worker and client in this process; and the
- * durable service's restart time with many open workflows. `tsx bench/workflows.ts` prints the figures
- * (DATABASE_URL names the PostgreSQL server to create its throw-away databases on; unset: an embedded one);
- * bench/run.ts calls benchWorkflows(). Uses the conformance suite's greetWorkflow and echo activity. The
+ * durable service's restart time with many open workflows. `npm run bench -- workflows` prints them alone
+ * (on scratch databases of DATABASE_URL's server, or of a throw-away embedded one); `npm run bench` with the rest. Uses the conformance suite's greetWorkflow and echo activity. The
  * worker connects without gRPC gzip (as the product's worker does for the embedded service): compressing on a
  * loopback connection roughly halves throughput.
  */
@@ -11,7 +10,7 @@ import { Client, Connection } from '@temporalio/client';
 import { DefaultLogger, Runtime } from '@temporalio/worker';
 import { loadConfig } from '../config';
 import { startTemporalServer, type TemporalServer } from '../temporal-server';
-import { createScratchDatabase, startTestDatabase } from '../harness/database';
+import { createScratchDatabase } from '../harness/database';
 import * as activities from '../harness/temporal-workload/activities';
 import { workloadBundle } from '../harness/workflow-bundle';
 import { runWorker, type RunWorkerParameters } from '../worker/run-worker';
@@ -40,10 +39,8 @@ export interface BenchRestartResult {
   restoredOpenRuns: number;
 }
 
-/** The threads the product's worker runs workflow code on by default (WORKFLOW_THREADS). */
-export function productWorkflowThreads(): number {
-  return loadConfig(['WORKFLOW_THREADS'], {}).WORKFLOW_THREADS;
-}
+/** The threads the product's worker runs workflow code on by default (WORKFLOW_THREADS), as this worker does. */
+const PRODUCT_WORKFLOW_THREADS = loadConfig(['WORKFLOW_THREADS'], {}).WORKFLOW_THREADS;
 
 let runtimeInstalled = false;
 
@@ -93,7 +90,7 @@ export async function benchWorkflows(options: BenchWorkflowsOptions = {}): Promi
   const { client, close } = await workloadOn(server, taskQueue, {
     maxConcurrentWorkflowTaskExecutions: 100,
     maxConcurrentActivityTaskExecutions: 100,
-    workflowThreadPoolSize: productWorkflowThreads(),
+    workflowThreadPoolSize: PRODUCT_WORKFLOW_THREADS,
   });
   try {
     const runOne = async (index: number, latencies: number[]) => {
@@ -204,21 +201,4 @@ export function formatWorkflowModes(result: BenchWorkflowModesResult, concurrenc
     `  durable / in-memory: ${result.ratio.toFixed(2)} (goal ≥ 0.50)`,
     `  restart with ${result.restart.openWorkflows} open workflows: ${result.restart.restartMs} ms to listening, ${result.restart.restoredOpenRuns} runs resumed (goal ≤ 10 s)`,
   ];
-}
-
-if (require.main === module) {
-  void (async () => {
-    const temporary = process.env.DATABASE_URL ? undefined : await startTestDatabase();
-    try {
-      const openWorkflows = Number(process.env.BENCH_OPEN_WORKFLOWS ?? 10_000);
-      const total = Number(process.env.BENCH_WORKFLOWS ?? 1000);
-      const result = await benchWorkflowModes(process.env.DATABASE_URL ?? temporary!.url, { concurrency: 50, total, openWorkflows });
-      for (const line of formatWorkflowModes(result)) console.log(line);
-    } finally {
-      await temporary?.stop();
-    }
-  })().catch((error: unknown) => {
-    console.error(error);
-    process.exit(1);
-  });
 }
