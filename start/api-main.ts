@@ -11,7 +11,6 @@ import { CHAIN_VARIABLES } from '../domain/chains';
 import { configuredBroker } from '../partner/broker-client';
 import type { StoredMarketData } from '../price-feed/pipeline';
 import { startApi } from './api';
-import { configuredChains } from './chains';
 import { startMarketData } from './market-data';
 import { runRole } from './role';
 import { startTemporal } from './temporal';
@@ -52,18 +51,14 @@ runRole({
     EVM_KEY_VARIABLE,
     SOLANA_KEY_VARIABLE,
   ],
-  async start({ config, logger, db, parts, watchChains }) {
+  async start({ config, logger, db, parts, startChains }) {
     for (const variable of [EVM_KEY_VARIABLE, SOLANA_KEY_VARIABLE] as const) {
       if (!config[variable]) throw new Error(`invalid configuration: ${variable}: required by npm run api (only npm start makes development signer keys)`);
     }
     const signers = loadSigners({ keys: config, dataDir: config.DATA_DIR });
     const temporal = await startTemporal(config, { logger });
     parts.add(temporal);
-    const chains = await configuredChains(config, logger);
-    if (chains) {
-      parts.add(chains);
-      watchChains(chains.chains);
-    }
+    const chains = await startChains(config);
     // Ticks posted to the ingestion route go through this process's pipeline; the simulated feed is the feed role's.
     let toLiveStreams: (stored: StoredMarketData) => void = () => undefined;
     const { pipeline } = await startMarketData(

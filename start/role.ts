@@ -7,6 +7,7 @@
  * signer key or sandbox.
  */
 import type { ChainContexts } from '../chains/context';
+import { configuredChains, type ChainSettings, type RunningChains } from './chains';
 import { loadConfig, type Config, type ConfigVariable } from '../config';
 import { exitWithUsageOnHelp } from '../config/cli';
 import { createLogger, type Logger } from '../config/logger';
@@ -30,8 +31,11 @@ export interface RoleContext<K extends ConfigVariable> {
   logger: Logger;
   db: Database;
   parts: Parts;
-  /** Tells the metrics of the chains this role reaches (each watcher's lag behind its chain's head). */
-  watchChains(chains: ChainContexts): void;
+  /**
+   * The chains RPC_URL_<CHAIN> names (start/chains.ts), started as one of `parts` and told to the metrics (each
+   * watcher's lag behind its chain's head); none configured: undefined.
+   */
+  startChains(settings: Omit<ChainSettings, 'DATA_DIR'>): Promise<RunningChains | undefined>;
   /** Where the Temporal SDK runtime of this process exports its metrics (a worker), passed on at /metrics. */
   exportTemporalMetrics(url: string): void;
 }
@@ -79,10 +83,12 @@ export function runRole<K extends ConfigVariable>(role: RoleDefinition<K>): void
 
   void (async () => {
     const config = loadConfig([...ROLE_VARIABLES, ...role.variables]);
-    logger = createLogger({ level: config.LOG_LEVEL, format: config.LOG_FORMAT });
+    const log = createLogger({ level: config.LOG_LEVEL, format: config.LOG_FORMAT });
+    logger = log;
     const databaseUrl = required(config.DATABASE_URL, 'DATABASE_URL', role.name, 'a role starts no embedded PostgreSQL');
     const temporalAddress = required(config.TEMPORAL_ADDRESS, 'TEMPORAL_ADDRESS', role.name, 'a role starts no Temporal service');
-    parts.current = new Parts(logger);
+    const roleParts = new Parts(log);
+    parts.current = roleParts;
     const db = createPool(databaseUrl, POOL_SIZE, (error) => logger?.warn({ err: error }, 'an idle database connection failed'));
     parts.current.add({ name: 'database pool', stop: () => db.end(), deadlineMs: 5_000 });
     await prepareDatabase(db, { now: Date.now(), logger });
@@ -104,8 +110,13 @@ export function runRole<K extends ConfigVariable>(role: RoleDefinition<K>): void
       logger,
       db,
       parts: parts.current,
-      watchChains: (running) => {
-        chains = running;
+      startChains: async (settings) => {
+        const running = await configuredChains(settings, log);
+        if (running) {
+          roleParts.add(running);
+          chains = running.chains;
+        }
+        return running;
       },
       exportTemporalMetrics: (url) => {
         temporalMetricsUrl = url;

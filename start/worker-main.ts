@@ -8,7 +8,6 @@ import { freePort } from '../config/free-port';
 import { CHAIN_VARIABLES, chainVariables, EVM_CHAINS } from '../domain/chains';
 import { configuredBroker } from '../partner/broker-client';
 import { startWorker } from '../worker/start-worker';
-import { configuredChains } from './chains';
 import { runRole } from './role';
 import { startTemporal } from './temporal';
 
@@ -33,14 +32,11 @@ runRole({
     'BROKER_KEY',
     'BROKER_SECRET',
   ],
-  async start({ config, logger, db, parts, watchChains, exportTemporalMetrics }) {
+  async start({ config, logger, db, parts, startChains, exportTemporalMetrics }) {
     const temporal = await startTemporal(config, { logger });
     parts.add(temporal);
-    const chains = await configuredChains(config, logger);
-    if (chains) {
-      parts.add(chains);
-      watchChains(chains.chains);
-    } else logger.warn(`no ${EVM_CHAINS.map((chain) => chainVariables(chain).rpcUrl).join(' / ')}: this worker runs no chain watchers and refuses chain activities`);
+    const chains = await startChains(config);
+    if (!chains) logger.warn(`no ${EVM_CHAINS.map((chain) => chainVariables(chain).rpcUrl).join(' / ')}: this worker runs no chain watchers and refuses chain activities`);
     const broker = configuredBroker(config);
     if (!broker) logger.warn("no BROKER_URL: this worker retries the partner flow's broker calls until a worker that has one runs them");
     // The SDK runtime's exporter listens on a local port of its own; /metrics reads it and passes it on.
