@@ -6,24 +6,19 @@
  */
 import request from 'supertest';
 import { newBrokerCredential, seedBrokerSandbox, type Credential } from '../../broker';
-import { basic, CLIENT_ID, CONNECT_PATH, createBrokerTestDb, ISSUANCE_PATH, ISSUER_ID, startTestSandbox, tableCounts, waitFor, WALLET, type BrokerTestDb, type TestSandbox } from './support';
+import { basic, CLIENT_ID, CONNECT_PATH, ISSUANCE_PATH, ISSUER_ID, sandboxForThisFile, tableCounts, waitFor, WALLET, type BrokerTestDb, type TestSandbox } from './support';
 
 let database: BrokerTestDb;
 let sandbox: TestSandbox;
 let other: Credential;
 let otherAccountId: string;
 
+sandboxForThisFile((started) => ({ database, sandbox } = started), { issuerTimeoutMs: 500 });
+
 beforeAll(async () => {
-  database = await createBrokerTestDb();
-  sandbox = await startTestSandbox(database.db, { issuerTimeoutMs: 500 });
   other = newBrokerCredential('other');
   const seeded = await seedBrokerSandbox(database.db, { brokerCredential: other, participants: [{ accountNumber: 'SBX-OTHER', email: 'other@sandbox.test', symbols: [] }] });
   otherAccountId = seeded.accounts[0]!.accountId;
-});
-
-afterAll(async () => {
-  await sandbox?.close();
-  await database?.drop();
 });
 
 beforeEach(() => sandbox.issuer.behave(() => undefined));

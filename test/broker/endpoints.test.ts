@@ -5,7 +5,7 @@
  */
 import request from 'supertest';
 import { brokerStackEntry, ISSUER_ACCOUNT_ID, newBrokerCredential, sandboxAccountId, seedBrokerSandbox, startBroker, type Credential } from '../../broker';
-import { BAD_CHECKSUM_WALLET, basic, CLIENT_ID, createBrokerTestDb, ISSUER_ID, startTestSandbox, tableCounts, WALLET, type BrokerTestDb, type TestSandbox } from './support';
+import { BAD_CHECKSUM_WALLET, basic, CLIENT_ID, ISSUER_ID, sandboxForThisFile, tableCounts, WALLET, type BrokerTestDb, type TestSandbox } from './support';
 
 let database: BrokerTestDb;
 let sandbox: TestSandbox;
@@ -15,9 +15,9 @@ let unlinkedAccountId: string;
 
 const mintBody = { underlying_symbol: 'AAPL', qty: '2.5', issuer: ISSUER_ID, network: 'ethereum', wallet_address: WALLET };
 
+sandboxForThisFile((started) => ({ database, sandbox } = started));
+
 beforeAll(async () => {
-  database = await createBrokerTestDb();
-  sandbox = await startTestSandbox(database.db);
   // The issuer stays unavailable here, so no mint moves past `submit` while a test counts rows.
   sandbox.issuer.behave(() => ({ status: 503, body: { code: 'UNAVAILABLE', message: 'down for the test' } }));
   other = newBrokerCredential('other');
@@ -28,11 +28,6 @@ beforeAll(async () => {
     participants: [{ accountNumber: 'SBX-UNLINKED', email: 'unlinked@sandbox.test', symbols: ['AAPL'] }],
   });
   unlinkedAccountId = unlinked.accounts[0]!.accountId;
-});
-
-afterAll(async () => {
-  await sandbox?.close();
-  await database?.drop();
 });
 
 function http() {

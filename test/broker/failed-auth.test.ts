@@ -5,15 +5,15 @@
  * credentials it knows to be valid keep working.
  */
 import request from 'supertest';
-import { basic, createBrokerTestDb, startTestSandbox, type BrokerTestDb, type TestSandbox } from './support';
+import { basic, sandboxForThisFile, type BrokerTestDb, type TestSandbox } from './support';
 
 let database: BrokerTestDb;
 let sandbox: TestSandbox;
 const lookups: string[] = [];
 
+sandboxForThisFile((started) => ({ database, sandbox } = started), { authFailuresPerMinute: 3 });
+
 beforeAll(async () => {
-  database = await createBrokerTestDb();
-  sandbox = await startTestSandbox(database.db, { authFailuresPerMinute: 3 });
   const query = database.db.query.bind(database.db);
   database.db.query = (async (text: unknown, ...rest: unknown[]) => {
     if (typeof text === 'string' && text.includes('broker.credentials')) {
@@ -23,11 +23,6 @@ beforeAll(async () => {
     }
     return await (query as (...args: unknown[]) => Promise<unknown>)(text, ...rest);
   }) as typeof database.db.query;
-}, 60_000);
-
-afterAll(async () => {
-  await sandbox?.close();
-  await database?.drop();
 });
 
 const account = (authorization: string) => request(sandbox.broker.url).get(`/v1/accounts/${sandbox.accountId}`).set('authorization', authorization);

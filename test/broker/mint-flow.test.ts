@@ -7,37 +7,12 @@
 import request from 'supertest';
 import { recoverTypedDataAddress, type Address } from 'viem';
 import { linkClient, mintRequestTypedData, seedBrokerSandbox } from '../../broker';
-import {
-  basic,
-  CLIENT_ID,
-  CONFIRM_PATH,
-  createBrokerTestDb,
-  ISSUANCE_PATH,
-  ISSUER_CONTRACTS,
-  ISSUER_ID,
-  position,
-  recordRow,
-  startTestSandbox,
-  tableCounts,
-  waitFor,
-  WALLET,
-  type BrokerTestDb,
-  type RecordedCall,
-  type TestSandbox,
-} from './support';
+import { basic, CLIENT_ID, CONFIRM_PATH, ISSUANCE_PATH, ISSUER_CONTRACTS, ISSUER_ID, position, recordRow, sandboxForThisFile, tableCounts, waitFor, WALLET, type BrokerTestDb, type RecordedCall, type TestSandbox } from './support';
 
 let database: BrokerTestDb;
 let sandbox: TestSandbox;
 
-beforeAll(async () => {
-  database = await createBrokerTestDb();
-  sandbox = await startTestSandbox(database.db);
-});
-
-afterAll(async () => {
-  await sandbox?.close();
-  await database?.drop();
-});
+sandboxForThisFile((started) => ({ database, sandbox } = started));
 
 beforeEach(() => sandbox.issuer.behave(() => undefined));
 

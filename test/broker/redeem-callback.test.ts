@@ -9,20 +9,15 @@ import request from 'supertest';
 import type { Pool } from 'pg';
 import { moveShares } from '../../broker/queries/journal';
 import { linkClient, seedBrokerSandbox } from '../../broker';
-import { basic, CLIENT_ID, createBrokerTestDb, position, startTestSandbox, tableCounts, waitFor, WALLET, type BrokerTestDb, type TestSandbox } from './support';
+import { basic, CLIENT_ID, position, sandboxForThisFile, tableCounts, waitFor, WALLET, type BrokerTestDb, type TestSandbox } from './support';
 
 let database: BrokerTestDb;
 let sandbox: TestSandbox;
 
-beforeAll(async () => {
-  database = await createBrokerTestDb();
-  sandbox = await startTestSandbox(database.db);
-  await deposit(database.db, sandbox.issuerAccountId, 'AAPL', '100', 'issuer-aapl');
-});
+sandboxForThisFile((started) => ({ database, sandbox } = started));
 
-afterAll(async () => {
-  await sandbox?.close();
-  await database?.drop();
+beforeAll(async () => {
+  await deposit(database.db, sandbox.issuerAccountId, 'AAPL', '100', 'issuer-aapl');
 });
 
 async function deposit(db: Pool, accountId: string, symbol: string, qty: string, key: string): Promise<void> {

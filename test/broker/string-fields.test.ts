@@ -9,7 +9,7 @@ import request from 'supertest';
 import type { Pool } from 'pg';
 import { brokerRouter } from '../../broker/routes/router';
 import type { BrokerServices } from '../../broker/services';
-import { basic, CLIENT_ID, createBrokerTestDb, ISSUER_ID, startTestSandbox, tableCounts, WALLET, type BrokerTestDb, type TestSandbox } from './support';
+import { basic, CLIENT_ID, ISSUER_ID, sandboxForThisFile, tableCounts, WALLET, type BrokerTestDb, type TestSandbox } from './support';
 
 type Who = 'participant' | 'issuer';
 interface Route {
@@ -110,15 +110,7 @@ const CASES: Case[] = ROUTES.flatMap((route) =>
 let database: BrokerTestDb;
 let sandbox: TestSandbox;
 
-beforeAll(async () => {
-  database = await createBrokerTestDb();
-  sandbox = await startTestSandbox(database.db);
-}, 60_000);
-
-afterAll(async () => {
-  await sandbox?.close();
-  await database?.drop();
-});
+sandboxForThisFile((started) => ({ database, sandbox } = started));
 
 function ids(route: Route): Record<string, string> {
   return { account_id: route.who === 'issuer' ? sandbox.issuerAccountId : sandbox.accountId, tokenization_request_id: UUID };

@@ -203,6 +203,24 @@ export async function startTestSandbox(db: Pool, overrides: Partial<StartBrokerO
   return sandbox;
 }
 
+/**
+ * A scratch database and a sandbox on it for the whole test file: started before its tests (`use` is handed them),
+ * closed and dropped after. Further set-up goes in the file's own `beforeAll`, which runs after this one.
+ */
+export function sandboxForThisFile(use: (started: { database: BrokerTestDb; sandbox: TestSandbox }) => void, overrides: Partial<StartBrokerOptions> = {}): void {
+  let database: BrokerTestDb | undefined;
+  let sandbox: TestSandbox | undefined;
+  beforeAll(async () => {
+    database = await createBrokerTestDb();
+    sandbox = await startTestSandbox(database.db, overrides);
+    use({ database, sandbox });
+  }, 60_000);
+  afterAll(async () => {
+    await sandbox?.close();
+    await database?.drop();
+  });
+}
+
 export function basic(credential: Credential): string {
   return `Basic ${Buffer.from(`${credential.key}:${credential.secret}`).toString('base64')}`;
 }

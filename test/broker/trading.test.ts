@@ -8,20 +8,12 @@
 import request from 'supertest';
 import { Decimal } from '../../domain/money';
 import { pinnedClock } from '../../harness/settings';
-import { basic, createBrokerTestDb, position, startTestSandbox, TEST_PRICES, waitFor, type BrokerTestDb, type TestSandbox } from './support';
+import { basic, position, sandboxForThisFile, TEST_PRICES, waitFor, type BrokerTestDb, type TestSandbox } from './support';
 
 let database: BrokerTestDb;
 let sandbox: TestSandbox;
 
-beforeAll(async () => {
-  database = await createBrokerTestDb();
-  sandbox = await startTestSandbox(database.db);
-}, 60_000);
-
-afterAll(async () => {
-  await sandbox?.close();
-  await database?.drop();
-});
+sandboxForThisFile((started) => ({ database, sandbox } = started));
 
 const orders = () => `/v1/trading/accounts/${sandbox.issuerAccountId}/orders`;
 const place = (body: Record<string, unknown>) =>
