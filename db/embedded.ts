@@ -8,6 +8,8 @@
  *   to DATA_DIR/postgres.log.
  * - A server left running by an earlier run that crashed (`kill -9`) is stopped cleanly first, and a stale
  *   `postmaster.pid` is removed; when the server still cannot start, the error quotes the server's own words.
+ * - Clients reach it through a Unix socket in a directory of its own under the OS temp dir (a round trip over loopback
+ *   TCP costs both sides more); it listens on 127.0.0.1 too, for tools given a host and port.
  * - Run as root, the server runs as the `postgres` user (created when missing). When that user cannot reach the
  *   binaries or the data directory (a checkout under a mode-700 directory such as /root), the binaries are staged
  *   under /var/tmp and the data directory lives there too, with DATA_DIR/postgres a symlink to it.
@@ -22,6 +24,7 @@ import {
   existsSync,
   lstatSync,
   mkdirSync,
+  mkdtempSync,
   openSync,
   readFileSync,
   readlinkSync,
@@ -89,9 +92,18 @@ export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions): P
   await stopLeftoverServer(databaseDir, log);
 
   const logFile = path.join(options.dataDir, 'postgres.log');
-  const child = await startServer({ nativeDir, databaseDir, port: options.port, ids, logFile });
+  const socketDir = socketDirectory(options.port, ids);
+  const removeSocketDir = () => {
+    if (socketDir) rmSync(socketDir, { recursive: true, force: true });
+  };
+  const child = await startServer({ nativeDir, databaseDir, port: options.port, ids, logFile, socketDir }).catch((error: unknown) => {
+    removeSocketDir();
+    throw error;
+  });
+  child.once('exit', removeSocketDir);
 
-  const serverUrl = `postgres://${USER}:${PASSWORD}@127.0.0.1:${options.port}/postgres`;
+  const host = socketDir ? encodeURIComponent(socketDir) : '127.0.0.1';
+  const serverUrl = `postgres://${USER}:${PASSWORD}@${host}:${options.port}/postgres`;
   const admin = new Client({ connectionString: serverUrl });
   await admin.connect();
   try {
@@ -101,13 +113,31 @@ export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions): P
     await admin.end();
   }
   return {
-    url: `postgres://${USER}:${PASSWORD}@127.0.0.1:${options.port}/${DATABASE}`,
+    url: `postgres://${USER}:${PASSWORD}@${host}:${options.port}/${DATABASE}`,
     serverUrl,
     pid: child.pid!,
     databaseDir,
     stop: () => stopChild(child),
     kill: () => killGroup(child, 'SIGKILL'),
   };
+}
+
+/** The longest path of a Unix socket (sun_path holds 108 bytes with its terminator). */
+const MAX_SOCKET_PATH = 107;
+
+/**
+ * A fresh directory for the server's Unix socket, writable by the user the server runs as; undefined when its socket's
+ * path would be too long (clients then use TCP).
+ */
+function socketDirectory(port: number, ids: UserIds | undefined): string | undefined {
+  const directory = mkdtempSync(path.join(tmpdir(), 'issuer-pg-'));
+  if (path.join(directory, `.s.PGSQL.${port}.lock`).length > MAX_SOCKET_PATH) {
+    rmSync(directory, { recursive: true, force: true });
+    return undefined;
+  }
+  chmodSync(directory, 0o755);
+  if (ids) chownSync(directory, ids.uid, ids.gid);
+  return directory;
 }
 
 function packageNativeDir(): string {
@@ -335,13 +365,21 @@ async function stopLeftoverServer(databaseDir: string, log: (line: string) => vo
  * Spawns the postmaster in its own process group, its output appended to `logFile`; resolves once its lock file
  * says `ready`, rejects with the end of its log when it exits first.
  */
-async function startServer(options: { nativeDir: string; databaseDir: string; port: number; ids: UserIds | undefined; logFile: string }): Promise<ChildProcess> {
-  const { nativeDir, databaseDir, port, ids, logFile } = options;
+async function startServer(options: {
+  nativeDir: string;
+  databaseDir: string;
+  port: number;
+  ids: UserIds | undefined;
+  logFile: string;
+  socketDir: string | undefined;
+}): Promise<ChildProcess> {
+  const { nativeDir, databaseDir, port, ids, logFile, socketDir } = options;
   const logStart = existsSync(logFile) ? statSync(logFile).size : 0;
   const fd = openSync(logFile, 'a');
   let child: ChildProcess;
   try {
-    child = spawn(path.join(nativeDir, 'bin', 'postgres'), ['-D', databaseDir, '-p', String(port), '-c', 'listen_addresses=127.0.0.1'], {
+    const sockets = ['-c', `unix_socket_directories=${socketDir ?? ''}`];
+    child = spawn(path.join(nativeDir, 'bin', 'postgres'), ['-D', databaseDir, '-p', String(port), '-c', 'listen_addresses=127.0.0.1', ...sockets], {
       ...ids,
       detached: true,
       stdio: ['ignore', fd, fd],
