@@ -86,9 +86,13 @@ async function sign(dependencies: AttestationDependencies, priced: PricedRequest
   return dependencies.signers.evm.sign(quote, evmDomain(priced.chain, priced.tokenManager!));
 }
 
-/** Serialises the user's orders for the asset until the transaction ends. */
-async function lockUserAsset(client: PoolClient, priced: PricedRequest, caller: AttestationCaller): Promise<void> {
-  await client.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`attestations:${caller.accountId}:${priced.asset.symbol}`]);
+/**
+ * Opens the transaction and serialises the user's orders for the asset until it ends, in one round trip (a
+ * simple-protocol query, hence the key as an escaped literal).
+ */
+async function beginLockedToUserAsset(client: PoolClient, priced: PricedRequest, caller: AttestationCaller): Promise<void> {
+  const key = client.escapeLiteral(`attestations:${caller.accountId}:${priced.asset.symbol}`);
+  await client.query(`BEGIN; SELECT pg_advisory_xact_lock(hashtext(${key}))`);
 }
 
 export type IssueAttestationInput = { caller: AttestationCaller; asset: AssetRecord; request: AttestationRequest; idempotencyKey?: string; now: number };
@@ -149,8 +153,7 @@ async function issue(dependencies: AttestationDependencies, input: IssueAttestat
 
   const client = await db.connect();
   try {
-    await client.query('BEGIN');
-    await lockUserAsset(client, priced, caller);
+    await beginLockedToUserAsset(client, priced, caller);
     if (idempotencyKey) {
       // A first call with this key may have committed while this one waited for the lock.
       const earlier = await findByIdempotencyKey(client, caller.accountId, idempotencyKey);
