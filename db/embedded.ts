@@ -8,8 +8,8 @@
  *   to DATA_DIR/postgres.log.
  * - A server left running by an earlier run that crashed (`kill -9`) is stopped cleanly first, and a stale
  *   `postmaster.pid` is removed; when the server still cannot start, the error quotes the server's own words.
- * - Clients reach it through a Unix socket in a directory of its own under the OS temp dir (a round trip over loopback
- *   TCP costs both sides more); it listens on 127.0.0.1 too, for tools given a host and port.
+ * - Clients reach it through a Unix socket in its data directory (a round trip over loopback TCP costs both sides
+ *   more); it listens on 127.0.0.1 too, for tools given a host and port.
  * - Run as root, the server runs as the `postgres` user (created when missing). When that user cannot reach the
  *   binaries or the data directory (a checkout under a mode-700 directory such as /root), the binaries are staged
  *   under /var/tmp and the data directory lives there too, with DATA_DIR/postgres a symlink to it.
@@ -24,7 +24,6 @@ import {
   existsSync,
   lstatSync,
   mkdirSync,
-  mkdtempSync,
   openSync,
   readFileSync,
   readlinkSync,
@@ -92,15 +91,8 @@ export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions): P
   await stopLeftoverServer(databaseDir, log);
 
   const logFile = path.join(options.dataDir, 'postgres.log');
-  const socketDir = socketDirectory(options.port, ids);
-  const removeSocketDir = () => {
-    if (socketDir) rmSync(socketDir, { recursive: true, force: true });
-  };
-  const child = await startServer({ nativeDir, databaseDir, port: options.port, ids, logFile, socketDir }).catch((error: unknown) => {
-    removeSocketDir();
-    throw error;
-  });
-  child.once('exit', removeSocketDir);
+  const socketDir = socketDirectory(databaseDir, options.port);
+  const child = await startServer({ nativeDir, databaseDir, port: options.port, ids, logFile, socketDir });
 
   const host = socketDir ? encodeURIComponent(socketDir) : '127.0.0.1';
   const serverUrl = `postgres://${USER}:${PASSWORD}@${host}:${options.port}/postgres`;
@@ -126,18 +118,13 @@ export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions): P
 const MAX_SOCKET_PATH = 107;
 
 /**
- * A fresh directory for the server's Unix socket, writable by the user the server runs as; undefined when its socket's
- * path would be too long (clients then use TCP).
+ * The server's Unix socket lives in its data directory (reachable by the user the server runs as, and by this
+ * process: its owner, or root); undefined when the socket's path would be too long, or the directory's name would
+ * need quoting in the server's list of socket directories (clients then use TCP).
  */
-function socketDirectory(port: number, ids: UserIds | undefined): string | undefined {
-  const directory = mkdtempSync(path.join(tmpdir(), 'issuer-pg-'));
-  if (path.join(directory, `.s.PGSQL.${port}.lock`).length > MAX_SOCKET_PATH) {
-    rmSync(directory, { recursive: true, force: true });
-    return undefined;
-  }
-  chmodSync(directory, 0o755);
-  if (ids) chownSync(directory, ids.uid, ids.gid);
-  return directory;
+function socketDirectory(databaseDir: string, port: number): string | undefined {
+  if (path.join(databaseDir, `.s.PGSQL.${port}.lock`).length > MAX_SOCKET_PATH || /[\s,"]/.test(databaseDir)) return undefined;
+  return databaseDir;
 }
 
 function packageNativeDir(): string {
