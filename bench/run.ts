@@ -9,6 +9,7 @@
  */
 import { exitWithUsageOnHelp } from '../config/cli';
 import { startTestDatabase } from '../harness/database';
+import { tagProcessesStartedHere } from '../harness/reaper';
 import { benchApi } from './api';
 import { benchAttestations, formatAttestations } from './attestations';
 import { benchChains, formatChains } from './chains';
@@ -29,6 +30,8 @@ async function main(): Promise<void> {
   exitWithUsageOnHelp(`usage: npm run bench -- [streams|partner|attestations|workflows|chains|console|hedging]   every benchmark, or only one mode
   BENCH_SECONDS   seconds per load phase (default 10); DATABASE_URL: run on it (migrated, seeded, written to), else a throw-away PostgreSQL`);
   const seconds = Number(process.env.BENCH_SECONDS ?? 10);
+  // What the benchmarks start (PostgreSQL, chains, servers, workers) is stopped should this run be killed.
+  tagProcessesStartedHere();
   const temporary = process.env.DATABASE_URL ? undefined : await startTestDatabase();
   const serverUrl = process.env.DATABASE_URL ?? temporary!.url;
   const databases = await benchDatabases(serverUrl);

@@ -1,7 +1,7 @@
 /**
  * Throw-away PostgreSQL for a test run or a benchmark: a server of its own (embedded, db/embedded.ts: own process
- * group, any checkout path), and scratch databases on a server — empty or copied from a template — each with a pool,
- * dropped when done.
+ * group, any checkout path; its files removed even when this process is killed, harness/reaper.ts), and scratch
+ * databases on a server — empty or copied from a template — each with a pool, dropped when done.
  */
 import { randomBytes } from 'node:crypto';
 import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
@@ -11,6 +11,7 @@ import { Client } from 'pg';
 import { freePort } from '../config/free-port';
 import { startEmbeddedPostgres } from '../db/embedded';
 import { createPool, type Database } from '../db/pool';
+import { removeWithThisProcess } from './reaper';
 
 export interface TestDatabase {
   url: string;
@@ -21,6 +22,7 @@ export async function startTestDatabase(): Promise<TestDatabase> {
   const dataDir = mkdtempSync(path.join(tmpdir(), 'issuer-test-pg-'));
   // The server runs as the postgres user when the tests run as root: let it reach its directory.
   chmodSync(dataDir, 0o755);
+  const forgetDataDir = removeWithThisProcess(dataDir);
   const database = await startEmbeddedPostgres({ dataDir, port: await freePort() });
   return {
     url: database.serverUrl,
@@ -28,6 +30,7 @@ export async function startTestDatabase(): Promise<TestDatabase> {
       await database.stop();
       rmSync(database.databaseDir, { recursive: true, force: true });
       rmSync(dataDir, { recursive: true, force: true });
+      forgetDataDir();
     },
   };
 }

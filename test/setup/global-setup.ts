@@ -7,10 +7,13 @@ import { createPool } from '../../db/pool';
 import { CATALOGUE } from '../../domain/catalogue';
 import { backfillMarketData } from '../../price-feed/backfill';
 import { databaseUrlOn, startTestDatabase } from '../../harness/database';
+import { tagProcessesStartedHere } from '../../harness/reaper';
 import { prepareDatabase } from '../../start/database';
 import { TEMPLATE_DATABASE } from '../support/database';
 
 export default async function globalSetup(): Promise<void> {
+  // Whatever the run starts (this PostgreSQL, the chains and roles of test files) is stopped should jest be killed.
+  tagProcessesStartedHere();
   const database = await startTestDatabase();
   (globalThis as { __testDatabase__?: unknown }).__testDatabase__ = database;
   process.env.TEST_DATABASE_URL = database.url;

@@ -2,10 +2,11 @@
  * Processes a test starts (`node --import tsx <entry>`), each in its own process group, its output kept for the
  * error that names it; stopped by its pid whatever happens — SIGTERM, then SIGKILL to the group past a deadline; and
  * should the test process itself exit or be stopped (Ctrl-C, a CI timeout) before its tests stop them, their groups
- * are killed with it rather than left running.
+ * are killed with it rather than left running (harness/reaper.ts).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
+import { reapGroupWithThisProcess } from '../../harness/reaper';
 
 const ROOT = path.join(__dirname, '..', '..');
 /** How much of a process's output is kept for error messages. */
@@ -24,35 +25,6 @@ export interface TestProcess {
   stop(deadlineMs?: number): Promise<void>;
   /** SIGKILL to the process itself (a crash), resolves once exited. */
   kill(): Promise<void>;
-}
-
-/**
- * A reaper beside this test process: told of every process group started here (`+pid`) and of each that exited
- * (`-pid`) through its stdin, it kills the groups still listed once that stdin closes — when this process ends in any
- * way, even killed (jest runs tests in a sandbox whose `process` does not see signals, so handlers here would not).
- */
-const REAPER = `
-const groups = new Set();
-let pending = '';
-process.stdin.on('data', (chunk) => {
-  const lines = (pending + chunk).split('\\n');
-  pending = lines.pop();
-  for (const line of lines) (line[0] === '+' ? groups.add : groups.delete).call(groups, Number(line.slice(1)));
-});
-process.stdin.on('close', () => {
-  for (const pid of groups) { try { process.kill(-pid, 'SIGKILL'); } catch {} }
-  process.exit(0);
-});`;
-let reaper: ChildProcess | undefined;
-
-function tellReaper(line: string): void {
-  if (!reaper) {
-    reaper = spawn(process.execPath, ['-e', REAPER], { stdio: ['pipe', 'ignore', 'ignore'], detached: true });
-    // Neither the reaper nor its pipe (a socket) keeps this process alive.
-    reaper.unref();
-    (reaper.stdin as unknown as { unref(): void }).unref();
-  }
-  reaper.stdin!.write(`${line}\n`);
 }
 
 export function startProcess(name: string, entry: string, args: string[], env: NodeJS.ProcessEnv): TestProcess {
@@ -76,11 +48,11 @@ export function startProcess(name: string, entry: string, args: string[], env: N
   child.stdout!.on('data', take);
   child.stderr!.on('data', take);
   const exited = new Promise<number | NodeJS.Signals>((resolve) => child.once('exit', (code, signal) => resolve(signal ?? code ?? 0)));
-  tellReaper(`+${child.pid!}`);
+  const forget = reapGroupWithThisProcess(child.pid!);
   let done = false;
   void exited.then(() => {
     done = true;
-    tellReaper(`-${child.pid!}`);
+    forget();
   });
   const signalGroup = (signal: NodeJS.Signals) => {
     try {
