@@ -13,7 +13,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 
-export const REAPER_TAG_VARIABLE = 'ISSUER_REAPER_TAG';
+const REAPER_TAG_VARIABLE = 'ISSUER_REAPER_TAG';
 
 /**
  * Told through its stdin of process groups (`+pid`, `-pid`) and of the tag it sweeps (`tag <value>`); acts when

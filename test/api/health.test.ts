@@ -10,11 +10,14 @@ import { startInMemoryTemporal, type InMemoryTemporal } from '../../temporal-ser
 import { cloneTemplateDatabase, type TestDb } from '../support/database';
 import { createTestApi, TEST_BASE_URL, type TestApi } from '../support/api';
 
-/** A TCP proxy to `target` that can drop every connection and refuse new ones, then listen again on its port. */
-async function startProxy(target: { host: string; port: number }) {
+/**
+ * A TCP proxy to `target` (a host and port, or a Unix socket's path) that can drop every connection and refuse new
+ * ones, then listen again on its port.
+ */
+async function startProxy(target: { host: string; port: number } | { path: string }) {
   const sockets = new Set<net.Socket>();
   const server = net.createServer((client) => {
-    const upstream = net.connect(target.port, target.host);
+    const upstream = net.connect(target);
     for (const socket of [client, upstream]) {
       sockets.add(socket);
       socket.on('close', () => sockets.delete(socket));
@@ -40,6 +43,8 @@ async function startProxy(target: { host: string; port: number }) {
 
 let clone: TestDb;
 let proxy: Awaited<ReturnType<typeof startProxy>>;
+/** The clone's URL through the proxy. */
+let proxiedUrl: string;
 let api: TestApi;
 let temporal: InMemoryTemporal;
 let temporalClient: Client;
@@ -47,12 +52,16 @@ let temporalClient: Client;
 beforeAll(async () => {
   clone = await cloneTemplateDatabase();
   const url = new URL(clone.url);
-  proxy = await startProxy({ host: url.hostname, port: Number(url.port) });
+  // The embedded server is reached through its Unix socket (the URL's host its directory), else over TCP.
+  const host = decodeURIComponent(url.hostname);
+  proxy = await startProxy(host.startsWith('/') ? { path: `${host}/.s.PGSQL.${url.port}` } : { host, port: Number(url.port) });
+  url.hostname = '127.0.0.1';
   url.port = String(proxy.port);
-  const db = createPool(url.toString(), 4);
+  proxiedUrl = url.toString();
+  const db = createPool(proxiedUrl, 4);
   temporal = await startInMemoryTemporal();
   temporalClient = new Client({ connection: await Connection.connect({ address: temporal.address }), namespace: temporal.namespace });
-  api = await createTestApi({ database: { db, url: url.toString(), drop: () => db.end() }, temporal: temporalClient });
+  api = await createTestApi({ database: { db, url: proxiedUrl, drop: () => db.end() }, temporal: temporalClient });
 });
 afterAll(async () => {
   await api.close();
@@ -125,9 +134,7 @@ test('with PostgreSQL gone: routes answer 503 SERVICE_UNAVAILABLE with Retry-Aft
 
 test('the change listener reconnects after the database comes back and drops every cached topic, then hears new changes', async () => {
   const heard: ChangeTopic[] = [];
-  const url = new URL(clone.url);
-  url.port = String(proxy.port);
-  const listener = await listenForChanges(url.toString(), (topic) => heard.push(topic), { maxRetryMs: 200 });
+  const listener = await listenForChanges(proxiedUrl, (topic) => heard.push(topic), { maxRetryMs: 200 });
   try {
     await proxy.cut();
     await new Promise((resolve) => setTimeout(resolve, 500));
