@@ -1,21 +1,24 @@
 /**
- * Creates a signed attestation: prices the request, signs the quote, then — under a lock that serialises the user's
- * orders for the asset (and, for the exposure caps, all orders of an off-hours session on its exposure ledger) —
- * checks every limit and stores the attestation, with the request for its lifecycle workflow that a worker starts.
+ * Creates a signed attestation: under a lock that serialises the user's orders for the asset, reads the quote context
+ * with the user's usage in one statement, prices the request and signs the quote, then (for the exposure caps, with
+ * all orders of an off-hours session lined up on its exposure ledger) checks every limit and stores the attestation,
+ * with the request for its lifecycle workflow that a worker starts.
  * An Idempotency-Key makes a retry answer the first attestation; the same key with another body is refused.
  */
 import { createHash, randomBytes } from 'node:crypto';
 import type { PoolClient } from 'pg';
 import type { Database } from '../db/pool';
 import type { AssetRecord } from '../db/queries/assets';
-import { findByIdempotencyKey, insertAttestation, lockOffhoursExposure, sessionExposure, userUsage, type Exposure } from '../db/queries/attestations';
+import { findByIdempotencyKey, insertAttestation, lockOffhoursExposure, quoteContextWithUsage, sessionExposure, type Exposure } from '../db/queries/attestations';
+import { sessionIntervalAt } from '../domain/calendar';
 import { bareChainId, isEvmChain, SOLANA_CHAIN, type Chain } from '../domain/chains';
 import { formatDecimal, Rounding, toScaledInteger } from '../domain/money';
 import { expirationSeconds } from '../domain/pricing';
 import { bytesToBase64, evmDomain, QUOTE_SIDE, solanaAddressBytes, ZERO_BYTES32, type Quote, type Signers } from '../signing';
 import { AttestationRefused } from './errors';
 import { limitMessage, refusedBy, type LimitSettings } from './limits';
-import { priceRequest, type PricedRequest } from './price-request';
+import { priceFromContext, type PricedRequest } from './price-request';
+import { statusFromContext } from './trading-status';
 import type { AttestationRequest } from './request-schema';
 import { attestationsCreated, attestationsRefused } from '../metrics/metrics';
 
@@ -90,8 +93,8 @@ async function sign(dependencies: AttestationDependencies, priced: PricedRequest
  * Opens the transaction and serialises the user's orders for the asset until it ends, in one round trip (a
  * simple-protocol query, hence the key as an escaped literal).
  */
-async function beginLockedToUserAsset(client: PoolClient, priced: PricedRequest, caller: AttestationCaller): Promise<void> {
-  const key = client.escapeLiteral(`attestations:${caller.accountId}:${priced.asset.symbol}`);
+async function beginLockedToUserAsset(client: PoolClient, asset: AssetRecord, caller: AttestationCaller): Promise<void> {
+  const key = client.escapeLiteral(`attestations:${caller.accountId}:${asset.symbol}`);
   await client.query(`BEGIN; SELECT pg_advisory_xact_lock(hashtext(${key}))`);
 }
 
@@ -109,19 +112,13 @@ export async function issueAttestation(dependencies: AttestationDependencies, in
   }
 }
 
-async function issue(dependencies: AttestationDependencies, input: IssueAttestationInput): Promise<CreatedAttestation> {
-  const { db } = dependencies;
-  const { caller, asset, request, idempotencyKey, now } = input;
-  const hash = requestHash(asset.symbol, request);
-  if (idempotencyKey) {
-    const earlier = await findByIdempotencyKey(db, caller.accountId, idempotencyKey);
-    if (earlier) return replay(earlier, hash);
-  }
-
-  const priced = await priceRequest({ db, now, maxPriceAgeMs: dependencies.settings.maxPriceAgeMs }, asset, request);
-  if (priced.side === 'buy' && priced.reservesPauseReason !== null) {
-    throw new AttestationRefused('RESERVES_SHORT', `Minting ${asset.symbol} is paused until its reserves are covered again: ${priced.reservesPauseReason}`);
-  }
+/** The signed answer for a priced request, and its expiry (epoch seconds). */
+async function signedAttestation(
+  dependencies: AttestationDependencies,
+  input: IssueAttestationInput,
+  priced: PricedRequest,
+): Promise<{ attestation: AttestationResponse; expiration: number }> {
+  const { caller, asset, request, now } = input;
   const additionalData = additionalDataOf(priced.chain, request.userAddress);
   const attestationId = BigInt(`0x${randomBytes(16).toString('hex')}`);
   const expiration = expirationSeconds(now, priced.duration, priced.policy);
@@ -150,10 +147,21 @@ async function issue(dependencies: AttestationDependencies, input: IssueAttestat
     signature: bytesToBase64(await sign(dependencies, priced, quote)),
     additionalData: bytesToBase64(Buffer.from(additionalData.slice(2), 'hex')),
   };
+  return { attestation, expiration };
+}
+
+async function issue(dependencies: AttestationDependencies, input: IssueAttestationInput): Promise<CreatedAttestation> {
+  const { db } = dependencies;
+  const { caller, asset, request, idempotencyKey, now } = input;
+  const hash = requestHash(asset.symbol, request);
+  if (idempotencyKey) {
+    const earlier = await findByIdempotencyKey(db, caller.accountId, idempotencyKey);
+    if (earlier) return replay(earlier, hash);
+  }
 
   const client = await db.connect();
   try {
-    await beginLockedToUserAsset(client, priced, caller);
+    await beginLockedToUserAsset(client, asset, caller);
     if (idempotencyKey) {
       // A first call with this key may have committed while this one waited for the lock.
       const earlier = await findByIdempotencyKey(client, caller.accountId, idempotencyKey);
@@ -162,16 +170,24 @@ async function issue(dependencies: AttestationDependencies, input: IssueAttestat
         return replay(earlier, hash);
       }
     }
-    const { sessionStartedAt } = priced.status;
-    const usage = await userUsage(client, { accountId: caller.accountId, symbol: asset.symbol, now, sessionStartedAt });
+    // The quote context and the user's usage in one read, under the lock: the usage is the one the limits are checked against.
+    const interval = sessionIntervalAt(now);
+    const { session, start: sessionStartedAt } = interval;
+    const read = await quoteContextWithUsage(client, { accountId: caller.accountId, symbol: asset.symbol, session, sessionStartedAt, chain: request.chainId, now });
+    const status = statusFromContext(asset, interval, read);
+    const priced = priceFromContext({ now, maxPriceAgeMs: dependencies.settings.maxPriceAgeMs }, asset, request, { status, quote: read });
+    if (priced.side === 'buy' && priced.reservesPauseReason !== null) {
+      throw new AttestationRefused('RESERVES_SHORT', `Minting ${asset.symbol} is paused until its reserves are covered again: ${priced.reservesPauseReason}`);
+    }
+    const { attestation, expiration } = await signedAttestation(dependencies, input, priced);
     // While off-hours exposure caps apply, every order of the session lines up on its exposure ledger from here
     // to the commit: as late as the caps allow.
     let exposure: Exposure | undefined;
-    if (priced.status.session === 'offhours') {
+    if (session === 'offhours') {
       await lockOffhoursExposure(client, sessionStartedAt);
       exposure = await sessionExposure(client, { symbol: asset.symbol, now, sessionStartedAt });
     }
-    const refusal = refusedBy(priced.status, usage, exposure, dependencies.settings, priced.notional);
+    const refusal = refusedBy(status, read, exposure, dependencies.settings, priced.notional);
     if (refusal) throw new AttestationRefused(refusal, limitMessage(refusal));
     await insertAttestation(client, {
       attestationId: attestation.attestationId,
@@ -184,8 +200,8 @@ async function issue(dependencies: AttestationDependencies, input: IssueAttestat
       tokenAmount: formatDecimal(priced.tokenAmount),
       price: formatDecimal(priced.price),
       notional: formatDecimal(priced.notional),
-      session: priced.status.session,
-      sessionStartedAt: priced.status.sessionStartedAt,
+      session,
+      sessionStartedAt,
       createdAt: now,
       expiresAt: expiration * 1000,
       userAddress: priced.chain === SOLANA_CHAIN ? (request.userAddress ?? null) : null,
@@ -197,6 +213,7 @@ async function issue(dependencies: AttestationDependencies, input: IssueAttestat
       requestHash: hash,
     });
     await client.query('COMMIT');
+    return { attestation, expiresAt: expiration * 1000, replayed: false };
   } catch (error) {
     await client.query('ROLLBACK').catch(() => undefined);
     // Two first calls with one Idempotency-Key raced (different assets, different locks): the loser answers the winner's.
@@ -208,5 +225,4 @@ async function issue(dependencies: AttestationDependencies, input: IssueAttestat
   } finally {
     client.release();
   }
-  return { attestation, expiresAt: expiration * 1000, replayed: false };
 }

@@ -47,8 +47,18 @@ export function pricingPolicy(context: QuoteContextRecord): PricingPolicy | unde
 }
 
 export async function priceRequest(context: PricingContext, asset: AssetRecord, request: SoftQuoteRequest): Promise<PricedRequest> {
-  const { db, now } = context;
-  const { status, context: quote } = await loadTradingStatus(db, asset, now, request.chainId);
+  const { status, context: quote } = await loadTradingStatus(context.db, asset, context.now, request.chainId);
+  return priceFromContext({ now: context.now, maxPriceAgeMs: context.maxPriceAgeMs }, asset, request, { status, quote });
+}
+
+/** Prices the request from the asset's trading status and quote context, already read (see `priceRequest`). */
+export function priceFromContext(
+  context: Omit<PricingContext, 'db'>,
+  asset: AssetRecord,
+  request: SoftQuoteRequest,
+  { status, quote }: { status: TradingStatus; quote: QuoteContextRecord },
+): PricedRequest {
+  const { now } = context;
   if (status.restriction) throw new AttestationRefused(status.restriction.code, status.restriction.message);
   if (quote.tokenPrice === null || quote.priceObservedAt === null || now - quote.priceObservedAt > context.maxPriceAgeMs) {
     throw new AttestationRefused('PRICE_UNAVAILABLE', `No current price for ${asset.symbol}; retry shortly`);

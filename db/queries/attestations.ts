@@ -105,18 +105,25 @@ export async function userUsage(
 ): Promise<UserUsage> {
   const { rows } = await db.query<UserUsage>({
     name: 'user-usage',
-    text: `SELECT (coalesce(open.count, 0) - lapsed.count)::int AS "outstandingCount",
-              (coalesce(open.notional, 0) - lapsed.notional)::text AS "outstandingNotional",
-              (coalesce(session.notional, 0) - lapsed.session_notional)::text AS "sessionNotional"
-         FROM (SELECT count(*) AS count, coalesce(sum(notional), 0) AS notional,
-                      coalesce(sum(notional) FILTER (WHERE session_started_at = $4), 0) AS session_notional
-                 FROM attestations
-                WHERE account_id = $1 AND symbol = $2 AND state = 'outstanding' AND expires_at <= $3) AS lapsed
-         LEFT JOIN account_open_usage AS open ON open.account_id = $1 AND open.symbol = $2
-         LEFT JOIN account_session_usage AS session ON session.account_id = $1 AND session.symbol = $2 AND session.session_started_at = $4`,
+    text: userUsageSql({ accountId: '$1', symbol: '$2', now: '$3', sessionStartedAt: '$4' }),
     values: [parameters.accountId, parameters.symbol, parameters.now, parameters.sessionStartedAt],
   });
   return rows[0]!;
+}
+
+/** The statement `userUsage` runs, written with the SQL of each value. */
+function userUsageSql(sql: { accountId: string; symbol: string; now: string; sessionStartedAt: string }): string {
+  const { accountId, symbol, now, sessionStartedAt } = sql;
+  return `SELECT (coalesce(open.count, 0) - lapsed.count)::int AS "outstandingCount",
+              (coalesce(open.notional, 0) - lapsed.notional)::text AS "outstandingNotional",
+              (coalesce(session.notional, 0) - lapsed.session_notional)::text AS "sessionNotional"
+         FROM (SELECT count(*) AS count, coalesce(sum(notional), 0) AS notional,
+                      coalesce(sum(notional) FILTER (WHERE session_started_at = ${sessionStartedAt}), 0) AS session_notional
+                 FROM attestations
+                WHERE account_id = ${accountId} AND symbol = ${symbol} AND state = 'outstanding' AND expires_at <= ${now}) AS lapsed
+         LEFT JOIN account_open_usage AS open ON open.account_id = ${accountId} AND open.symbol = ${symbol}
+         LEFT JOIN account_session_usage AS session ON session.account_id = ${accountId} AND session.symbol = ${symbol}
+                                                     AND session.session_started_at = ${sessionStartedAt}`;
 }
 
 export interface Exposure {
@@ -182,7 +189,6 @@ export interface QuoteContextRecord {
  * Everything a quote for one asset needs, in one round trip: the market pause, the asset's active status
  * events, its limits for the session, its latest price, its pricing, its address on the chain, the chain's
  * token manager and a pause of its minting for reserves.
- * A prepared statement: the hot path of attestation creation.
  */
 export async function quoteContext(
   db: Queryable,
@@ -190,10 +196,19 @@ export async function quoteContext(
 ): Promise<QuoteContextRecord> {
   const { rows } = await db.query<QuoteContextRecord>({
     name: 'quote-context',
-    text: `SELECT m.paused AS "marketPaused", m.reason AS "marketPauseReason",
+    text: quoteContextSql({ symbol: '$1', session: '$2', chain: '$3', now: '$4' }),
+    values: [parameters.symbol, parameters.session, parameters.chain, parameters.now],
+  });
+  return rows[0]!;
+}
+
+/** The statement `quoteContext` runs, written with the SQL of each value. */
+function quoteContextSql(values: { symbol: string; session: string; chain: string; now: string }): string {
+  const { symbol, session, chain, now } = values;
+  return `SELECT m.paused AS "marketPaused", m.reason AS "marketPauseReason",
               coalesce((SELECT json_agg(json_build_object('code', e.code, 'reason', e.reason) ORDER BY e.starts_at)
                           FROM asset_status_events e
-                         WHERE e.symbol = $1 AND e.starts_at <= $4 AND (e.ends_at IS NULL OR e.ends_at > $4)), '[]') AS "activeEvents",
+                         WHERE e.symbol = ${symbol} AND e.starts_at <= ${now} AND (e.ends_at IS NULL OR e.ends_at > ${now})), '[]') AS "activeEvents",
               l.tradable, l.max_attestation_count AS "maxAttestationCount",
               l.max_active_notional_value::text AS "maxActiveNotionalValue", l.max_session_notional_value::text AS "maxSessionNotionalValue",
               p.token_price::text AS "tokenPrice", p.observed_at AS "priceObservedAt",
@@ -201,13 +216,27 @@ export async function quoteContext(
               r.short_ttl_seconds AS "shortTtlSeconds", r.long_ttl_seconds AS "longTtlSeconds",
               a.address AS "assetAddress", d.token_manager AS "tokenManager", rp.reason AS "reservesPauseReason"
          FROM market_state m
-         LEFT JOIN session_limits l ON l.symbol = $1 AND l.session = $2
-         LEFT JOIN latest_prices p ON p.symbol = $1
-         LEFT JOIN asset_pricing r ON r.symbol = $1
-         LEFT JOIN asset_addresses a ON a.symbol = $1 AND a.network_chain_id = $3
-         LEFT JOIN chain_deployments d ON d.chain = $3
-         LEFT JOIN reserve_pauses rp ON rp.symbol = $1`,
-    values: [parameters.symbol, parameters.session, parameters.chain, parameters.now],
+         LEFT JOIN session_limits l ON l.symbol = ${symbol} AND l.session = ${session}
+         LEFT JOIN latest_prices p ON p.symbol = ${symbol}
+         LEFT JOIN asset_pricing r ON r.symbol = ${symbol}
+         LEFT JOIN asset_addresses a ON a.symbol = ${symbol} AND a.network_chain_id = ${chain}
+         LEFT JOIN chain_deployments d ON d.chain = ${chain}
+         LEFT JOIN reserve_pauses rp ON rp.symbol = ${symbol}`;
+}
+
+/**
+ * An order's quote context (`quoteContext`) and its user's usage of the asset's limits (`userUsage`) in one round trip:
+ * read under the user's lock on the asset, so the usage is the one the order's limits are checked against.
+ */
+export async function quoteContextWithUsage(
+  db: Queryable,
+  parameters: { accountId: string; symbol: string; session: string; sessionStartedAt: number; chain: string; now: number },
+): Promise<QuoteContextRecord & UserUsage> {
+  const { rows } = await db.query<QuoteContextRecord & UserUsage>({
+    name: 'quote-context-with-usage',
+    text: `SELECT * FROM (${quoteContextSql({ symbol: '$1', session: '$2', chain: '$3', now: '$4' })}) AS context
+             CROSS JOIN (${userUsageSql({ accountId: '$5', symbol: '$1', now: '$4', sessionStartedAt: '$6' })}) AS usage`,
+    values: [parameters.symbol, parameters.session, parameters.chain, parameters.now, parameters.accountId, parameters.sessionStartedAt],
   });
   return rows[0]!;
 }
