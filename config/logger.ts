@@ -1,5 +1,5 @@
 /** The process logger: structured JSON, or pretty lines for a terminal during development. */
-import pino, { type Logger } from 'pino';
+import pino, { type DestinationStream, type Logger } from 'pino';
 import pretty from 'pino-pretty';
 
 export type { Logger };
@@ -17,5 +17,16 @@ export function createLogger({ level, format }: LoggerOptions): Logger {
   // one each); pino flushes what is left when the process exits.
   return usePretty
     ? pino(options, pretty({ colorize: process.stdout.isTTY, translateTime: 'HH:MM:ss.l', ignore: 'pid,hostname', sync: true }))
-    : pino(options, pino.destination({ dest: 1, sync: false }));
+    : pino(options, asBuffers(pino.destination({ dest: 1, sync: false, contentMode: 'buffer' })));
+}
+
+/**
+ * Hands each JSON line to `destination` as bytes. Given strings, sonic-boom measures the byte length of all it holds
+ * on every write (flattening the string it appends to); given buffers, it adds up their lengths: 3.3 → 2.0 µs a line.
+ */
+function asBuffers(destination: ReturnType<typeof pino.destination>): DestinationStream & { flush(callback?: (error?: Error) => void): void } {
+  return {
+    write: (line: string) => destination.write(Buffer.from(line) as unknown as string),
+    flush: (callback) => destination.flush(callback),
+  };
 }
