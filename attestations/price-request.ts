@@ -47,8 +47,9 @@ export function pricingPolicy(context: QuoteContextRecord): PricingPolicy | unde
 }
 
 export async function priceRequest(context: PricingContext, asset: AssetRecord, request: SoftQuoteRequest): Promise<PricedRequest> {
-  const { status, context: quote } = await loadTradingStatus(context.db, asset, context.now, request.chainId);
-  return priceFromContext({ now: context.now, maxPriceAgeMs: context.maxPriceAgeMs }, asset, request, { status, quote });
+  const { db, ...pricing } = context;
+  const { status, context: quote } = await loadTradingStatus(db, asset, pricing.now, request.chainId);
+  return priceFromContext(pricing, asset, request, { status, quote });
 }
 
 /** Prices the request from the asset's trading status and quote context, already read (see `priceRequest`). */

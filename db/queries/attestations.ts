@@ -111,9 +111,9 @@ export async function userUsage(
   return rows[0]!;
 }
 
-/** The statement `userUsage` runs, written with the SQL of each value. */
-function userUsageSql(sql: { accountId: string; symbol: string; now: string; sessionStartedAt: string }): string {
-  const { accountId, symbol, now, sessionStartedAt } = sql;
+/** The statement `userUsage` runs, written with each value's placeholder (so another statement can embed it). */
+function userUsageSql(placeholders: { accountId: string; symbol: string; now: string; sessionStartedAt: string }): string {
+  const { accountId, symbol, now, sessionStartedAt } = placeholders;
   return `SELECT (coalesce(open.count, 0) - lapsed.count)::int AS "outstandingCount",
               (coalesce(open.notional, 0) - lapsed.notional)::text AS "outstandingNotional",
               (coalesce(session.notional, 0) - lapsed.session_notional)::text AS "sessionNotional"
@@ -202,9 +202,9 @@ export async function quoteContext(
   return rows[0]!;
 }
 
-/** The statement `quoteContext` runs, written with the SQL of each value. */
-function quoteContextSql(values: { symbol: string; session: string; chain: string; now: string }): string {
-  const { symbol, session, chain, now } = values;
+/** The statement `quoteContext` runs, written with each value's placeholder (so another statement can embed it). */
+function quoteContextSql(placeholders: { symbol: string; session: string; chain: string; now: string }): string {
+  const { symbol, session, chain, now } = placeholders;
   return `SELECT m.paused AS "marketPaused", m.reason AS "marketPauseReason",
               coalesce((SELECT json_agg(json_build_object('code', e.code, 'reason', e.reason) ORDER BY e.starts_at)
                           FROM asset_status_events e
