@@ -85,7 +85,7 @@ function additionalDataOf(chain: Chain, userAddress: string | undefined): `0x${s
 
 async function sign(dependencies: AttestationDependencies, priced: PricedRequest, quote: Quote): Promise<Uint8Array> {
   if (!isEvmChain(priced.chain)) return dependencies.signers.solana.sign(quote);
-  // priceRequest refuses an EVM quote on a chain without a deployed token manager.
+  // Pricing refuses an EVM quote on a chain without a deployed token manager.
   return dependencies.signers.evm.sign(quote, evmDomain(priced.chain, priced.tokenManager!));
 }
 
