@@ -9,7 +9,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import type { PoolClient } from 'pg';
 import type { Database } from '../db/pool';
 import type { AssetRecord } from '../db/queries/assets';
-import { findByIdempotencyKey, insertAttestation, lockOffhoursExposure, quoteContextWithUsage, sessionExposure, type Exposure } from '../db/queries/attestations';
+import { findByIdempotencyKey, quoteContextWithUsage, storeAttestationAndCommit } from '../db/queries/attestations';
 import { sessionIntervalAt } from '../domain/calendar';
 import { bareChainId, isEvmChain, SOLANA_CHAIN, type Chain } from '../domain/chains';
 import { formatDecimal, Rounding, toScaledInteger } from '../domain/money';
@@ -160,6 +160,7 @@ async function issue(dependencies: AttestationDependencies, input: IssueAttestat
   }
 
   const client = await db.connect();
+  let inTransaction = true;
   try {
     await beginLockedToUserAsset(client, asset, caller);
     if (idempotencyKey) {
@@ -180,16 +181,12 @@ async function issue(dependencies: AttestationDependencies, input: IssueAttestat
       throw new AttestationRefused('RESERVES_SHORT', `Minting ${asset.symbol} is paused until its reserves are covered again: ${priced.reservesPauseReason}`);
     }
     const { attestation, expiration } = await signedAttestation(dependencies, input, priced);
-    // While off-hours exposure caps apply, every order of the session lines up on its exposure ledger from here
-    // to the commit: as late as the caps allow.
-    let exposure: Exposure | undefined;
-    if (session === 'offhours') {
-      await lockOffhoursExposure(client, sessionStartedAt);
-      exposure = await sessionExposure(client, { symbol: asset.symbol, now, sessionStartedAt });
-    }
-    const refusal = refusedBy(status, read, exposure, dependencies.settings, priced.notional);
+    const refusal = refusedBy(status, read, dependencies.settings, priced.notional);
     if (refusal) throw new AttestationRefused(refusal, limitMessage(refusal));
-    await insertAttestation(client, {
+    // While off-hours exposure caps apply, the orders of the session line up on its exposure ledger as they are stored.
+    const { offhoursGlobalExposure, offhoursAssetExposure } = dependencies.settings;
+    const caps = session === 'offhours' ? { global: offhoursGlobalExposure.toString(), asset: offhoursAssetExposure.toString() } : undefined;
+    const stored = await storeAttestationAndCommit(client, {
       attestationId: attestation.attestationId,
       accountId: caller.accountId,
       userId: caller.userId,
@@ -211,11 +208,12 @@ async function issue(dependencies: AttestationDependencies, input: IssueAttestat
       response: attestation,
       idempotencyKey: idempotencyKey ?? null,
       requestHash: hash,
-    });
-    await client.query('COMMIT');
+    }, caps);
+    inTransaction = false;
+    if (!stored) throw new AttestationRefused('OFFHOURS_EXPOSURE_LIMIT_REACHED', limitMessage('OFFHOURS_EXPOSURE_LIMIT_REACHED'));
     return { attestation, expiresAt: expiration * 1000, replayed: false };
   } catch (error) {
-    await client.query('ROLLBACK').catch(() => undefined);
+    if (inTransaction) await client.query('ROLLBACK').catch(() => undefined);
     // Two first calls with one Idempotency-Key raced (different assets, different locks): the loser answers the winner's.
     if (idempotencyKey && (error as { code?: string }).code === UNIQUE_VIOLATION) {
       const winner = await findByIdempotencyKey(db, caller.accountId, idempotencyKey);

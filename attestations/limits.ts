@@ -56,15 +56,12 @@ function notionalCaps(status: TradingStatus, usage: UserUsage, exposure: Exposur
   return caps;
 }
 
-/** The first limit an order of `notional` would break, if any. */
-export function refusedBy(
-  status: TradingStatus,
-  usage: UserUsage,
-  exposure: Exposure | undefined,
-  settings: LimitSettings,
-  notional: Decimal,
-): LimitCode | undefined {
-  const caps = notionalCaps(status, usage, exposure, settings);
+/**
+ * The first limit an order of `notional` would break, if any, short of the off-hours exposure caps: those are checked
+ * as the order is stored, on the session's ledger (`storeAttestationAndCommit`), after every other limit.
+ */
+export function refusedBy(status: TradingStatus, usage: UserUsage, settings: LimitSettings, notional: Decimal): LimitCode | undefined {
+  const caps = notionalCaps(status, usage, undefined, settings);
   const limited = caps.find((cap) => cap.code === 'ASSET_LIMITED');
   if (limited && notional.greaterThan(limited.room)) return 'ASSET_LIMITED';
   if (usage.outstandingCount >= status.sessionLimit.maxAttestationCount) return 'MAX_ATTESTATIONS';

@@ -1,6 +1,7 @@
 /** Attestations as the API creates and reads them, and the usage that limits are checked against. */
 import type { AttestationState } from '../../domain/attestation-state';
-import type { Queryable } from '../pool';
+import type { PoolClient, QueryResult } from 'pg';
+import { sqlLiteral, type Queryable } from '../pool';
 
 export interface NewAttestation {
   attestationId: string;
@@ -26,26 +27,72 @@ export interface NewAttestation {
   requestHash: string;
 }
 
-/** Stores an attestation, and in the same statement asks for its lifecycle workflow (attestation_workflow_starts). */
-export async function insertAttestation(db: Queryable, a: NewAttestation): Promise<void> {
-  await db.query({
-    name: 'insert-attestation',
-    text: `WITH stored AS (
-       INSERT INTO attestations (attestation_id, account_id, user_id, symbol, chain, side, duration, token_amount, price, notional,
-         session, session_started_at, created_at, expires_at, user_address, asset_address, signature, additional_data, response,
-         idempotency_key, request_hash)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21)
-       RETURNING attestation_id
-     )
-     INSERT INTO attestation_workflow_starts (attestation_id) SELECT attestation_id FROM stored`,
-    values: [
-      a.attestationId, a.accountId, a.userId, a.symbol, a.chain, a.side, a.duration, a.tokenAmount, a.price, a.notional,
-      a.session, a.sessionStartedAt, a.createdAt, a.expiresAt, a.userAddress, a.assetAddress, a.signature, a.additionalData,
-      JSON.stringify(a.response), a.idempotencyKey, a.requestHash,
-    ],
-  });
+/** The columns an attestation is stored with, in the order of `attestationValues`. */
+const ATTESTATION_COLUMNS = `attestation_id, account_id, user_id, symbol, chain, side, duration, token_amount, price, notional,
+  session, session_started_at, created_at, expires_at, user_address, asset_address, signature, additional_data, response,
+  idempotency_key, request_hash`;
+
+function attestationValues(a: NewAttestation): (string | number | null)[] {
+  return [
+    a.attestationId, a.accountId, a.userId, a.symbol, a.chain, a.side, a.duration, a.tokenAmount, a.price, a.notional,
+    a.session, a.sessionStartedAt, a.createdAt, a.expiresAt, a.userAddress, a.assetAddress, a.signature, a.additionalData,
+    JSON.stringify(a.response), a.idempotencyKey, a.requestHash,
+  ];
 }
 
+/**
+ * The statement that stores an attestation (its values written as `values`, placeholders or literals) and in the same
+ * statement asks for its lifecycle workflow (attestation_workflow_starts); answers `stored`, the rows stored. With
+ * `exposureCheck`, a condition on the `exposure` of the off-hours session (`sessionExposureSql`), it stores nothing
+ * unless the condition holds.
+ */
+function storeAttestationSql(values: string[], exposure?: { session: { symbol: string; now: string; sessionStartedAt: string }; check: string }): string {
+  const source = exposure ? `FROM (${sessionExposureSql(exposure.session)}) AS exposure WHERE ${exposure.check}` : '';
+  return `WITH stored AS (
+       INSERT INTO attestations (${ATTESTATION_COLUMNS}) SELECT ${values.join(', ')} ${source}
+       RETURNING attestation_id
+     ), queued AS (
+       INSERT INTO attestation_workflow_starts (attestation_id) SELECT attestation_id FROM stored
+     )
+     SELECT count(*)::int AS stored FROM stored`;
+}
+
+/** Stores an attestation, and in the same statement asks for its lifecycle workflow (attestation_workflow_starts). */
+export async function insertAttestation(db: Queryable, a: NewAttestation): Promise<void> {
+  const values = attestationValues(a);
+  await db.query({ name: 'insert-attestation', text: storeAttestationSql(values.map((_, index) => `$${index + 1}`)), values });
+}
+
+/** The off-hours exposure caps (USD notional) an attestation is stored within. */
+export interface ExposureCaps {
+  global: string;
+  asset: string;
+}
+
+/**
+ * Stores an attestation (as `insertAttestation`) and commits the transaction it was priced in, in one round trip: a
+ * simple-protocol query, its values escaped literals. In an off-hours session the query first locks the session's
+ * all-assets exposure row (created at zero when it has none; every change to the session's exposure writes it
+ * first), then reads the exposure in a snapshot taken after the lock and stores the attestation only if it stays
+ * within `caps`: the session's orders line up on the ledger for no longer than the server takes to store and commit
+ * one of them. Answers false when the caps left no room (nothing stored, the transaction committed all the same).
+ */
+export async function storeAttestationAndCommit(client: PoolClient, a: NewAttestation, caps?: ExposureCaps): Promise<boolean> {
+  const values = attestationValues(a).map(sqlLiteral);
+  const [notional, sessionStartedAt] = [sqlLiteral(a.notional), sqlLiteral(a.sessionStartedAt)];
+  const statements: string[] = [];
+  if (caps) {
+    statements.push(`INSERT INTO offhours_exposure AS e (session_started_at, symbol, notional) VALUES (${sessionStartedAt}, '*', 0)
+           ON CONFLICT (session_started_at, symbol) DO UPDATE SET notional = e.notional`);
+  }
+  const exposure = caps && {
+    session: { symbol: sqlLiteral(a.symbol), now: sqlLiteral(a.createdAt), sessionStartedAt },
+    check: `exposure.global + ${notional} <= ${sqlLiteral(caps.global)} AND exposure.asset + ${notional} <= ${sqlLiteral(caps.asset)}`,
+  };
+  statements.push(storeAttestationSql(values, exposure), 'COMMIT');
+  const results = (await client.query(statements.join(';\n'))) as unknown as QueryResult<{ stored: number }>[];
+  return results.at(-2)!.rows[0]!.stored === 1;
+}
 export interface IdempotentRecord {
   requestHash: string;
   response: unknown;
@@ -139,27 +186,20 @@ export interface Exposure {
 export async function sessionExposure(db: Queryable, parameters: { symbol: string; now: number; sessionStartedAt: number }): Promise<Exposure> {
   const { rows } = await db.query<Exposure>({
     name: 'session-exposure',
-    text: `SELECT (coalesce((SELECT notional FROM offhours_exposure WHERE session_started_at = $3 AND symbol = '*'), 0) - coalesce(lapsed.global, 0))::text AS global,
-              (coalesce((SELECT notional FROM offhours_exposure WHERE session_started_at = $3 AND symbol = $1), 0) - coalesce(lapsed.asset, 0))::text AS asset
-         FROM (SELECT sum(notional) AS global, sum(notional) FILTER (WHERE symbol = $1) AS asset
-                 FROM attestations
-                WHERE session = 'offhours' AND state = 'outstanding' AND session_started_at = $3 AND expires_at <= $2) AS lapsed`,
+    text: `SELECT global::text, asset::text FROM (${sessionExposureSql({ symbol: '$1', now: '$2', sessionStartedAt: '$3' })}) AS exposure`,
     values: [parameters.symbol, parameters.now, parameters.sessionStartedAt],
   });
   return rows[0]!;
 }
 
-/**
- * Serialises the orders of an off-hours session until the transaction ends: locks the session's all-assets exposure
- * row (created at zero when it has none), which every change to the session's exposure also writes first.
- */
-export async function lockOffhoursExposure(db: Queryable, sessionStartedAt: number): Promise<void> {
-  await db.query({
-    name: 'lock-offhours-exposure',
-    text: `INSERT INTO offhours_exposure AS e (session_started_at, symbol, notional) VALUES ($1, '*', 0)
-           ON CONFLICT (session_started_at, symbol) DO UPDATE SET notional = e.notional`,
-    values: [sessionStartedAt],
-  });
+/** The statement `sessionExposure` runs (numeric columns `global` and `asset`), written with each value's placeholder. */
+function sessionExposureSql(placeholders: { symbol: string; now: string; sessionStartedAt: string }): string {
+  const { symbol, now, sessionStartedAt } = placeholders;
+  return `SELECT coalesce((SELECT notional FROM offhours_exposure WHERE session_started_at = ${sessionStartedAt} AND symbol = '*'), 0) - coalesce(lapsed.global, 0) AS global,
+              coalesce((SELECT notional FROM offhours_exposure WHERE session_started_at = ${sessionStartedAt} AND symbol = ${symbol}), 0) - coalesce(lapsed.asset, 0) AS asset
+         FROM (SELECT sum(notional) AS global, sum(notional) FILTER (WHERE symbol = ${symbol}) AS asset
+                 FROM attestations
+                WHERE session = 'offhours' AND state = 'outstanding' AND session_started_at = ${sessionStartedAt} AND expires_at <= ${now}) AS lapsed`;
 }
 
 export interface QuoteContextRecord {
