@@ -1,15 +1,14 @@
 /**
- * Creates a signed attestation: under a lock that serialises the user's orders for the asset, reads the quote context
- * with the user's usage in one statement, prices the request and signs the quote, then (for the exposure caps, with
- * all orders of an off-hours session lined up on its exposure ledger) checks every limit and stores the attestation,
- * with the request for its lifecycle workflow that a worker starts.
+ * Creates a signed attestation in two round trips to PostgreSQL: the first takes a lock that serialises the user's
+ * orders for the asset and reads, under it, the quote context with the user's usage; the request is priced, the quote
+ * signed and the limits checked; the second stores the attestation, with the request for its lifecycle workflow that a
+ * worker starts, and commits (off-hours, within the exposure caps, on the session's exposure ledger).
  * An Idempotency-Key makes a retry answer the first attestation; the same key with another body is refused.
  */
 import { createHash, randomBytes } from 'node:crypto';
-import type { PoolClient } from 'pg';
 import type { Database } from '../db/pool';
 import type { AssetRecord } from '../db/queries/assets';
-import { findByIdempotencyKey, quoteContextWithUsage, storeAttestationAndCommit } from '../db/queries/attestations';
+import { beginOrder, findByIdempotencyKey, storeAttestationAndCommit } from '../db/queries/attestations';
 import { sessionIntervalAt } from '../domain/calendar';
 import { bareChainId, isEvmChain, SOLANA_CHAIN, type Chain } from '../domain/chains';
 import { formatDecimal, Rounding, toScaledInteger } from '../domain/money';
@@ -89,15 +88,6 @@ async function sign(dependencies: AttestationDependencies, priced: PricedRequest
   return dependencies.signers.evm.sign(quote, evmDomain(priced.chain, priced.tokenManager!));
 }
 
-/**
- * Opens the transaction and serialises the user's orders for the asset until it ends, in one round trip (a
- * simple-protocol query, hence the key as an escaped literal).
- */
-async function beginLockedToUserAsset(client: PoolClient, asset: AssetRecord, caller: AttestationCaller): Promise<void> {
-  const key = client.escapeLiteral(`attestations:${caller.accountId}:${asset.symbol}`);
-  await client.query(`BEGIN; SELECT pg_advisory_xact_lock(hashtext(${key}))`);
-}
-
 export type IssueAttestationInput = { caller: AttestationCaller; asset: AssetRecord; request: AttestationRequest; idempotencyKey?: string; now: number };
 
 /** Issues the attestation (see `issue`), counting what became of the request in the metrics. */
@@ -162,19 +152,24 @@ async function issue(dependencies: AttestationDependencies, input: IssueAttestat
   const client = await db.connect();
   let inTransaction = true;
   try {
-    await beginLockedToUserAsset(client, asset, caller);
-    if (idempotencyKey) {
-      // A first call with this key may have committed while this one waited for the lock.
-      const earlier = await findByIdempotencyKey(client, caller.accountId, idempotencyKey);
-      if (earlier) {
-        await client.query('ROLLBACK');
-        return replay(earlier, hash);
-      }
-    }
-    // The quote context and the user's usage in one read, under the lock: the usage is the one the limits are checked against.
+    // The user's orders for the asset are serialised from here to the commit: the usage read is the one they are checked against.
     const interval = sessionIntervalAt(now);
     const { session, start: sessionStartedAt } = interval;
-    const read = await quoteContextWithUsage(client, { accountId: caller.accountId, symbol: asset.symbol, session, sessionStartedAt, chain: request.chainId, now });
+    const { context: read, earlier } = await beginOrder(client, {
+      lockKey: `attestations:${caller.accountId}:${asset.symbol}`,
+      accountId: caller.accountId,
+      symbol: asset.symbol,
+      session,
+      sessionStartedAt,
+      chain: request.chainId,
+      now,
+      idempotencyKey,
+    });
+    // A first call with this key may have committed while this one waited for the lock.
+    if (earlier) {
+      await client.query('ROLLBACK');
+      return replay(earlier, hash);
+    }
     const status = statusFromContext(asset, interval, read);
     const priced = priceFromContext({ now, maxPriceAgeMs: dependencies.settings.maxPriceAgeMs }, asset, request, { status, quote: read });
     if (priced.side === 'buy' && priced.reservesPauseReason !== null) {
@@ -185,7 +180,7 @@ async function issue(dependencies: AttestationDependencies, input: IssueAttestat
     if (refusal) throw new AttestationRefused(refusal, limitMessage(refusal));
     // While off-hours exposure caps apply, the orders of the session line up on its exposure ledger as they are stored.
     const { offhoursGlobalExposure, offhoursAssetExposure } = dependencies.settings;
-    const caps = session === 'offhours' ? { global: offhoursGlobalExposure.toString(), asset: offhoursAssetExposure.toString() } : undefined;
+    const caps = session === 'offhours' ? { global: offhoursGlobalExposure.toFixed(), asset: offhoursAssetExposure.toFixed() } : undefined;
     const stored = await storeAttestationAndCommit(client, {
       attestationId: attestation.attestationId,
       accountId: caller.accountId,

@@ -1,5 +1,5 @@
 /** PostgreSQL connection pool, and the one place that decides how `pg` maps column types. */
-import { escapeLiteral, Pool, types, type PoolClient } from 'pg';
+import { Pool, types, type PoolClient } from 'pg';
 
 // bigint columns (epoch ms, counts) fit in a JS number; numeric stays a decimal string.
 types.setTypeParser(types.builtins.INT8, (value) => Number(value));
@@ -34,17 +34,6 @@ export function isDatabaseUnreachable(error: unknown, depth = 0): boolean {
   }
   if (Array.isArray(errors) && errors.some((inner) => isDatabaseUnreachable(inner, depth + 1))) return true;
   return isDatabaseUnreachable(cause, depth + 1);
-}
-
-/**
- * A value written into SQL text, for a simple-protocol query (which takes no parameters but may hold several
- * statements): a string as an escaped literal, a number as itself (finite only), null as NULL.
- */
-export function sqlLiteral(value: string | number | null): string {
-  if (value === null) return 'NULL';
-  if (typeof value === 'string') return escapeLiteral(value);
-  if (!Number.isFinite(value)) throw new Error(`${value} cannot be written into SQL`);
-  return String(value);
 }
 
 /** Anything that runs a query: the pool, or one client inside a transaction. */

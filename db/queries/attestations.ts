@@ -1,7 +1,8 @@
 /** Attestations as the API creates and reads them, and the usage that limits are checked against. */
 import type { AttestationState } from '../../domain/attestation-state';
-import type { PoolClient, QueryResult } from 'pg';
-import { sqlLiteral, type Queryable } from '../pool';
+import type { PoolClient } from 'pg';
+import type { Queryable } from '../pool';
+import { inOneRoundTrip, sqlLiteral, type PreparedStatement, type SqlValue, type Statement } from '../round-trip';
 
 export interface NewAttestation {
   attestationId: string;
@@ -32,7 +33,7 @@ const ATTESTATION_COLUMNS = `attestation_id, account_id, user_id, symbol, chain,
   session, session_started_at, created_at, expires_at, user_address, asset_address, signature, additional_data, response,
   idempotency_key, request_hash`;
 
-function attestationValues(a: NewAttestation): (string | number | null)[] {
+function attestationValues(a: NewAttestation): SqlValue[] {
   return [
     a.attestationId, a.accountId, a.userId, a.symbol, a.chain, a.side, a.duration, a.tokenAmount, a.price, a.notional,
     a.session, a.sessionStartedAt, a.createdAt, a.expiresAt, a.userAddress, a.assetAddress, a.signature, a.additionalData,
@@ -40,16 +41,19 @@ function attestationValues(a: NewAttestation): (string | number | null)[] {
   ];
 }
 
+const ATTESTATION_PLACEHOLDERS = ATTESTATION_COLUMNS.split(',').map((_, index) => `$${index + 1}`);
+
 /**
- * The statement that stores an attestation (its values written as `values`, placeholders or literals) and in the same
- * statement asks for its lifecycle workflow (attestation_workflow_starts); answers `stored`, the rows stored. With
- * `exposureCheck`, a condition on the `exposure` of the off-hours session (`sessionExposureSql`), it stores nothing
- * unless the condition holds.
+ * The statement that stores an attestation (`$1`… in the order of `attestationValues`) and in the same statement asks
+ * for its lifecycle workflow (attestation_workflow_starts); answers `stored`, the rows stored. With `exposureCheck`, a
+ * condition on the `exposure` of the attestation's off-hours session (`sessionExposureSql`), it stores nothing unless
+ * the condition holds.
  */
-function storeAttestationSql(values: string[], exposure?: { session: { symbol: string; now: string; sessionStartedAt: string }; check: string }): string {
-  const source = exposure ? `FROM (${sessionExposureSql(exposure.session)}) AS exposure WHERE ${exposure.check}` : '';
+function storeAttestationSql(exposureCheck?: string): string {
+  const exposure = sessionExposureSql({ symbol: '$4', now: '$13', sessionStartedAt: '$12' });
+  const source = exposureCheck ? `FROM (${exposure}) AS exposure WHERE ${exposureCheck}` : '';
   return `WITH stored AS (
-       INSERT INTO attestations (${ATTESTATION_COLUMNS}) SELECT ${values.join(', ')} ${source}
+       INSERT INTO attestations (${ATTESTATION_COLUMNS}) SELECT ${ATTESTATION_PLACEHOLDERS.join(', ')} ${source}
        RETURNING attestation_id
      ), queued AS (
        INSERT INTO attestation_workflow_starts (attestation_id) SELECT attestation_id FROM stored
@@ -59,9 +63,26 @@ function storeAttestationSql(values: string[], exposure?: { session: { symbol: s
 
 /** Stores an attestation, and in the same statement asks for its lifecycle workflow (attestation_workflow_starts). */
 export async function insertAttestation(db: Queryable, a: NewAttestation): Promise<void> {
-  const values = attestationValues(a);
-  await db.query({ name: 'insert-attestation', text: storeAttestationSql(values.map((_, index) => `$${index + 1}`)), values });
+  await db.query({ name: 'insert-attestation', text: storeAttestationSql(), values: attestationValues(a) });
 }
+
+const STORE_ATTESTATION: PreparedStatement = { name: 'store_attestation', text: storeAttestationSql() };
+
+/** `STORE_ATTESTATION` within the off-hours exposure caps, global `$22` and the asset's `$23`. */
+const STORE_ATTESTATION_WITHIN_EXPOSURE: PreparedStatement = {
+  name: 'store_attestation_within_exposure',
+  text: storeAttestationSql('exposure.global + $10 <= $22 AND exposure.asset + $10 <= $23'),
+};
+
+/**
+ * Locks the all-assets exposure row of the off-hours session that started at `$1` (created at zero when it has none),
+ * which every change to the session's exposure writes first.
+ */
+const LOCK_OFFHOURS_EXPOSURE: PreparedStatement = {
+  name: 'lock_offhours_exposure',
+  text: `INSERT INTO offhours_exposure AS e (session_started_at, symbol, notional) VALUES ($1, '*', 0)
+         ON CONFLICT (session_started_at, symbol) DO UPDATE SET notional = e.notional`,
+};
 
 /** The off-hours exposure caps (USD notional) an attestation is stored within. */
 export interface ExposureCaps {
@@ -70,42 +91,34 @@ export interface ExposureCaps {
 }
 
 /**
- * Stores an attestation (as `insertAttestation`) and commits the transaction it was priced in, in one round trip: a
- * simple-protocol query, its values escaped literals. In an off-hours session the query first locks the session's
- * all-assets exposure row (created at zero when it has none; every change to the session's exposure writes it
- * first), then reads the exposure in a snapshot taken after the lock and stores the attestation only if it stays
- * within `caps`: the session's orders line up on the ledger for no longer than the server takes to store and commit
- * one of them. Answers false when the caps left no room (nothing stored, the transaction committed all the same).
+ * Stores an attestation (as `insertAttestation`) and commits the transaction it was priced in, in one round trip. In
+ * an off-hours session the round trip first locks the session's exposure ledger, then reads the exposure in a snapshot
+ * taken after the lock and stores the attestation only if it stays within `caps`: the session's orders line up on the
+ * ledger for no longer than the server takes to store and commit one of them. Answers false when the caps left no
+ * room (nothing stored, the transaction committed all the same).
  */
 export async function storeAttestationAndCommit(client: PoolClient, a: NewAttestation, caps?: ExposureCaps): Promise<boolean> {
-  const values = attestationValues(a).map(sqlLiteral);
-  const [notional, sessionStartedAt] = [sqlLiteral(a.notional), sqlLiteral(a.sessionStartedAt)];
-  const statements: string[] = [];
-  if (caps) {
-    statements.push(`INSERT INTO offhours_exposure AS e (session_started_at, symbol, notional) VALUES (${sessionStartedAt}, '*', 0)
-           ON CONFLICT (session_started_at, symbol) DO UPDATE SET notional = e.notional`);
-  }
-  const exposure = caps && {
-    session: { symbol: sqlLiteral(a.symbol), now: sqlLiteral(a.createdAt), sessionStartedAt },
-    check: `exposure.global + ${notional} <= ${sqlLiteral(caps.global)} AND exposure.asset + ${notional} <= ${sqlLiteral(caps.asset)}`,
-  };
-  statements.push(storeAttestationSql(values, exposure), 'COMMIT');
-  const results = (await client.query(statements.join(';\n'))) as unknown as QueryResult<{ stored: number }>[];
-  return results.at(-2)!.rows[0]!.stored === 1;
+  const values = attestationValues(a);
+  const statements: Statement[] = caps
+    ? [{ prepared: LOCK_OFFHOURS_EXPOSURE, values: [a.sessionStartedAt] }, { prepared: STORE_ATTESTATION_WITHIN_EXPOSURE, values: [...values, caps.global, caps.asset] }]
+    : [{ prepared: STORE_ATTESTATION, values }];
+  const results = await inOneRoundTrip(client, [...statements, 'COMMIT']);
+  return (results.at(-2)![0] as { stored: number }).stored === 1;
 }
+
 export interface IdempotentRecord {
   requestHash: string;
   response: unknown;
 }
 
+const FIND_BY_IDEMPOTENCY_KEY_SQL = `SELECT request_hash AS "requestHash", response FROM attestations WHERE account_id = $1 AND idempotency_key = $2`;
+
 /** The attestation an account created under an idempotency key, if any. */
 export async function findByIdempotencyKey(db: Queryable, accountId: string, key: string): Promise<IdempotentRecord | undefined> {
-  const { rows } = await db.query<IdempotentRecord>(
-    `SELECT request_hash AS "requestHash", response FROM attestations WHERE account_id = $1 AND idempotency_key = $2`,
-    [accountId, key],
-  );
+  const { rows } = await db.query<IdempotentRecord>(FIND_BY_IDEMPOTENCY_KEY_SQL, [accountId, key]);
   return rows[0];
 }
+
 
 export interface StoredAttestation {
   response: Record<string, unknown>;
@@ -264,21 +277,38 @@ function quoteContextSql(placeholders: { symbol: string; session: string; chain:
          LEFT JOIN reserve_pauses rp ON rp.symbol = ${symbol}`;
 }
 
+const QUOTE_CONTEXT_WITH_USAGE: PreparedStatement = {
+  name: 'quote_context_with_usage',
+  text: `SELECT * FROM (${quoteContextSql({ symbol: '$1', session: '$2', chain: '$3', now: '$4' })}) AS context
+           CROSS JOIN (${userUsageSql({ accountId: '$5', symbol: '$1', now: '$4', sessionStartedAt: '$6' })}) AS usage`,
+};
+
+const FIND_BY_IDEMPOTENCY_KEY: PreparedStatement = { name: 'find_by_idempotency_key', text: FIND_BY_IDEMPOTENCY_KEY_SQL };
+
+export interface OrderRead {
+  /** The order's quote context (`quoteContext`) with its user's usage of the asset's limits (`userUsage`). */
+  context: QuoteContextRecord & UserUsage;
+  /** The attestation the account created with the order's idempotency key, if it has one. */
+  earlier: IdempotentRecord | undefined;
+}
+
 /**
- * An order's quote context (`quoteContext`) and its user's usage of the asset's limits (`userUsage`) in one round trip:
- * read under the user's lock on the asset, so the usage is the one the order's limits are checked against.
+ * Opens an order's transaction and, in the same round trip, takes the advisory lock `lockKey` (held until the
+ * transaction ends) and reads under it what the order is checked against: read after the lock, the usage is the one
+ * the order's limits are checked against, and an attestation committed with the same idempotency key is seen.
  */
-export async function quoteContextWithUsage(
-  db: Queryable,
-  parameters: { accountId: string; symbol: string; session: string; sessionStartedAt: number; chain: string; now: number },
-): Promise<QuoteContextRecord & UserUsage> {
-  const { rows } = await db.query<QuoteContextRecord & UserUsage>({
-    name: 'quote-context-with-usage',
-    text: `SELECT * FROM (${quoteContextSql({ symbol: '$1', session: '$2', chain: '$3', now: '$4' })}) AS context
-             CROSS JOIN (${userUsageSql({ accountId: '$5', symbol: '$1', now: '$4', sessionStartedAt: '$6' })}) AS usage`,
-    values: [parameters.symbol, parameters.session, parameters.chain, parameters.now, parameters.accountId, parameters.sessionStartedAt],
-  });
-  return rows[0]!;
+export async function beginOrder(
+  client: PoolClient,
+  parameters: { lockKey: string; accountId: string; symbol: string; session: string; sessionStartedAt: number; chain: string; now: number; idempotencyKey?: string },
+): Promise<OrderRead> {
+  const { lockKey, accountId, symbol, session, sessionStartedAt, chain, now, idempotencyKey } = parameters;
+  const statements: Statement[] = ['BEGIN', `SELECT pg_advisory_xact_lock(hashtext(${sqlLiteral(lockKey)}))`];
+  if (idempotencyKey) statements.push({ prepared: FIND_BY_IDEMPOTENCY_KEY, values: [accountId, idempotencyKey] });
+  statements.push({ prepared: QUOTE_CONTEXT_WITH_USAGE, values: [symbol, session, chain, now, accountId, sessionStartedAt] });
+  const results = await inOneRoundTrip(client, statements);
+  const context = results.at(-1)![0] as QuoteContextRecord & UserUsage;
+  const earlier = idempotencyKey ? (results.at(-2)![0] as IdempotentRecord | undefined) : undefined;
+  return { context, earlier };
 }
 
 /** Attestations counting as outstanding at `now` (not executed, not expired, by state and time) per chain: how many, and their USD notional as a decimal string. */
