@@ -76,8 +76,12 @@ export interface ScanChainResult {
   caughtUp: boolean;
 }
 
-/** Signals and workflow starts in flight at once while delivering the outbox. */
-const DELIVERY_CONCURRENCY = 32;
+/**
+ * Signals and workflow starts in flight at once while delivering the outbox: each waits on a round trip to the
+ * Temporal service, so delivery is bound by how many are in flight (a scan of 5,000 executions on the development
+ * machine: 8 → 722 logs/s, 32 → 1,110, 128 → 1,773; 256 and 500 no faster).
+ */
+const DELIVERY_CONCURRENCY = 128;
 const DELIVERY_BATCH = 500;
 
 /** The chain said something the watcher must not act on: it halts, loudly, until an operator resumes it. */
