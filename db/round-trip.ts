@@ -17,12 +17,15 @@ export interface PreparedStatement {
 /** SQL text as written, or a prepared statement with its values. */
 export type Statement = string | { prepared: PreparedStatement; values: SqlValue[] };
 
+const NEEDS_ESCAPING = /['\\]/;
+
 /**
  * A value written into SQL text: a string as an escaped literal, a number as itself (finite only), null as NULL.
  */
 export function sqlLiteral(value: SqlValue): string {
   if (value === null) return 'NULL';
-  if (typeof value === 'string') return escapeLiteral(value);
+  // pg's escapeLiteral copies character by character; a string without a quote or backslash it would only enclose.
+  if (typeof value === 'string') return NEEDS_ESCAPING.test(value) ? escapeLiteral(value) : `'${value}'`;
   if (!Number.isFinite(value)) throw new Error(`${value} cannot be written into SQL`);
   return String(value);
 }
