@@ -119,7 +119,6 @@ export async function findByIdempotencyKey(db: Queryable, accountId: string, key
   return rows[0];
 }
 
-
 export interface StoredAttestation {
   response: Record<string, unknown>;
   state: AttestationState;
