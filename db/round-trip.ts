@@ -31,6 +31,8 @@ export function sqlLiteral(value: SqlValue): string {
 }
 
 const preparedOn = new WeakMap<PoolClient, Set<string>>();
+/** SQLSTATE invalid_sql_statement_name: an EXECUTE of a statement the connection does not have. */
+const UNKNOWN_PREPARED_STATEMENT = '26000';
 
 /** Prepares `statement` on `client`'s connection unless it already has (PREPARE outlives a rolled-back transaction). */
 async function prepareOnce(client: PoolClient, statement: PreparedStatement): Promise<void> {
@@ -53,6 +55,12 @@ function sqlOf(statement: Statement): string {
  */
 export async function inOneRoundTrip(client: PoolClient, statements: Statement[]): Promise<unknown[][]> {
   for (const statement of statements) if (typeof statement !== 'string') await prepareOnce(client, statement.prepared);
-  const result = (await client.query(statements.map(sqlOf).join(';\n'))) as unknown as QueryResult | QueryResult[];
-  return (Array.isArray(result) ? result : [result]).map((each) => each.rows);
+  try {
+    const result = (await client.query(statements.map(sqlOf).join(';\n'))) as unknown as QueryResult | QueryResult[];
+    return (Array.isArray(result) ? result : [result]).map((each) => each.rows);
+  } catch (error) {
+    // The connection lost its prepared statements (DEALLOCATE, DISCARD ALL): the next round trip prepares them again.
+    if ((error as { code?: string }).code === UNKNOWN_PREPARED_STATEMENT) preparedOn.delete(client);
+    throw error;
+  }
 }

@@ -1,7 +1,7 @@
 /**
  * Several statements in one round trip (db/round-trip.ts), on a PostgreSQL of its own: values written as literals
- * arrive unchanged whatever they hold, a statement is prepared once per connection, and the first failing statement
- * stops the ones after it.
+ * arrive unchanged whatever they hold, a statement is prepared once per connection (and again once the connection has
+ * lost it), and the first failing statement stops the ones after it.
  */
 import { Pool, type PoolClient } from 'pg';
 import { startTestDatabase, type TestDatabase } from '../../harness/database';
@@ -68,4 +68,10 @@ test('the first statement that fails stops the rest of the round trip', async ()
   expect(rows.map((row) => row.id)).toEqual([1, 2]);
   // The statements stay prepared on the connection after its transaction was rolled back.
   expect(await inOneRoundTrip(client, [{ prepared: STORE, values: [3, 'third', '3', 30] }])).toEqual([[]]);
+});
+
+test('a connection that lost its prepared statements fails one round trip, then prepares them again', async () => {
+  await client.query('DEALLOCATE ALL');
+  await expect(inOneRoundTrip(client, [{ prepared: ECHO, values: ['lost', '1', 1] }])).rejects.toMatchObject({ code: '26000' });
+  expect(await inOneRoundTrip(client, [{ prepared: ECHO, values: ['found', '1', 1] }])).toEqual([[{ body: 'found', amount: '1', at: 1 }]]);
 });
