@@ -114,6 +114,11 @@ export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions): P
   };
 }
 
+/** The Unix socket a PostgreSQL server listening on `port` makes in `directory`. */
+export function postgresSocketPath(directory: string, port: number | string): string {
+  return path.join(directory, `.s.PGSQL.${port}`);
+}
+
 /** The longest path of a Unix socket (sun_path holds 108 bytes with its terminator). */
 const MAX_SOCKET_PATH = 107;
 
@@ -123,7 +128,7 @@ const MAX_SOCKET_PATH = 107;
  * need quoting in the server's list of socket directories (clients then use TCP).
  */
 function socketDirectory(databaseDir: string, port: number): string | undefined {
-  if (path.join(databaseDir, `.s.PGSQL.${port}.lock`).length > MAX_SOCKET_PATH || /[\s,"]/.test(databaseDir)) return undefined;
+  if (`${postgresSocketPath(databaseDir, port)}.lock`.length > MAX_SOCKET_PATH || /[\s,"]/.test(databaseDir)) return undefined;
   return databaseDir;
 }
 

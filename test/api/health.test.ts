@@ -7,6 +7,7 @@ import { Client, Connection } from '@temporalio/client';
 import { CHANGE_TOPICS, listenForChanges, publishChange, type ChangeTopic } from '../../db/changes';
 import { createPool } from '../../db/pool';
 import { startInMemoryTemporal, type InMemoryTemporal } from '../../temporal-server';
+import { postgresSocketPath } from '../../db/embedded';
 import { cloneTemplateDatabase, type TestDb } from '../support/database';
 import { createTestApi, TEST_BASE_URL, type TestApi } from '../support/api';
 
@@ -54,7 +55,7 @@ beforeAll(async () => {
   const url = new URL(clone.url);
   // The embedded server is reached through its Unix socket (the URL's host its directory), else over TCP.
   const host = decodeURIComponent(url.hostname);
-  proxy = await startProxy(host.startsWith('/') ? { path: `${host}/.s.PGSQL.${url.port}` } : { host, port: Number(url.port) });
+  proxy = await startProxy(host.startsWith('/') ? { path: postgresSocketPath(host, url.port) } : { host, port: Number(url.port) });
   url.hostname = '127.0.0.1';
   url.port = String(proxy.port);
   proxiedUrl = url.toString();
