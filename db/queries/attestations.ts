@@ -61,11 +61,6 @@ function storeAttestationSql(exposureCheck?: string): string {
      SELECT count(*)::int AS stored FROM stored`;
 }
 
-/** Stores an attestation, and in the same statement asks for its lifecycle workflow (attestation_workflow_starts). */
-export async function insertAttestation(db: Queryable, a: NewAttestation): Promise<void> {
-  await db.query({ name: 'insert-attestation', text: storeAttestationSql(), values: attestationValues(a) });
-}
-
 const STORE_ATTESTATION: PreparedStatement = { name: 'store_attestation', text: storeAttestationSql() };
 
 /** `STORE_ATTESTATION` within the off-hours exposure caps, global `$22` and the asset's `$23`. */
@@ -91,11 +86,12 @@ export interface ExposureCaps {
 }
 
 /**
- * Stores an attestation (as `insertAttestation`) and commits the order's transaction (`beginOrder`), in one round trip. In
- * an off-hours session the round trip first locks the session's exposure ledger, then reads the exposure in a snapshot
- * taken after the lock and stores the attestation only if it stays within `caps`: the session's orders line up on the
- * ledger for no longer than the server takes to store and commit one of them. Answers false when the caps left no
- * room (nothing stored, the transaction committed all the same).
+ * Stores an attestation, with the request for its lifecycle workflow (attestation_workflow_starts), and commits the
+ * order's transaction (`beginOrder`), in one round trip. In an off-hours session the round trip first locks the
+ * session's exposure ledger, then reads the exposure in a snapshot taken after the lock and stores the attestation only
+ * if it stays within `caps`: the session's orders line up on the ledger for no longer than the server takes to store
+ * and commit one of them. Answers false when the caps left no room (nothing stored, the transaction committed all the
+ * same).
  */
 export async function storeAttestationAndCommit(client: PoolClient, a: NewAttestation, caps?: ExposureCaps): Promise<boolean> {
   const values = attestationValues(a);
