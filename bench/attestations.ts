@@ -1,9 +1,9 @@
 /**
  * Attestation creation at concurrency 32. The floor: the route alone (validate, price, limits, insert with the
  * outbox row for its workflow, sign), no worker running. Then the same route while the product's worker, in its own
- * process with the in-memory Temporal service, starts every attestation's workflow from the outbox — at saturation and
- * at a constant offered rate — and how long after the load the last workflow was started. Load is spread over 32
- * accounts, as many users would send it; limits are raised so nothing is refused.
+ * process with the in-memory Temporal service, starts every attestation's workflow from the outbox — at saturation, and
+ * how long after it the last of its workflows was started; then, with none waiting, at a constant offered rate. Load is
+ * spread over 32 accounts, as many users would send it; limits are raised so nothing is refused.
  */
 import { fork, type ChildProcess } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
@@ -51,12 +51,19 @@ export interface AttestationBench {
   attestations: number;
   /** Attestations still waiting for their workflow when the saturating load ended. */
   backlog: number;
-  /** From the end of the last load to the last attestation's workflow started (the outbox empty). */
+  /** From the end of the saturating load to the last of its attestations' workflows started (the outbox empty). */
   drainMs: number;
 }
 
 async function waitingForWorkflows(db: Database): Promise<number> {
   return (await db.query<{ n: number }>('SELECT count(*)::int AS n FROM attestation_workflow_starts')).rows[0]!.n;
+}
+
+/** Waits until every stored attestation's workflow was started (the outbox empty); returns how long that took. */
+async function drained(db: Database): Promise<number> {
+  const startedAt = performance.now();
+  while ((await waitingForWorkflows(db)) > 0) await new Promise((resolve) => setTimeout(resolve, 20));
+  return performance.now() - startedAt;
 }
 
 /** Milliseconds to add to now to be half an hour into the next (or current) `session`. */
@@ -107,10 +114,10 @@ export async function benchAttestations(databaseUrl: string, session: Session, s
     await load({ ...request, name: 'warm-up', seconds: 2 });
     const real = await load({ ...request, name: 'POST /v1/attestations, the worker starting each workflow' });
     const backlog = await waitingForWorkflows(db);
+    const drainMs = await drained(db);
+    // The constant rate starts once the saturation's backlog is started, so that its tail is its own.
     const offered = await loadAtRate({ ...request, name: `  same, at a constant ${OFFERED_RATE} req/s offered`, rate: OFFERED_RATE });
-    const loadEnded = performance.now();
-    while ((await waitingForWorkflows(db)) > 0) await new Promise((resolve) => setTimeout(resolve, 20));
-    const drainMs = performance.now() - loadEnded;
+    await drained(db);
     const { rows } = await db.query<{ n: number }>('SELECT count(*)::int AS n FROM attestations WHERE session = $1', [session]);
     return { session, results: [floor, real, offered], attestations: rows[0]!.n, backlog, drainMs };
   } finally {
@@ -127,6 +134,6 @@ export function formatAttestations(bench: AttestationBench): string[] {
     formatResults(bench.results),
     `  with workflow / floor throughput: ${(real.requestsPerSecond / floor.requestsPerSecond).toFixed(2)} (goal ≥ 0.80)`,
     `  p99 at a constant ${OFFERED_RATE} req/s offered: ${offered.p99Ms} ms (goal ≤ 50 ms)`,
-    `  waiting for their workflow when the saturating load ended: ${bench.backlog}; all started ${(bench.drainMs / 1000).toFixed(1)} s after the last load; attestations stored: ${bench.attestations}`,
+    `  waiting for their workflow when the saturating load ended: ${bench.backlog}; all started ${(bench.drainMs / 1000).toFixed(1)} s after it; attestations stored: ${bench.attestations}`,
   ];
 }
