@@ -57,7 +57,7 @@ async function main(): Promise<void> {
       return;
     }
     if (process.argv.slice(2).includes('workflows')) {
-      for (const line of formatWorkflowModes(await benchWorkflowModes(serverUrl, { concurrency: 50, total: 1000 }))) write(line);
+      for (const line of formatWorkflowModes(await benchWorkflowModes(serverUrl, { concurrency: 50 }))) write(line);
       return;
     }
     if (process.argv.slice(2).includes('attestations')) {
@@ -93,7 +93,7 @@ async function main(): Promise<void> {
     }
     write(`  off-hours floor / regular floor throughput: ${(floors.offhours!.requestsPerSecond / floors.regular!.requestsPerSecond).toFixed(2)} (goal ≥ 0.80)`);
 
-    const workflows = await benchWorkflowModes(serverUrl, { concurrency: 50, total: 1000 });
+    const workflows = await benchWorkflowModes(serverUrl, { concurrency: 50 });
     for (const line of formatWorkflowModes(workflows)) write(line);
 
     for (const line of formatChains(await databases.phase((url) => benchChains(url)))) write(line);
