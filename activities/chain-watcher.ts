@@ -24,6 +24,7 @@ import { describeFinality, finalBlockNumber, headerOf, type BlockHeader } from '
 import { publicClientFor } from '../chains/networks';
 import { inTransaction, type Database } from '../db/pool';
 import { chainTokensByAddress, findChainDeployment, type ChainDeploymentRecord } from '../db/queries/chain-deployments';
+import { attestationWorkflowStartPending } from '../db/queries/attestation-lifecycle';
 import { conflictingLogs, firstFinalLogAbove, promoteFinal, recordObservedExecutions, recordObservedRedemptions, rewindChain, type ObservedExecution, type ObservedRedemption } from '../db/queries/chain-observations';
 import { deleteChainMessages, haltChainWatcher, loadChainWindow, lockWatcherCursor, pendingChainMessages, readWatcherCursor, recordWatcherError, recordWatcherProgress, resumeChainWatcher, storeChainBlocks, type ChainMessage, type WatcherCursor } from '../db/queries/chain-watcher';
 import { forEachConcurrently } from '../domain/concurrency';
@@ -179,7 +180,11 @@ export function createChainWatcherActivities(deps: ChainWatcherActivityDependenc
     });
   }
 
-  async function send(message: ChainMessage): Promise<void> {
+  /**
+   * Sends one message; answers false when it must wait in the outbox: its attestation's workflow is not started yet
+   * (the start waits in the attestation outbox, and a signal to no workflow would be lost).
+   */
+  async function send(message: ChainMessage): Promise<boolean> {
     if (message.kind === 'hedge_owed') {
       // Wakes the underlying's hedging workflow, starting it if it is not running; it finds what is owed in SQL.
       await temporal.workflow.signalWithStart<typeof hedgeWorkflow>('hedgeWorkflow', {
@@ -189,7 +194,7 @@ export function createChainWatcherActivities(deps: ChainWatcherActivityDependenc
         signal: hedgeOwedSignal,
         signalArgs: [],
       });
-      return;
+      return true;
     }
     if (message.kind === 'redemption_final') {
       try {
@@ -203,28 +208,37 @@ export function createChainWatcherActivities(deps: ChainWatcherActivityDependenc
         // A second start of the same redemption is a known outcome: one workflow per log.
         if (!(error instanceof WorkflowExecutionAlreadyStartedError)) throw error;
       }
-      return;
+      return true;
     }
     const execution = message.payload as unknown as AttestationExecutionSeen;
     const handle = temporal.workflow.getHandle(attestationWorkflowId(message.subject));
+    const signal = () =>
+      message.kind === 'execution_seen'
+        ? handle.signal(attestationExecutionSeenSignal, execution)
+        : message.kind === 'execution_orphaned'
+          ? handle.signal(attestationExecutionOrphanedSignal, execution)
+          : handle.signal(attestationExecutedSignal, { txHash: execution.txHash, executedAt: execution.executedAt, blockNumber: execution.blockNumber, logIndex: execution.logIndex });
     try {
-      if (message.kind === 'execution_seen') await handle.signal(attestationExecutionSeenSignal, execution);
-      else if (message.kind === 'execution_orphaned') await handle.signal(attestationExecutionOrphanedSignal, execution);
-      else {
-        await handle.signal(attestationExecutedSignal, {
-          txHash: execution.txHash,
-          executedAt: execution.executedAt,
-          blockNumber: execution.blockNumber,
-          logIndex: execution.logIndex,
-        });
-      }
+      await signal();
+      return true;
     } catch (error) {
-      // Settled (or never started): SQL already holds the attestation's state.
       if (!(error instanceof WorkflowNotFoundError)) throw error;
     }
+    if (await attestationWorkflowStartPending(db, message.subject)) return false;
+    // Its start leaves the outbox only once made, so the workflow is there now (it may have started since the signal
+    // failed) — or it settled, and SQL already holds the attestation's state.
+    try {
+      await signal();
+    } catch (error) {
+      if (!(error instanceof WorkflowNotFoundError)) throw error;
+    }
+    return true;
   }
 
-  /** Delivers the chain's outbox, oldest first and in order per workflow; a message is deleted once delivered. */
+  /**
+   * Delivers the chain's outbox, oldest first and in order per workflow; a message is deleted once delivered. A
+   * message that must wait (`send`) keeps the later ones of its workflow with it until the next delivery.
+   */
   async function deliver(chain: string): Promise<number> {
     let delivered = 0;
     for (;;) {
@@ -234,12 +248,17 @@ export function createChainWatcherActivities(deps: ChainWatcherActivityDependenc
         const key = `${message.kind === 'redemption_final' ? 'redemption' : message.kind === 'hedge_owed' ? 'hedge' : 'attestation'}:${message.subject}`;
         bySubject.set(key, [...(bySubject.get(key) ?? []), message]);
       }
+      const sent: number[] = [];
       await forEachConcurrently([...bySubject.values()], DELIVERY_CONCURRENCY, async (group) => {
-        for (const message of group) await send(message);
+        for (const message of group) {
+          if (!(await send(message))) return;
+          sent.push(message.id);
+        }
       });
-      await deleteChainMessages(db, messages.map((message) => message.id));
-      delivered += messages.length;
-      if (messages.length < DELIVERY_BATCH) return delivered;
+      await deleteChainMessages(db, sent);
+      delivered += sent.length;
+      // Waiting messages come first again: the next delivery takes them up.
+      if (messages.length < DELIVERY_BATCH || sent.length < messages.length) return delivered;
     }
   }
 

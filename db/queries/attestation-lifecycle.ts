@@ -106,3 +106,9 @@ export async function claimAttestationWorkflowStarts(db: Queryable, limit: numbe
 export async function deleteAttestationWorkflowStarts(db: Queryable, attestationIds: string[]): Promise<void> {
   await db.query('DELETE FROM attestation_workflow_starts WHERE attestation_id = ANY($1::numeric[])', [attestationIds]);
 }
+
+/** Whether the attestation's workflow is still waiting in the outbox to be started. */
+export async function attestationWorkflowStartPending(db: Queryable, attestationId: string): Promise<boolean> {
+  const { rows } = await db.query<{ pending: boolean }>('SELECT EXISTS (SELECT 1 FROM attestation_workflow_starts WHERE attestation_id = $1) AS pending', [attestationId]);
+  return rows[0]!.pending;
+}

@@ -7,6 +7,8 @@
  *   new chain includes again is delivered once at finality;
  * - the old wedge: a re-execution reusing the orphaned execution counter is recorded, and later logs are still seen;
  * - a worker that dies between a rewind's commit and its signals: the next one delivers them;
+ * - an execution seen before its attestation's workflow is started waits in the outbox until it is (the watcher polls
+ *   every 200 ms, the worker's starts every 100 ms: a signal to no workflow used to be dropped);
  * - a reorganisation deeper than the window, after finality, and a log recorded live in another block: the watcher
  *   halts loudly (state query, SQL, /ready) and does nothing on that chain until an operator resumes it.
  * After every case the invariant: the final executions recorded equal the chain's TradeExecuted logs up to its
@@ -341,6 +343,33 @@ test('a worker that dies between a rewind and its signals: the rewind is committ
   await eventually(async () => expect(await handle.query(attestationStateQuery)).toMatchObject({ state: 'outstanding', txHash: null }), 30_000);
   await eventually(async () => expect(await query(`SELECT kind FROM chain_outbox WHERE subject = $1`, [body.attestationId])).toEqual([]));
   await finalize();
+  await expectInvariant();
+}, 120_000);
+
+test("an execution seen before its attestation's workflow is started reaches the workflow once it is", async () => {
+  await stack.temporal.stopWorker();
+  const body = await attest();
+  const executed = await execute(body);
+  // A poll that sees the execution while the attestation's workflow still waits in the outbox to be started.
+  const scanner = createChainWatcherActivities({
+    db: db(),
+    chains: { 'ethereum-1': stack.chain.context },
+    temporal: stack.temporal.client,
+    taskQueue: stack.temporal.taskQueue,
+    blockRange: 50,
+    settlementGraceMs: 60_000,
+    hedgeWindowMs: 100,
+  });
+  await new MockActivityEnvironment(undefined, { logger: new DefaultLogger('ERROR') }).run(scanner.scanChain, { chain: 'ethereum-1' });
+  expect((await attestation(body.attestationId)).state).toBe('executing');
+  expect(await query(`SELECT kind FROM chain_outbox WHERE subject = $1`, [body.attestationId])).toEqual([{ kind: 'execution_seen' }]);
+
+  await stack.startWorker();
+  const handle = stack.temporal.client.workflow.getHandle(attestationWorkflowId(body.attestationId));
+  await eventually(async () => expect(await handle.query(attestationStateQuery)).toMatchObject({ state: 'executing', txHash: executed.hash }), 30_000);
+  await eventually(async () => expect(await query(`SELECT kind FROM chain_outbox WHERE subject = $1`, [body.attestationId])).toEqual([]));
+  await finalize();
+  await eventually(async () => expect(await handle.query(attestationStateQuery)).toMatchObject({ state: 'executed', txHash: executed.hash }), 30_000);
   await expectInvariant();
 }, 120_000);
 
