@@ -8,14 +8,14 @@
  *    final, each log checked against its block's hash and each block against its parent (the chain moving under the
  *    scan abandons the poll);
  * 4. logs recorded `seen` (or `final` at once), blocks, promotions to `final`, the cursor: one transaction;
- * 5. the outbox delivered: attestation workflows told of executions seen, orphaned and final, redemption workflows
- *    started once a burn is final.
+ * 5. the outbox delivered (`chain-outbox.ts`): attestation workflows told of executions seen, orphaned and final,
+ *    hedging workflows woken, redemption workflows started once a burn is final.
  * Everything is idempotent and keyed by what the chain says a log is (block hash, tx hash, log index), so a retry, a
  * restart or an operator resetting the cursor re-handles a range without a second execution or redemption.
  */
 import { chainReorganisations, chainReorganisedBlocks, chainScanErrors } from '../metrics/metrics';
 import { Context } from '@temporalio/activity';
-import { type Client, WorkflowExecutionAlreadyStartedError, WorkflowIdReusePolicy, WorkflowNotFoundError } from '@temporalio/client';
+import type { Client } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
 import { getAddress, type Log, type PublicClient } from 'viem';
 import { issuerAbi, tokenManagerAbi } from '../contracts/abi';
@@ -24,27 +24,12 @@ import { describeFinality, finalBlockNumber, headerOf, type BlockHeader } from '
 import { publicClientFor } from '../chains/networks';
 import { inTransaction, type Database } from '../db/pool';
 import { chainTokensByAddress, findChainDeployment, type ChainDeploymentRecord } from '../db/queries/chain-deployments';
-import { attestationWorkflowStartPending } from '../db/queries/attestation-lifecycle';
 import { conflictingLogs, firstFinalLogAbove, promoteFinal, recordObservedExecutions, recordObservedRedemptions, rewindChain, type ObservedExecution, type ObservedRedemption } from '../db/queries/chain-observations';
-import { deleteChainMessages, haltChainWatcher, loadChainWindow, lockWatcherCursor, pendingChainMessages, readWatcherCursor, recordWatcherError, recordWatcherProgress, resumeChainWatcher, storeChainBlocks, type ChainMessage, type WatcherCursor } from '../db/queries/chain-watcher';
-import { forEachConcurrently } from '../domain/concurrency';
+import { haltChainWatcher, loadChainWindow, lockWatcherCursor, readWatcherCursor, recordWatcherError, recordWatcherProgress, resumeChainWatcher, storeChainBlocks, type WatcherCursor } from '../db/queries/chain-watcher';
 import type { EvmChain } from '../signing';
-import {
-  attestationExecutedSignal,
-  attestationExecutionOrphanedSignal,
-  attestationExecutionSeenSignal,
-  chainFailureTypes,
-  chainWatcherHaltTypes,
-  type AttestationExecutionSeen,
-  type ChainWatcherHalt,
-  type ChainWatcherResume,
-  type ChainWatcherState,
-  hedgeOwedSignal,
-  type RedemptionInput,
-} from '../temporal/messages';
-import { attestationWorkflowId, hedgeWorkflowId, redemptionWorkflowId } from '../temporal/workflow-ids';
-import type { hedgeWorkflow } from '../workflows/hedging';
-import type { redemptionWorkflow } from '../workflows/redemption';
+import { chainFailureTypes, chainWatcherHaltTypes, type ChainWatcherHalt, type ChainWatcherResume, type ChainWatcherState } from '../temporal/messages';
+import { redemptionWorkflowId } from '../temporal/workflow-ids';
+import { createChainOutboxDelivery } from './chain-outbox';
 
 export interface ChainWatcherActivityDependencies {
   db: Database;
@@ -77,14 +62,6 @@ export interface ScanChainResult {
   caughtUp: boolean;
 }
 
-/**
- * Signals and workflow starts in flight at once while delivering the outbox: each waits on a round trip to the
- * Temporal service, so delivery is bound by how many are in flight (a scan of 5,000 executions on the development
- * machine: 8 → 722 logs/s, 32 → 1,110, 128 → 1,773; 256 and 500 no faster).
- */
-const DELIVERY_CONCURRENCY = 128;
-const DELIVERY_BATCH = 500;
-
 /** The chain said something the watcher must not act on: it halts, loudly, until an operator resumes it. */
 class ChainHaltError extends Error {
   constructor(readonly halt: ChainWatcherHalt) {
@@ -104,7 +81,8 @@ function range(from: number, to: number): number[] {
 }
 
 export function createChainWatcherActivities(deps: ChainWatcherActivityDependencies) {
-  const { db, temporal, taskQueue } = deps;
+  const { db } = deps;
+  const deliver = createChainOutboxDelivery(deps);
   // Block headers are asked for many at a time: one JSON-RPC batch per poll.
   const batchClients = new Map<string, PublicClient>();
   const readerOf = (context: ChainContext): PublicClient => {
@@ -178,88 +156,6 @@ export function createChainWatcherActivities(deps: ChainWatcherActivityDependenc
       logIndex: log.logIndex,
       at: Date.now(),
     });
-  }
-
-  /**
-   * Sends one message; answers false when it must wait in the outbox: its attestation's workflow is not started yet
-   * (the start waits in the attestation outbox, and a signal to no workflow would be lost).
-   */
-  async function send(message: ChainMessage): Promise<boolean> {
-    if (message.kind === 'hedge_owed') {
-      // Wakes the underlying's hedging workflow, starting it if it is not running; it finds what is owed in SQL.
-      await temporal.workflow.signalWithStart<typeof hedgeWorkflow>('hedgeWorkflow', {
-        workflowId: hedgeWorkflowId(message.subject),
-        taskQueue,
-        args: [{ underlying: message.subject, windowMs: deps.hedgeWindowMs }],
-        signal: hedgeOwedSignal,
-        signalArgs: [],
-      });
-      return true;
-    }
-    if (message.kind === 'redemption_final') {
-      try {
-        await temporal.workflow.start<typeof redemptionWorkflow>('redemptionWorkflow', {
-          workflowId: message.subject,
-          taskQueue,
-          args: [message.payload as unknown as RedemptionInput],
-          workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
-        });
-      } catch (error) {
-        // A second start of the same redemption is a known outcome: one workflow per log.
-        if (!(error instanceof WorkflowExecutionAlreadyStartedError)) throw error;
-      }
-      return true;
-    }
-    const execution = message.payload as unknown as AttestationExecutionSeen;
-    const handle = temporal.workflow.getHandle(attestationWorkflowId(message.subject));
-    const signal = () =>
-      message.kind === 'execution_seen'
-        ? handle.signal(attestationExecutionSeenSignal, execution)
-        : message.kind === 'execution_orphaned'
-          ? handle.signal(attestationExecutionOrphanedSignal, execution)
-          : handle.signal(attestationExecutedSignal, { txHash: execution.txHash, executedAt: execution.executedAt, blockNumber: execution.blockNumber, logIndex: execution.logIndex });
-    try {
-      await signal();
-      return true;
-    } catch (error) {
-      if (!(error instanceof WorkflowNotFoundError)) throw error;
-    }
-    if (await attestationWorkflowStartPending(db, message.subject)) return false;
-    // Its start leaves the outbox only once made, so the workflow is there now (it may have started since the signal
-    // failed) — or it settled, and SQL already holds the attestation's state.
-    try {
-      await signal();
-    } catch (error) {
-      if (!(error instanceof WorkflowNotFoundError)) throw error;
-    }
-    return true;
-  }
-
-  /**
-   * Delivers the chain's outbox, oldest first and in order per workflow; a message is deleted once delivered. A
-   * message that must wait (`send`) keeps the later ones of its workflow with it until the next delivery.
-   */
-  async function deliver(chain: string): Promise<number> {
-    let delivered = 0;
-    for (;;) {
-      const messages = await pendingChainMessages(db, chain, DELIVERY_BATCH);
-      const bySubject = new Map<string, ChainMessage[]>();
-      for (const message of messages) {
-        const key = `${message.kind === 'redemption_final' ? 'redemption' : message.kind === 'hedge_owed' ? 'hedge' : 'attestation'}:${message.subject}`;
-        bySubject.set(key, [...(bySubject.get(key) ?? []), message]);
-      }
-      const sent: number[] = [];
-      await forEachConcurrently([...bySubject.values()], DELIVERY_CONCURRENCY, async (group) => {
-        for (const message of group) {
-          if (!(await send(message))) return;
-          sent.push(message.id);
-        }
-      });
-      await deleteChainMessages(db, sent);
-      delivered += sent.length;
-      // Waiting messages come first again: the next delivery takes them up.
-      if (messages.length < DELIVERY_BATCH || sent.length < messages.length) return delivered;
-    }
   }
 
   async function poll(chain: string, context: ChainContext, deployment: ChainDeploymentRecord, cursor: WatcherCursor): Promise<ScanChainResult> {
