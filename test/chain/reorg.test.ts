@@ -49,6 +49,20 @@ const watcherState = (): Promise<ChainWatcherState> => watcher().query(chainWatc
 const attestation = async (id: string) => (await stack.api.http.get(`/v1/attestations/${id}`).set('x-api-key', write())).body;
 const issuerRequest = async (id: string) => (await stack.api.http.get(`/v1/tokenization/requests/${id}`).set('x-api-key', stack.api.keys.admin)).body;
 
+/** One poll of the chain outside the watcher workflow (as a worker runs `scanChain`), talking to Temporal through `temporal`. */
+function scanOnce(temporal: Client) {
+  const scanner = createChainWatcherActivities({
+    db: db(),
+    chains: { 'ethereum-1': stack.chain.context },
+    temporal,
+    taskQueue: stack.temporal.taskQueue,
+    blockRange: 50,
+    settlementGraceMs: 60_000,
+    hedgeWindowMs: 100,
+  });
+  return new MockActivityEnvironment(undefined, { logger: new DefaultLogger('ERROR') }).run(scanner.scanChain, { chain: 'ethereum-1' });
+}
+
 /** A signed transaction from the enabled wallet (anvil account 3), sent; answers its receipt and its raw bytes. */
 async function send(to: `0x${string}`, data: Hex): Promise<{ hash: Hex; raw: Hex; blockNumber: bigint; blockHash: Hex; logs: readonly { topics: readonly Hex[]; data: Hex }[] }> {
   const wallet = stack.chain.walletOf(3);
@@ -325,17 +339,7 @@ test('a worker that dies between a rewind and its signals: the rewind is committ
       start: () => Promise.reject(new Error('the worker died')),
     },
   } as unknown as Client;
-  const scanner = createChainWatcherActivities({
-    db: db(),
-    chains: { 'ethereum-1': stack.chain.context },
-    temporal: dead,
-    taskQueue: stack.temporal.taskQueue,
-    blockRange: 50,
-    settlementGraceMs: 60_000,
-    hedgeWindowMs: 100,
-  });
-  const environment = new MockActivityEnvironment(undefined, { logger: new DefaultLogger('ERROR') });
-  await expect(environment.run(scanner.scanChain, { chain: 'ethereum-1' })).rejects.toThrow('the worker died');
+  await expect(scanOnce(dead)).rejects.toThrow('the worker died');
   expect((await attestation(body.attestationId)).state).toBe('outstanding');
   expect(await query(`SELECT kind FROM chain_outbox WHERE subject = $1`, [body.attestationId])).toEqual([{ kind: 'execution_orphaned' }]);
 
@@ -351,16 +355,7 @@ test("an execution seen before its attestation's workflow is started reaches the
   const body = await attest();
   const executed = await execute(body);
   // A poll that sees the execution while the attestation's workflow still waits in the outbox to be started.
-  const scanner = createChainWatcherActivities({
-    db: db(),
-    chains: { 'ethereum-1': stack.chain.context },
-    temporal: stack.temporal.client,
-    taskQueue: stack.temporal.taskQueue,
-    blockRange: 50,
-    settlementGraceMs: 60_000,
-    hedgeWindowMs: 100,
-  });
-  await new MockActivityEnvironment(undefined, { logger: new DefaultLogger('ERROR') }).run(scanner.scanChain, { chain: 'ethereum-1' });
+  await scanOnce(stack.temporal.client);
   expect((await attestation(body.attestationId)).state).toBe('executing');
   expect(await query(`SELECT kind FROM chain_outbox WHERE subject = $1`, [body.attestationId])).toEqual([{ kind: 'execution_seen' }]);
 
