@@ -74,26 +74,23 @@ export function createChainOutboxDelivery(deps: ChainOutboxDependencies): (chain
     }
     const execution = message.payload as unknown as AttestationExecutionSeen;
     const handle = temporal.workflow.getHandle(attestationWorkflowId(message.subject));
-    const signal = () =>
-      message.kind === 'execution_seen'
-        ? handle.signal(attestationExecutionSeenSignal, execution)
-        : message.kind === 'execution_orphaned'
-          ? handle.signal(attestationExecutionOrphanedSignal, execution)
-          : handle.signal(attestationExecutedSignal, { txHash: execution.txHash, executedAt: execution.executedAt, blockNumber: execution.blockNumber, logIndex: execution.logIndex });
-    try {
-      await signal();
-      return true;
-    } catch (error) {
-      if (!(error instanceof WorkflowNotFoundError)) throw error;
-    }
+    /** Signals the attestation's workflow; answers false when there is none (not started yet, or settled). */
+    const signalled = async (): Promise<boolean> => {
+      try {
+        if (message.kind === 'execution_seen') await handle.signal(attestationExecutionSeenSignal, execution);
+        else if (message.kind === 'execution_orphaned') await handle.signal(attestationExecutionOrphanedSignal, execution);
+        else await handle.signal(attestationExecutedSignal, { txHash: execution.txHash, executedAt: execution.executedAt, blockNumber: execution.blockNumber, logIndex: execution.logIndex });
+        return true;
+      } catch (error) {
+        if (error instanceof WorkflowNotFoundError) return false;
+        throw error;
+      }
+    };
+    if (await signalled()) return true;
     if (await attestationWorkflowStartPending(db, message.subject)) return false;
     // Its start leaves the outbox only once made, so the workflow is there now (it may have started since the signal
     // failed) — or it settled, and SQL already holds the attestation's state.
-    try {
-      await signal();
-    } catch (error) {
-      if (!(error instanceof WorkflowNotFoundError)) throw error;
-    }
+    await signalled();
     return true;
   }
 
