@@ -2,19 +2,21 @@
  * Creates a signed attestation in two round trips to PostgreSQL: the first takes a lock that serialises the user's
  * orders for the asset and reads, under it, the quote context with the user's usage; the request is priced, the quote
  * signed and the limits checked; the second stores the attestation, with the request for its lifecycle workflow that a
- * worker starts, and commits (off-hours, within the exposure caps, on the session's exposure ledger).
+ * worker starts, and commits, together with the other orders arriving meanwhile (batched-store.ts; off-hours, within
+ * the exposure caps, on the session's exposure ledger).
  * An Idempotency-Key makes a retry answer the first attestation; the same key with another body is refused.
  */
 import { createHash, randomBytes } from 'node:crypto';
 import type { Database } from '../db/pool';
 import type { AssetRecord } from '../db/queries/assets';
-import { beginOrder, findByIdempotencyKey, storeAttestationAndCommit } from '../db/queries/attestations';
+import { beginOrder, findByIdempotencyKey, type NewAttestation } from '../db/queries/attestations';
 import { sessionIntervalAt } from '../domain/calendar';
 import { bareChainId, isEvmChain, SOLANA_CHAIN, type Chain } from '../domain/chains';
 import { formatDecimal, Rounding, toScaledInteger } from '../domain/money';
 import { expirationSeconds } from '../domain/pricing';
 import { bytesToBase64, evmDomain, QUOTE_SIDE, solanaAddressBytes, ZERO_BYTES32, type Quote, type Signers } from '../signing';
 import { AttestationRefused } from './errors';
+import type { BatchedStore } from './batched-store';
 import { limitMessage, refusedBy, type LimitSettings } from './limits';
 import { priceFromContext, type PricedRequest } from './price-request';
 import { statusFromContext } from './trading-status';
@@ -29,6 +31,8 @@ export interface AttestationDependencies {
   db: Database;
   signers: Signers;
   settings: AttestationSettings;
+  /** Where orders are stored, with the others arriving meanwhile (one per database). */
+  store: BatchedStore;
 }
 
 export interface AttestationResponse {
@@ -178,10 +182,7 @@ async function issue(dependencies: AttestationDependencies, input: IssueAttestat
     const { attestation, expiration } = await signedAttestation(dependencies, input, priced);
     const refusal = refusedBy(status, read, dependencies.settings, priced.notional);
     if (refusal) throw new AttestationRefused(refusal, limitMessage(refusal));
-    // While off-hours exposure caps apply, the orders of the session line up on its exposure ledger as they are stored.
-    const { offhoursGlobalExposure, offhoursAssetExposure } = dependencies.settings;
-    const caps = session === 'offhours' ? { global: offhoursGlobalExposure.toFixed(), asset: offhoursAssetExposure.toFixed() } : undefined;
-    const stored = await storeAttestationAndCommit(client, {
+    const record: NewAttestation = {
       attestationId: attestation.attestationId,
       accountId: caller.accountId,
       userId: caller.userId,
@@ -203,9 +204,13 @@ async function issue(dependencies: AttestationDependencies, input: IssueAttestat
       response: attestation,
       idempotencyKey: idempotencyKey ?? null,
       requestHash: hash,
-    }, caps);
+    };
+    // Off-hours, within the exposure caps.
+    const { offhoursGlobalExposure, offhoursAssetExposure } = dependencies.settings;
+    const caps = session === 'offhours' ? { global: offhoursGlobalExposure.toFixed(), asset: offhoursAssetExposure.toFixed() } : undefined;
+    const withinCaps = await dependencies.store.storeAndCommit(client, { attestation: record, caps });
     inTransaction = false;
-    if (!stored) throw new AttestationRefused('OFFHOURS_EXPOSURE_LIMIT_REACHED', limitMessage('OFFHOURS_EXPOSURE_LIMIT_REACHED'));
+    if (!withinCaps) throw new AttestationRefused('OFFHOURS_EXPOSURE_LIMIT_REACHED', limitMessage('OFFHOURS_EXPOSURE_LIMIT_REACHED'));
     return { attestation, expiresAt: expiration * 1000, replayed: false };
   } catch (error) {
     if (inTransaction) await client.query('ROLLBACK').catch(() => undefined);

@@ -58,7 +58,7 @@ function notionalCaps(status: TradingStatus, usage: UserUsage, exposure: Exposur
 
 /**
  * The first limit an order of `notional` would break, if any, short of the off-hours exposure caps: those are checked
- * as the order is stored, on the session's ledger (`storeAttestationAndCommit`), after every other limit.
+ * as the order is stored, on the session's ledger (`storeAttestationsAndCommit`), after every other limit.
  */
 export function refusedBy(status: TradingStatus, usage: UserUsage, settings: LimitSettings, notional: Decimal): LimitCode | undefined {
   const caps = notionalCaps(status, usage, undefined, settings);

@@ -17,6 +17,7 @@ import path from 'node:path';
 import { MockActivityEnvironment } from '@temporalio/testing';
 import { createWalletClient, encodeFunctionData, http, maxUint256, parseUnits, type Hex } from 'viem';
 import { createChainWatcherActivities, type ScanChainResult } from '../activities/chain-watcher';
+import { BatchedStore } from '../attestations/batched-store';
 import { issueAttestation } from '../attestations/issue-attestation';
 import { anvilAccount, LOCAL_CHAIN_MINING } from '../chains/anvil';
 import { viemChain } from '../chains/networks';
@@ -118,7 +119,7 @@ export async function benchChains(serverUrl: string, options: { events?: number;
       await db.query(`INSERT INTO latest_prices (symbol, token_price, underlying_price, observed_at) VALUES ('SPYon', '600', '600', $1)
                       ON CONFLICT (symbol) DO UPDATE SET observed_at = EXCLUDED.observed_at`, [now]);
       const created = await issueAttestation(
-        { db, signers, settings },
+        { db, signers, settings, store: new BatchedStore() },
         { caller: { accountId: account.id, userId: account.userId }, asset: spy, request: { symbol: 'SPYon', side: 'buy', tokenAmount: '1', duration: 'long', chainId: chainName }, now },
       );
       const body = created.attestation;

@@ -12,6 +12,7 @@ import { createApp, type App } from '../api/app';
 import type { CheckedAnswer } from '../api/contract/answer-check';
 import { chainWatcherProbes, type ReadinessProbe } from '../api/health/readiness';
 import { listen } from '../api/server';
+import { BatchedStore } from '../attestations/batched-store';
 import type { AttestationSettings } from '../attestations/issue-attestation';
 import { attestationSettings, type AttestationConfig } from '../attestations/settings';
 import type { ChainContexts } from '../chains/context';
@@ -97,6 +98,7 @@ export function createProductApp(parameters: ProductAppParameters): App {
     attestations: parameters.signers && {
       signers: parameters.signers,
       settings: { ...attestationSettings(config), ...parameters.attestationSettings },
+      store: new BatchedStore(),
     },
     ingestTicks:
       pipeline &&

@@ -1,5 +1,6 @@
 /** What route handlers share: the database, the clock, caches, and how to announce a change. */
 import type { Client as TemporalClient } from '@temporalio/client';
+import type { BatchedStore } from '../../attestations/batched-store';
 import type { AttestationSettings } from '../../attestations/issue-attestation';
 import type { Config } from '../../config';
 import type { CheckedAnswer } from '../contract/answer-check';
@@ -59,6 +60,7 @@ export interface ApiDependencies {
 export interface AttestationServices {
   signers: Signers;
   settings: AttestationSettings;
+  store: BatchedStore;
 }
 
 export interface ApiServices {

@@ -85,21 +85,45 @@ export interface ExposureCaps {
   asset: string;
 }
 
+/** An attestation to store; off-hours, with the exposure caps it is stored within. */
+export interface AttestationToStore {
+  attestation: NewAttestation;
+  caps?: ExposureCaps;
+}
+
+/** Where a batch of several attestations starts within the transaction that stores them. */
+const BATCH_SAVEPOINT = 'attestation_batch';
+
 /**
- * Stores an attestation, with the request for its lifecycle workflow (attestation_workflow_starts), and commits the
- * order's transaction (`beginOrder`), in one round trip. In an off-hours session the round trip first locks the
- * session's exposure ledger, then reads the exposure in a snapshot taken after the lock and stores the attestation only
- * if it stays within `caps`: the session's orders line up on the ledger for no longer than the server takes to store
- * and commit one of them. Answers false when the caps left no room (nothing stored, the transaction committed all the
- * same).
+ * Stores attestations in `client`'s transaction, each with the request for its lifecycle workflow, and commits it, in
+ * one round trip. With caps (off-hours), the exposure ledger of each of their sessions is locked first (the oldest
+ * session first) and each such attestation, in order, is stored only if the exposure, read after the lock and after the
+ * ones before it, stays within its caps: the session's orders line up on the ledger for no longer than the server takes
+ * to store and commit them. Answers, per attestation, whether it was stored (the transaction commits all the same).
+ * Several are stored after a savepoint: when one of them fails, `undoStoreBatch` undoes them all and leaves the
+ * transaction open, with the locks it held before.
  */
-export async function storeAttestationAndCommit(client: PoolClient, a: NewAttestation, caps?: ExposureCaps): Promise<boolean> {
-  const values = attestationValues(a);
-  const statements: Statement[] = caps
-    ? [{ prepared: LOCK_OFFHOURS_EXPOSURE, values: [a.sessionStartedAt] }, { prepared: STORE_ATTESTATION_WITHIN_EXPOSURE, values: [...values, caps.global, caps.asset] }]
-    : [{ prepared: STORE_ATTESTATION, values }];
-  const results = await inOneRoundTrip(client, [...statements, 'COMMIT']);
-  return (results.at(-2)![0] as { stored: number }).stored === 1;
+export async function storeAttestationsAndCommit(client: PoolClient, batch: AttestationToStore[]): Promise<boolean[]> {
+  const capped = batch.filter((each) => each.caps).map((each) => each.attestation.sessionStartedAt);
+  const sessions = [...new Set(capped)].sort((a, b) => a - b);
+  const stores = batch.map(({ attestation, caps }): Statement =>
+    caps
+      ? { prepared: STORE_ATTESTATION_WITHIN_EXPOSURE, values: [...attestationValues(attestation), caps.global, caps.asset] }
+      : { prepared: STORE_ATTESTATION, values: attestationValues(attestation) },
+  );
+  const statements: Statement[] = [
+    ...(batch.length > 1 ? [`SAVEPOINT ${BATCH_SAVEPOINT}`] : []),
+    ...sessions.map((started): Statement => ({ prepared: LOCK_OFFHOURS_EXPOSURE, values: [started] })),
+    ...stores,
+    'COMMIT',
+  ];
+  const results = await inOneRoundTrip(client, statements);
+  return results.slice(-1 - batch.length, -1).map((rows) => (rows[0] as { stored: number }).stored === 1);
+}
+
+/** Undoes a batch of several attestations that failed (`storeAttestationsAndCommit`); its transaction stays open. */
+export async function undoStoreBatch(client: PoolClient): Promise<void> {
+  await client.query(`ROLLBACK TO SAVEPOINT ${BATCH_SAVEPOINT}`);
 }
 
 export interface IdempotentRecord {

@@ -1,11 +1,14 @@
 /**
  * The off-hours exposure ledger (migration 011) answers what a sum over the session's attestations answers, whatever
- * changes them: creation, execution seen and final, expiry by time and by state, deletion, and other sessions.
+ * changes them: creation, execution seen and final, expiry by time and by state, deletion, and other sessions. Orders
+ * waiting for it are stored together (attestations/exposure-ledger.ts), each as it would be alone.
  */
+import type { PoolClient } from 'pg';
+import { BatchedStore } from '../../attestations/batched-store';
 import { sessionExposure, type NewAttestation } from '../../db/queries/attestations';
 import { createApiKey } from '../../db/queries/api-keys';
 import { cloneTemplateDatabase, type TestDb } from '../support/database';
-import { LEDGER_NOW, LEDGER_SESSION_STARTED, storeLedgerAttestation } from '../support/ledger-attestations';
+import { LEDGER_NOW, LEDGER_SESSION_STARTED, ledgerAttestation, storeLedgerAttestation } from '../support/ledger-attestations';
 
 let database: TestDb;
 let accountId: string;
@@ -60,4 +63,106 @@ test('the ledger follows the attestations through every change', async () => {
   await expectLedgerToMatch();
   const { global } = await sessionExposure(database.db, { symbol: 'SPYon', now: NOW, sessionStartedAt: STARTED });
   expect(Number(global)).toBe(100.5);
+});
+
+describe('orders waiting for the ledger', () => {
+  const caps = { global: '250', asset: '250' };
+  const clients: PoolClient[] = [];
+  afterEach(() => {
+    for (const client of clients.splice(0)) client.release();
+  });
+
+  /** A connection with an order's transaction open, holding its user's lock as `beginOrder` leaves it. */
+  async function orderTransaction(lock: number): Promise<PoolClient> {
+    const client = await database.db.connect();
+    clients.push(client);
+    await client.query('BEGIN');
+    await client.query('SELECT pg_advisory_xact_lock($1)', [lock]);
+    return client;
+  }
+
+  /**
+   * Holds the session's ledger while `arrive` sends orders: the first goes alone and waits for the ledger, the others
+   * wait for it and go together once it is released. Answers what `arrive` answered.
+   */
+  async function whileTheLedgerIsHeld<T>(arrive: () => T): Promise<T> {
+    const holder = await database.db.connect();
+    clients.push(holder);
+    await holder.query('BEGIN');
+    await holder.query(`INSERT INTO offhours_exposure AS e (session_started_at, symbol, notional) VALUES ($1, '*', 0)
+                        ON CONFLICT (session_started_at, symbol) DO UPDATE SET notional = e.notional`, [STARTED]);
+    const arrived = arrive();
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    await holder.query('COMMIT');
+    return arrived;
+  }
+
+  const offhours = (symbol: string, notional: string, overrides: Partial<NewAttestation> = {}) =>
+    ledgerAttestation(accountId, symbol, notional, { session: 'offhours', ...overrides });
+
+  /** The transaction that stored each attestation, and the open transactions left on the database. */
+  async function storedBy(ids: string[]): Promise<{ transactions: (string | undefined)[]; openTransactions: number }> {
+    const { rows } = await database.db.query<{ id: string; xmin: string }>(
+      'SELECT attestation_id::text AS id, xmin::text FROM attestations WHERE attestation_id = ANY($1::numeric[])',
+      [ids],
+    );
+    const open = await database.db.query<{ n: number }>(
+      `SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND state LIKE 'idle in transaction%'`,
+    );
+    return { transactions: ids.map((id) => rows.find((row) => row.id === id)?.xmin), openTransactions: open.rows[0]!.n };
+  }
+
+  test('go together, each within the caps as the ones before it left them, and every order\'s transaction ends', async () => {
+    await database.db.query('DELETE FROM attestations');
+    const store = new BatchedStore();
+    const orders = [offhours('SPYon', '100'), offhours('QQQon', '100'), offhours('SPYon', '100'), offhours('QQQon', '50')];
+    const transactions = await Promise.all(orders.map((_, index) => orderTransaction(index)));
+    const answers = await whileTheLedgerIsHeld(() => {
+      const first = store.storeAndCommit(transactions[0]!, { attestation: orders[0]!, caps });
+      return new Promise<boolean[]>((resolve, reject) => {
+        // The others arrive while the first waits for the ledger.
+        setTimeout(() => {
+          const rest = orders.slice(1).map((attestation, index) => store.storeAndCommit(transactions[index + 1]!, { attestation, caps }));
+          Promise.all([first, ...rest]).then(resolve, reject);
+        }, 50);
+      });
+    });
+    // 100 + 100 leaves 50 of the global 250: the third (100) is refused, the fourth (50) fits.
+    expect(await answers).toEqual([true, true, false, true]);
+    const { transactions: storing, openTransactions } = await storedBy(orders.map((order) => order.attestationId));
+    expect(storing[2]).toBeUndefined();
+    expect(storing[1]).toBe(storing[3]);
+    expect(storing[0]).not.toBe(storing[1]);
+    expect(openTransactions).toBe(0);
+    await expectLedgerToMatch();
+  });
+
+  test('a batch that fails is undone and each of its orders stored alone, with its own answer', async () => {
+    await database.db.query('DELETE FROM attestations');
+    const store = new BatchedStore();
+    // The third repeats the second's idempotency key (another asset, so another user lock): its store fails.
+    const orders = [
+      offhours('SPYon', '10'),
+      offhours('SPYon', '10', { idempotencyKey: 'once' }),
+      offhours('QQQon', '10', { idempotencyKey: 'once' }),
+    ];
+    const transactions = await Promise.all(orders.map((_, index) => orderTransaction(index)));
+    const settled = await whileTheLedgerIsHeld(() => {
+      const first = store.storeAndCommit(transactions[0]!, { attestation: orders[0]!, caps });
+      return new Promise<PromiseSettledResult<boolean>[]>((resolve) => {
+        setTimeout(() => {
+          const rest = orders.slice(1).map((attestation, index) => store.storeAndCommit(transactions[index + 1]!, { attestation, caps }));
+          void Promise.allSettled([first, ...rest]).then(resolve);
+        }, 50);
+      });
+    });
+    const outcomes = (await settled).map((outcome) => (outcome.status === 'fulfilled' ? outcome.value : (outcome.reason as { code?: string }).code));
+    expect(outcomes).toEqual([true, true, '23505']);
+    // The failed order's transaction is left to its caller, who rolls it back.
+    await transactions[2]!.query('ROLLBACK');
+    const { transactions: storing, openTransactions } = await storedBy(orders.map((order) => order.attestationId));
+    expect(storing.map((transaction) => transaction !== undefined)).toEqual([true, true, false]);
+    expect(openTransactions).toBe(0);
+    await expectLedgerToMatch();
+  });
 });

@@ -3,7 +3,7 @@
  * session, an hour in; each test names what differs (symbol, notional, session, state, expiry, account).
  */
 import type { Database } from '../../db/pool';
-import { storeAttestationAndCommit, type NewAttestation } from '../../db/queries/attestations';
+import { storeAttestationsAndCommit, type NewAttestation } from '../../db/queries/attestations';
 
 /** When the session of these attestations started, and the `now` they are read at. */
 export const LEDGER_SESSION_STARTED = 1_790_000_000_000;
@@ -11,24 +11,29 @@ export const LEDGER_NOW = LEDGER_SESSION_STARTED + 3_600_000;
 
 let next = 1n;
 
-/** Stores an attestation of `notional` in `symbol` for `accountId` (a buy of one token, expiring a minute after now); answers its id. */
+/** An attestation of `notional` in `symbol` for `accountId` (a buy of one token, expiring a minute after now), with a new id. */
+export function ledgerAttestation(accountId: string, symbol: string, notional: string, overrides: Partial<NewAttestation> = {}): NewAttestation {
+  return {
+    attestationId: String((next += 1n)), accountId, userId: `0x${'11'.repeat(32)}`, symbol, chain: 'ethereum-1', side: 'buy', duration: 'short',
+    tokenAmount: '1', price: notional, notional, session: 'regular', sessionStartedAt: LEDGER_SESSION_STARTED, createdAt: LEDGER_NOW - 1_000,
+    expiresAt: LEDGER_NOW + 60_000, userAddress: null, assetAddress: `0x${'22'.repeat(20)}`, signature: 's', additionalData: 'a',
+    response: {}, idempotencyKey: null, requestHash: 'h', ...overrides,
+  };
+}
+
+/** Stores a `ledgerAttestation`; answers its id. */
 export async function storeLedgerAttestation(db: Database, accountId: string, symbol: string, notional: string, overrides: Partial<NewAttestation> = {}): Promise<string> {
-  const attestationId = String((next += 1n));
+  const attestation = ledgerAttestation(accountId, symbol, notional, overrides);
   // As the API stores one: the statement that also asks for its workflow, committing the transaction it ends.
   const client = await db.connect();
   try {
     await client.query('BEGIN');
-    await storeAttestationAndCommit(client, {
-      attestationId, accountId, userId: `0x${'11'.repeat(32)}`, symbol, chain: 'ethereum-1', side: 'buy', duration: 'short',
-      tokenAmount: '1', price: notional, notional, session: 'regular', sessionStartedAt: LEDGER_SESSION_STARTED, createdAt: LEDGER_NOW - 1_000,
-      expiresAt: LEDGER_NOW + 60_000, userAddress: null, assetAddress: `0x${'22'.repeat(20)}`, signature: 's', additionalData: 'a',
-      response: {}, idempotencyKey: null, requestHash: 'h', ...overrides,
-    });
+    await storeAttestationsAndCommit(client, [{ attestation }]);
   } catch (error) {
     await client.query('ROLLBACK');
     throw error;
   } finally {
     client.release();
   }
-  return attestationId;
+  return attestation.attestationId;
 }

@@ -53,7 +53,7 @@ export const createAttestationOperation = defineOperation({
     const asset = await services.assets.resolve(request.symbol);
     const created = await refusalsAsApiErrors(() =>
       issueAttestation(
-        { db: services.db, signers: attestations.signers, settings: attestations.settings },
+        { db: services.db, ...attestations },
         { caller: callerOf(ctx), asset, request, idempotencyKey, now: services.clock() },
       ),
     );
