@@ -79,6 +79,23 @@ const LOCK_OFFHOURS_EXPOSURE: PreparedStatement = {
          ON CONFLICT (session_started_at, symbol) DO UPDATE SET notional = e.notional`,
 };
 
+/** At most this many lapsed attestations are marked expired per store, so that a backlog (a worker away) is taken up by degrees. */
+const LAPSED_PER_STORE = 500;
+
+/**
+ * Marks expired the outstanding attestations of the off-hours session that started at `$1` that are past their expiry
+ * at `$2` (those no other transaction is writing), as their workflows will once their settlement grace is over: the
+ * exposure read then subtracts only those that lapsed since, instead of every one still waiting for its workflow (up to
+ * the grace, ten minutes by default, of the session's orders). Run under the session's ledger lock, each lapses once.
+ */
+const EXPIRE_LAPSED_OFFHOURS: PreparedStatement = {
+  name: 'expire_lapsed_offhours',
+  text: `UPDATE attestations SET state = 'expired', state_changed_at = expires_at
+          WHERE attestation_id IN (SELECT attestation_id FROM attestations
+                                    WHERE session = 'offhours' AND session_started_at = $1 AND state = 'outstanding' AND expires_at <= $2
+                                    ORDER BY expires_at LIMIT ${LAPSED_PER_STORE} FOR UPDATE SKIP LOCKED)`,
+};
+
 /** The off-hours exposure caps (USD notional) an attestation is stored within. */
 export interface ExposureCaps {
   global: string;
@@ -97,15 +114,21 @@ const BATCH_SAVEPOINT = 'attestation_batch';
 /**
  * Stores attestations in `client`'s transaction, each with the request for its lifecycle workflow, and commits it, in
  * one round trip. With caps (off-hours), the exposure ledger of each of their sessions is locked first (the oldest
- * session first) and each such attestation, in order, is stored only if the exposure, read after the lock and after the
- * ones before it, stays within its caps: the session's orders line up on the ledger for no longer than the server takes
- * to store and commit them. Answers, per attestation, whether it was stored (the transaction commits all the same).
+ * session first), its attestations past their expiry marked expired (`EXPIRE_LAPSED_OFFHOURS`), and each such
+ * attestation, in order, is stored only if the exposure, read after the lock and after the ones before it, stays within
+ * its caps: the session's orders line up on the ledger for no longer than the server takes to store and commit them. Answers, per attestation, whether it was stored (the transaction commits all the same).
  * Several are stored after a savepoint: when one of them fails, `undoStoreBatch` undoes them all and leaves the
  * transaction open, with the locks it held before.
  */
 export async function storeAttestationsAndCommit(client: PoolClient, batch: AttestationToStore[]): Promise<boolean[]> {
-  const capped = batch.filter((each) => each.caps).map((each) => each.attestation.sessionStartedAt);
-  const sessions = [...new Set(capped)].sort((a, b) => a - b);
+  // Each session whose exposure caps apply, oldest first, with the earliest time one of its orders was made at.
+  const sessions = new Map<number, number>();
+  for (const { attestation, caps } of batch) {
+    if (!caps) continue;
+    const earlier = sessions.get(attestation.sessionStartedAt);
+    sessions.set(attestation.sessionStartedAt, Math.min(earlier ?? attestation.createdAt, attestation.createdAt));
+  }
+  const ledgers = [...sessions].sort(([a], [b]) => a - b);
   const stores = batch.map(({ attestation, caps }): Statement =>
     caps
       ? { prepared: STORE_ATTESTATION_WITHIN_EXPOSURE, values: [...attestationValues(attestation), caps.global, caps.asset] }
@@ -113,7 +136,8 @@ export async function storeAttestationsAndCommit(client: PoolClient, batch: Atte
   );
   const statements: Statement[] = [
     ...(batch.length > 1 ? [`SAVEPOINT ${BATCH_SAVEPOINT}`] : []),
-    ...sessions.map((started): Statement => ({ prepared: LOCK_OFFHOURS_EXPOSURE, values: [started] })),
+    ...ledgers.map(([started]): Statement => ({ prepared: LOCK_OFFHOURS_EXPOSURE, values: [started] })),
+    ...ledgers.map(([started, now]): Statement => ({ prepared: EXPIRE_LAPSED_OFFHOURS, values: [started, now] })),
     ...stores,
     'COMMIT',
   ];

@@ -112,10 +112,10 @@ const REDEMPTION_PAYLOAD = (row: string) => `jsonb_build_object('chain', ${row}.
 
 /**
  * Records scanned TradeExecuted logs, `seen` or `final`, and moves their attestations — to `executing` (seen) or
- * `executed` (final), from `outstanding`, or from `expired` when the attestation's workflow settled before the
- * watcher saw the chain (the contract refuses expired quotes, so a log proves the quote executed in time) — with an
- * outbox message for each attestation moved. A log already recorded changes nothing; an orphaned one seen again
- * (its block is canonical again) is live again. Answers how many logs were new.
+ * `executed` (final), from `outstanding`, or from `expired` when the attestation was recorded expired (by its workflow,
+ * or off-hours by a later order) before the watcher saw the chain (the contract refuses expired quotes, so a log proves
+ * the quote executed in time) — with an outbox message for each attestation moved. A log already recorded changes
+ * nothing; an orphaned one seen again (its block is canonical again) is live again. Answers how many logs were new.
  */
 export async function recordObservedExecutions(db: Queryable, chain: string, executions: ObservedExecution[]): Promise<number> {
   if (executions.length === 0) return 0;

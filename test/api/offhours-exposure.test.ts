@@ -137,6 +137,24 @@ describe('orders waiting for the ledger', () => {
     await expectLedgerToMatch();
   });
 
+  test('mark the session\'s attestations past their expiry expired, as their workflows will, so that the exposure read skips them', async () => {
+    await database.db.query('DELETE FROM attestations');
+    const lapsed = await attest('SPYon', '10', { expiresAt: NOW - 1_000 });
+    const live = await attest('SPYon', '10', { expiresAt: NOW + 60_000 });
+    const otherSession = await attest('SPYon', '10', { expiresAt: NOW - 1_000, sessionStartedAt: STARTED - 86_400_000 });
+    const store = new BatchedStore();
+    expect(await store.storeAndCommit(await orderTransaction(1), { attestation: offhours('QQQon', '10', { createdAt: NOW }), caps })).toBe(true);
+    const { rows } = await database.db.query<{ id: string; state: string; changed: number | null; expires: number }>(
+      'SELECT attestation_id::text AS id, state, state_changed_at AS changed, expires_at AS expires FROM attestations WHERE attestation_id = ANY($1::numeric[])',
+      [[lapsed, live, otherSession]],
+    );
+    const byId = new Map(rows.map((row) => [row.id, row]));
+    expect(byId.get(lapsed)).toMatchObject({ state: 'expired', changed: byId.get(lapsed)!.expires });
+    expect(byId.get(live)!.state).toBe('outstanding');
+    expect(byId.get(otherSession)!.state).toBe('outstanding');
+    await expectLedgerToMatch();
+  });
+
   test('a batch that fails is undone and each of its orders stored alone, with its own answer', async () => {
     await database.db.query('DELETE FROM attestations');
     const store = new BatchedStore();
