@@ -9,6 +9,10 @@
  *
  * A batch that fails is undone and each of its orders stored alone, so that each gets its own answer; when it cannot
  * be undone (the connection is gone: it may have committed), each order gets the error.
+ *
+ * Until its batch commits, an order's own transaction must hold nothing the batch's writes could wait on: it takes
+ * only its advisory lock and reads. A row it wrote would make the batch wait for the order, which waits for the batch —
+ * a deadlock PostgreSQL cannot see.
  */
 import type { PoolClient } from 'pg';
 import { storeAttestationsAndCommit, undoStoreBatch, type AttestationToStore } from '../db/queries/attestations';
