@@ -80,7 +80,7 @@ const LOCK_OFFHOURS_EXPOSURE: PreparedStatement = {
 };
 
 /** At most this many lapsed attestations are marked expired per store, so that a backlog (a worker away) is taken up by degrees. */
-const LAPSED_PER_STORE = 500;
+const LAPSED_PER_STORE = 100;
 
 /**
  * Marks expired the outstanding attestations of the off-hours session that started at `$1` that are past their expiry
