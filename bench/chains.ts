@@ -113,13 +113,14 @@ export async function benchChains(serverUrl: string, options: { events?: number;
       hash: await wallet.writeContract({ address: deployment.stablecoin, abi: stablecoinAbi, functionName: 'approve', args: [deployment.tokenManager, maxUint256] }),
     });
     const spy = (await listAssets(db)).find((asset) => asset.symbol === 'SPYon')!;
+    const store = new BatchedStore();
     const settings = { maxPriceAgeMs: 3_600_000, limitedMaxOrderNotional: new Decimal('1e12'), offhoursGlobalExposure: new Decimal('1e15'), offhoursAssetExposure: new Decimal('1e15') };
     const attest = async () => {
       const now = Date.now();
       await db.query(`INSERT INTO latest_prices (symbol, token_price, underlying_price, observed_at) VALUES ('SPYon', '600', '600', $1)
                       ON CONFLICT (symbol) DO UPDATE SET observed_at = EXCLUDED.observed_at`, [now]);
       const created = await issueAttestation(
-        { db, signers, settings, store: new BatchedStore() },
+        { db, signers, settings, store },
         { caller: { accountId: account.id, userId: account.userId }, asset: spy, request: { symbol: 'SPYon', side: 'buy', tokenAmount: '1', duration: 'long', chainId: chainName }, now },
       );
       const body = created.attestation;
