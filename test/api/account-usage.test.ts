@@ -82,3 +82,19 @@ test('the ledger follows the attestations through every change', async () => {
     sessionNotional: '12.25',
   });
 });
+
+test('the ledger follows statements that change many attestations of several accounts and assets at once', async () => {
+  const ids = [];
+  for (const [account, symbol, notional] of [[accountId, 'SPYon', '5'], [accountId, 'SPYon', '6'], [accountId, 'QQQon', '7'], [otherAccountId, 'SPYon', '8']] as const) {
+    ids.push(await attest(symbol, notional, { accountId: account }));
+  }
+  await expectLedgerToMatch();
+  await database.db.query(`UPDATE attestations SET state = 'executing' WHERE attestation_id = ANY($1::numeric[])`, [ids]);
+  await expectLedgerToMatch();
+  await database.db.query(`UPDATE attestations SET state = CASE WHEN symbol = 'SPYon' THEN 'executed' ELSE 'outstanding' END WHERE attestation_id = ANY($1::numeric[])`, [ids]);
+  await expectLedgerToMatch();
+  await database.db.query(`UPDATE attestations SET notional = notional * 2, session_started_at = $2 WHERE attestation_id = ANY($1::numeric[])`, [ids, EARLIER_SESSION]);
+  await expectLedgerToMatch();
+  await database.db.query('DELETE FROM attestations WHERE attestation_id = ANY($1::numeric[])', [ids]);
+  await expectLedgerToMatch();
+});

@@ -65,6 +65,21 @@ test('the ledger follows the attestations through every change', async () => {
   expect(Number(global)).toBe(100.5);
 });
 
+test('the ledger follows statements that change many attestations of several assets and sessions at once', async () => {
+  const ids = [await attest('SPYon', '5'), await attest('SPYon', '6'), await attest('QQQon', '7'), await attest('QQQon', '8', { sessionStartedAt: STARTED - 86_400_000 })];
+  await expectLedgerToMatch();
+  await database.db.query(`UPDATE attestations SET state = 'executing' WHERE attestation_id = ANY($1::numeric[])`, [ids]);
+  await expectLedgerToMatch();
+  await database.db.query(`UPDATE attestations SET state = CASE WHEN symbol = 'SPYon' THEN 'executed' ELSE 'expired' END WHERE attestation_id = ANY($1::numeric[])`, [ids]);
+  await expectLedgerToMatch();
+  await database.db.query(`UPDATE attestations SET state = 'outstanding', session_started_at = $2 WHERE attestation_id = ANY($1::numeric[])`, [ids.slice(0, 2), STARTED - 86_400_000]);
+  await expectLedgerToMatch();
+  await database.db.query(`UPDATE attestations SET session_started_at = $2, notional = notional + 1 WHERE attestation_id = ANY($1::numeric[])`, [ids, STARTED]);
+  await expectLedgerToMatch();
+  await database.db.query('DELETE FROM attestations WHERE attestation_id = ANY($1::numeric[])', [ids]);
+  await expectLedgerToMatch();
+});
+
 describe('orders waiting for the ledger', () => {
   const caps = { global: '250', asset: '250' };
   const clients: PoolClient[] = [];
