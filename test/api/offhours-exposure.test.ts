@@ -25,11 +25,12 @@ function attest(symbol: string, notional: string, overrides: Partial<NewAttestat
   return storeLedgerAttestation(database.db, overrides.accountId ?? accountId, symbol, notional, { session: 'offhours', ...overrides });
 }
 
-/** The definition: notional outstanding (and not past expiry), executing or executed in the session. */
+/** The definition: notional outstanding (and not past expiry), executing or executed in the off-hours session. */
 async function summed(symbol: string, now: number): Promise<{ global: string; asset: string }> {
   const { rows } = await database.db.query<{ global: string; asset: string }>(
     `SELECT coalesce(sum(notional), 0)::numeric(30, 6)::text AS global, coalesce(sum(notional) FILTER (WHERE symbol = $1), 0)::numeric(30, 6)::text AS asset
-       FROM attestations WHERE session_started_at = $3 AND (state IN ('executed', 'executing') OR (state = 'outstanding' AND expires_at > $2))`,
+       FROM attestations
+      WHERE session = 'offhours' AND session_started_at = $3 AND (state IN ('executed', 'executing') OR (state = 'outstanding' AND expires_at > $2))`,
     [symbol, now, STARTED],
   );
   return rows[0]!;
@@ -130,23 +131,31 @@ describe('orders waiting for the ledger', () => {
   test('go together, each within the caps as the ones before it left them, and every order\'s transaction ends', async () => {
     await database.db.query('DELETE FROM attestations');
     const store = new BatchedStore();
-    const orders = [offhours('SPYon', '100'), offhours('QQQon', '100'), offhours('SPYon', '100'), offhours('QQQon', '50')];
+    // The last one is of the regular session, where no exposure caps apply.
+    const orders = [
+      { attestation: offhours('SPYon', '100'), caps },
+      { attestation: offhours('QQQon', '100'), caps },
+      { attestation: offhours('SPYon', '100'), caps },
+      { attestation: offhours('QQQon', '50'), caps },
+      { attestation: ledgerAttestation(accountId, 'QQQon', '1000') },
+    ];
     const transactions = await Promise.all(orders.map((_, index) => orderTransaction(index)));
     const answers = await whileTheLedgerIsHeld(() => {
-      const first = store.storeAndCommit(transactions[0]!, { attestation: orders[0]!, caps });
+      const first = store.storeAndCommit(transactions[0]!, orders[0]!);
       return new Promise<boolean[]>((resolve, reject) => {
         // The others arrive while the first waits for the ledger.
         setTimeout(() => {
-          const rest = orders.slice(1).map((attestation, index) => store.storeAndCommit(transactions[index + 1]!, { attestation, caps }));
+          const rest = orders.slice(1).map((order, index) => store.storeAndCommit(transactions[index + 1]!, order));
           Promise.all([first, ...rest]).then(resolve, reject);
         }, 50);
       });
     });
     // 100 + 100 leaves 50 of the global 250: the third (100) is refused, the fourth (50) fits.
-    expect(await answers).toEqual([true, true, false, true]);
-    const { transactions: storing, openTransactions } = await storedBy(orders.map((order) => order.attestationId));
+    expect(await answers).toEqual([true, true, false, true, true]);
+    const { transactions: storing, openTransactions } = await storedBy(orders.map((order) => order.attestation.attestationId));
     expect(storing[2]).toBeUndefined();
     expect(storing[1]).toBe(storing[3]);
+    expect(storing[1]).toBe(storing[4]);
     expect(storing[0]).not.toBe(storing[1]);
     expect(openTransactions).toBe(0);
     await expectLedgerToMatch();
