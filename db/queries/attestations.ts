@@ -84,9 +84,10 @@ const LAPSED_PER_STORE = 100;
 
 /**
  * Marks expired the outstanding attestations of the off-hours session that started at `$1` that are past their expiry
- * at `$2` (those no other transaction is writing), as their workflows will once their settlement grace is over: the
- * exposure read then subtracts only those that lapsed since, instead of every one still waiting for its workflow (up to
- * the grace, ten minutes by default, of the session's orders). Run under the session's ledger lock, each lapses once.
+ * at `$2` (those no other transaction is writing), as their workflows will once their settlement grace is over. The
+ * exposure read then subtracts only those that lapsed since, instead of every one still waiting for its workflow's
+ * grace (ten minutes by default: at 300 unexecuted quotes a second, 180 000 rows summed by every order under the lock).
+ * Run under the session's ledger lock, each is marked once.
  */
 const EXPIRE_LAPSED_OFFHOURS: PreparedStatement = {
   name: 'expire_lapsed_offhours',
@@ -116,19 +117,20 @@ const BATCH_SAVEPOINT = 'attestation_batch';
  * one round trip. With caps (off-hours), the exposure ledger of each of their sessions is locked first (the oldest
  * session first), its attestations past their expiry marked expired (`EXPIRE_LAPSED_OFFHOURS`), and each such
  * attestation, in order, is stored only if the exposure, read after the lock and after the ones before it, stays within
- * its caps: the session's orders line up on the ledger for no longer than the server takes to store and commit them. Answers, per attestation, whether it was stored (the transaction commits all the same).
- * Several are stored after a savepoint: when one of them fails, `undoStoreBatch` undoes them all and leaves the
- * transaction open, with the locks it held before.
+ * its caps: the session's orders line up on the ledger for no longer than the server takes to store and commit them.
+ * Answers, per attestation, whether it was stored (the transaction commits all the same). Several are stored after a
+ * savepoint: when one of them fails, `undoStoreBatch` undoes them all and leaves the transaction open, with the locks
+ * it held before.
  */
 export async function storeAttestationsAndCommit(client: PoolClient, batch: AttestationToStore[]): Promise<boolean[]> {
-  // Each session whose exposure caps apply, oldest first, with the earliest time one of its orders was made at.
-  const sessions = new Map<number, number>();
+  // Each off-hours session of the batch (its start), with the earliest time one of its orders was made at.
+  const earliestOrder = new Map<number, number>();
   for (const { attestation, caps } of batch) {
     if (!caps) continue;
-    const earlier = sessions.get(attestation.sessionStartedAt);
-    sessions.set(attestation.sessionStartedAt, Math.min(earlier ?? attestation.createdAt, attestation.createdAt));
+    const started = attestation.sessionStartedAt;
+    earliestOrder.set(started, Math.min(earliestOrder.get(started) ?? Infinity, attestation.createdAt));
   }
-  const ledgers = [...sessions].sort(([a], [b]) => a - b);
+  const sessions = [...earliestOrder].sort(([a], [b]) => a - b);
   const stores = batch.map(({ attestation, caps }): Statement =>
     caps
       ? { prepared: STORE_ATTESTATION_WITHIN_EXPOSURE, values: [...attestationValues(attestation), caps.global, caps.asset] }
@@ -136,8 +138,8 @@ export async function storeAttestationsAndCommit(client: PoolClient, batch: Atte
   );
   const statements: Statement[] = [
     ...(batch.length > 1 ? [`SAVEPOINT ${BATCH_SAVEPOINT}`] : []),
-    ...ledgers.map(([started]): Statement => ({ prepared: LOCK_OFFHOURS_EXPOSURE, values: [started] })),
-    ...ledgers.map(([started, now]): Statement => ({ prepared: EXPIRE_LAPSED_OFFHOURS, values: [started, now] })),
+    ...sessions.map(([started]): Statement => ({ prepared: LOCK_OFFHOURS_EXPOSURE, values: [started] })),
+    ...sessions.map(([started, now]): Statement => ({ prepared: EXPIRE_LAPSED_OFFHOURS, values: [started, now] })),
     ...stores,
     'COMMIT',
   ];
