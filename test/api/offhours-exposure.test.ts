@@ -1,7 +1,7 @@
 /**
  * The off-hours exposure ledger (migration 011) answers what a sum over the session's attestations answers, whatever
  * changes them: creation, execution seen and final, expiry by time and by state, deletion, and other sessions. Orders
- * waiting for it are stored together (attestations/exposure-ledger.ts), each as it would be alone.
+ * waiting for it are stored together (attestations/batched-store.ts), each as it would be alone.
  */
 import type { PoolClient } from 'pg';
 import { BatchedStore } from '../../attestations/batched-store';
