@@ -8,7 +8,6 @@ import { startEmbeddedPostgres } from '../../db/embedded';
 
 async function main(): Promise<void> {
   const database = await startEmbeddedPostgres({ dataDir: process.env.DATA_DIR!, port: Number(process.env.PORT) });
-  process.stdout.write(`${JSON.stringify({ ready: database.pid })}\n`);
   // stands in for the servers that keep `npm start` alive
   const alive = setInterval(() => undefined, 60_000);
   process.on('SIGINT', () => {
@@ -28,6 +27,8 @@ async function main(): Promise<void> {
       process.exit(1);
     });
   });
+  // Ready only once Ctrl-C is handled: a SIGINT sent on this line would otherwise end the process at once.
+  process.stdout.write(`${JSON.stringify({ ready: database.pid })}\n`);
 }
 
 void main();
