@@ -5,7 +5,7 @@
  */
 import type { PoolClient } from 'pg';
 import { BatchedStore } from '../../attestations/batched-store';
-import { sessionExposure, type NewAttestation } from '../../db/queries/attestations';
+import { sessionExposure, type AttestationToStore, type NewAttestation } from '../../db/queries/attestations';
 import { createApiKey } from '../../db/queries/api-keys';
 import { cloneTemplateDatabase, type TestDb } from '../support/database';
 import { LEDGER_NOW, LEDGER_SESSION_STARTED, ledgerAttestation, storeLedgerAttestation } from '../support/ledger-attestations';
@@ -98,19 +98,24 @@ describe('orders waiting for the ledger', () => {
   }
 
   /**
-   * Holds the session's ledger while `arrive` sends orders: the first goes alone and waits for the ledger, the others
-   * wait for it and go together once it is released. Answers what `arrive` answered.
+   * Sends each order on its transaction to `store` while the session's ledger is held: the first goes alone and waits
+   * for the ledger, the others arrive meanwhile and go together once it is released. Answers each order's answer, or
+   * the SQLSTATE its store failed with.
    */
-  async function whileTheLedgerIsHeld<T>(arrive: () => T): Promise<T> {
+  async function storeBehindTheLedger(store: BatchedStore, orders: AttestationToStore[], transactions: PoolClient[]): Promise<(boolean | string | undefined)[]> {
     const holder = await database.db.connect();
     clients.push(holder);
     await holder.query('BEGIN');
     await holder.query(`INSERT INTO offhours_exposure AS e (session_started_at, symbol, notional) VALUES ($1, '*', 0)
                         ON CONFLICT (session_started_at, symbol) DO UPDATE SET notional = e.notional`, [STARTED]);
-    const arrived = arrive();
-    await new Promise((resolve) => setTimeout(resolve, 200));
+    const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+    const first = store.storeAndCommit(transactions[0]!, orders[0]!);
+    await sleep(50);
+    const rest = orders.slice(1).map((order, index) => store.storeAndCommit(transactions[index + 1]!, order));
+    const settled = Promise.allSettled([first, ...rest]);
+    await sleep(150);
     await holder.query('COMMIT');
-    return arrived;
+    return (await settled).map((outcome) => (outcome.status === 'fulfilled' ? outcome.value : (outcome.reason as { code?: string }).code));
   }
 
   const offhours = (symbol: string, notional: string, overrides: Partial<NewAttestation> = {}) =>
@@ -140,18 +145,9 @@ describe('orders waiting for the ledger', () => {
       { attestation: ledgerAttestation(accountId, 'QQQon', '1000') },
     ];
     const transactions = await Promise.all(orders.map((_, index) => orderTransaction(index)));
-    const answers = await whileTheLedgerIsHeld(() => {
-      const first = store.storeAndCommit(transactions[0]!, orders[0]!);
-      return new Promise<boolean[]>((resolve, reject) => {
-        // The others arrive while the first waits for the ledger.
-        setTimeout(() => {
-          const rest = orders.slice(1).map((order, index) => store.storeAndCommit(transactions[index + 1]!, order));
-          Promise.all([first, ...rest]).then(resolve, reject);
-        }, 50);
-      });
-    });
+    const answers = await storeBehindTheLedger(store, orders, transactions);
     // 100 + 100 leaves 50 of the global 250: the third (100) is refused, the fourth (50) fits.
-    expect(await answers).toEqual([true, true, false, true, true]);
+    expect(answers).toEqual([true, true, false, true, true]);
     const { transactions: storing, openTransactions } = await storedBy(orders.map((order) => order.attestation.attestationId));
     expect(storing[2]).toBeUndefined();
     expect(storing[1]).toBe(storing[3]);
@@ -184,25 +180,16 @@ describe('orders waiting for the ledger', () => {
     const store = new BatchedStore();
     // The third repeats the second's idempotency key (another asset, so another user lock): its store fails.
     const orders = [
-      offhours('SPYon', '10'),
-      offhours('SPYon', '10', { idempotencyKey: 'once' }),
-      offhours('QQQon', '10', { idempotencyKey: 'once' }),
+      { attestation: offhours('SPYon', '10'), caps },
+      { attestation: offhours('SPYon', '10', { idempotencyKey: 'once' }), caps },
+      { attestation: offhours('QQQon', '10', { idempotencyKey: 'once' }), caps },
     ];
     const transactions = await Promise.all(orders.map((_, index) => orderTransaction(index)));
-    const settled = await whileTheLedgerIsHeld(() => {
-      const first = store.storeAndCommit(transactions[0]!, { attestation: orders[0]!, caps });
-      return new Promise<PromiseSettledResult<boolean>[]>((resolve) => {
-        setTimeout(() => {
-          const rest = orders.slice(1).map((attestation, index) => store.storeAndCommit(transactions[index + 1]!, { attestation, caps }));
-          void Promise.allSettled([first, ...rest]).then(resolve);
-        }, 50);
-      });
-    });
-    const outcomes = (await settled).map((outcome) => (outcome.status === 'fulfilled' ? outcome.value : (outcome.reason as { code?: string }).code));
+    const outcomes = await storeBehindTheLedger(store, orders, transactions);
     expect(outcomes).toEqual([true, true, '23505']);
     // The failed order's transaction is left to its caller, who rolls it back.
     await transactions[2]!.query('ROLLBACK');
-    const { transactions: storing, openTransactions } = await storedBy(orders.map((order) => order.attestationId));
+    const { transactions: storing, openTransactions } = await storedBy(orders.map((order) => order.attestation.attestationId));
     expect(storing.map((transaction) => transaction !== undefined)).toEqual([true, true, false]);
     expect(openTransactions).toBe(0);
     await expectLedgerToMatch();
