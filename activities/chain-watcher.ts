@@ -12,8 +12,10 @@
  *    hedging workflows woken, redemption workflows started once a burn is final.
  * Everything is idempotent and keyed by what the chain says a log is (block hash, tx hash, log index), so a retry, a
  * restart or an operator resetting the cursor re-handles a range without a second execution or redemption.
+ * A poll's time in each step is kept per chain in `issuer_chain_scan_step_seconds`: `read` (1–3, the chain over RPC),
+ * `record` (the transaction of 4, or of 2's undo), `deliver` (5).
  */
-import { chainReorganisations, chainReorganisedBlocks, chainScanErrors } from '../metrics/metrics';
+import { chainReorganisations, chainReorganisedBlocks, chainScanErrors, chainScanStepSeconds } from '../metrics/metrics';
 import { Context } from '@temporalio/activity';
 import type { Client } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
@@ -82,7 +84,15 @@ function range(from: number, to: number): number[] {
 
 export function createChainWatcherActivities(deps: ChainWatcherActivityDependencies) {
   const { db } = deps;
-  const deliver = createChainOutboxDelivery(deps);
+  const deliverOutbox = createChainOutboxDelivery(deps);
+  /** Starts timing one step of a poll (`issuer_chain_scan_step_seconds`); the answer ends it. */
+  const timing = (chain: string, step: 'read' | 'record' | 'deliver') => chainScanStepSeconds.startTimer({ chain, step });
+  const deliver = async (chain: string): Promise<number> => {
+    const endDelivery = timing(chain, 'deliver');
+    const count = await deliverOutbox(chain);
+    endDelivery();
+    return count;
+  };
   // Block headers are asked for many at a time: one JSON-RPC batch per poll.
   const batchClients = new Map<string, PublicClient>();
   const readerOf = (context: ChainContext): PublicClient => {
@@ -160,6 +170,7 @@ export function createChainWatcherActivities(deps: ChainWatcherActivityDependenc
 
   async function poll(chain: string, context: ChainContext, deployment: ChainDeploymentRecord, cursor: WatcherCursor): Promise<ScanChainResult> {
     const client = readerOf(context);
+    const endRead = timing(chain, 'read');
     const head = headerOf(await client.getBlock({ blockTag: 'latest' }));
     const finalBlock = await finalBlockNumber(client, context.finality, head.number);
     const fromBlock = cursor.nextBlock;
@@ -167,9 +178,14 @@ export function createChainWatcherActivities(deps: ChainWatcherActivityDependenc
 
     const window = await loadChainWindow(db, chain);
     const checked = await checkWindow(client, chain, window, head);
-    if (checked.kind === 'behind') return { ...idle, delivered: await deliver(chain), caughtUp: true };
+    if (checked.kind === 'behind') {
+      endRead();
+      return { ...idle, delivered: await deliver(chain), caughtUp: true };
+    }
     if (checked.kind === 'reorg') {
       const { ancestor, tip } = checked;
+      endRead();
+      const endRecord = timing(chain, 'record');
       const undone = await inTransaction(db, async (tx) => {
         const locked = await lockWatcherCursor(tx, chain);
         if (!locked || locked.status !== 'ok' || locked.nextBlock !== fromBlock) return undefined;
@@ -188,6 +204,7 @@ export function createChainWatcherActivities(deps: ChainWatcherActivityDependenc
         }
         return await rewindChain(tx, { chain, ancestor: ancestor.number, settlementGraceMs: deps.settlementGraceMs, now: Date.now() });
       });
+      endRecord();
       const rewound = undone && {
         ancestor: ancestor.number,
         replacedBlocks: tip.number - ancestor.number,
@@ -269,7 +286,9 @@ export function createChainWatcherActivities(deps: ChainWatcherActivityDependenc
       scanned = range(storedFrom, toBlock).map((number) => known.get(number)!);
     }
 
+    endRead();
     const promoteTo = Math.min(finalBlock, Math.max(toBlock, fromBlock - 1));
+    const endRecord = timing(chain, 'record');
     const recorded = await inTransaction(db, async (tx) => {
       const locked = await lockWatcherCursor(tx, chain);
       // Another poll of this chain got there first (a timed-out attempt still running): leave it to that one.
@@ -284,6 +303,7 @@ export function createChainWatcherActivities(deps: ChainWatcherActivityDependenc
       await recordWatcherProgress(tx, chain, { nextBlock: Math.max(fromBlock, toBlock + 1), seenHead: head.number, finalBlock: promoteTo });
       return { executions: newExecutions, redemptions: newRedemptions };
     });
+    endRecord();
     return {
       ...idle,
       toBlock: recorded ? Math.max(fromBlock - 1, toBlock) : fromBlock - 1,

@@ -8,7 +8,8 @@
  *   finality — the attestation `executed`, the redemption `pending` with its workflow started; p50/p99 over `events`
  *   of each, with the watcher polling every CHAIN_POLL_INTERVAL_MS (1 s, the default);
  * - scan throughput: one `scanChain` over a range holding `scanEvents` TradeExecuted logs (mined in a few full
- *   blocks) of attestations whose workflows run, in logs per second, recording and signalling included.
+ *   blocks) of attestations whose workflows run, in logs per second, recording and signalling included, with the
+ *   time in each step of the watcher's polls (read from the chain, recorded, workflows told).
  * `npm run bench -- chains` prints them alone; `npm run bench` runs them with the rest.
  */
 import { mkdtempSync } from 'node:fs';
@@ -31,6 +32,7 @@ import { createScratchDatabase } from '../harness/database';
 import { startLocalChain } from '../harness/local-chain';
 import { quietLogger, testConfig } from '../harness/settings';
 import { productBundle } from '../harness/workflow-bundle';
+import { chainScanStepSeconds } from '../metrics/metrics';
 import { loadSigners } from '../signing';
 import { prepareDatabase } from '../start/database';
 import { Parts } from '../start/parts';
@@ -48,7 +50,20 @@ export interface BenchChainsResult {
   pollIntervalMs: number;
   execution: { seen: Latency; final: Latency };
   redemption: { seen: Latency; final: Latency };
-  scan: { logs: number; ms: number; logsPerSecond: number };
+  /** `steps`: the scan's time in each step of its polls (`issuer_chain_scan_step_seconds`), ms. */
+  scan: { logs: number; ms: number; logsPerSecond: number; steps: Record<ScanStep, number> };
+}
+
+const SCAN_STEPS = ['read', 'record', 'deliver'] as const;
+type ScanStep = (typeof SCAN_STEPS)[number];
+
+/** The time the watcher's polls of `chain` spent in each step so far, ms (the histogram's sums). */
+async function scanStepTotals(chain: string): Promise<Record<ScanStep, number>> {
+  const totals = Object.fromEntries(SCAN_STEPS.map((step) => [step, 0])) as Record<ScanStep, number>;
+  for (const sample of (await chainScanStepSeconds.get()).values) {
+    if (sample.metricName?.endsWith('_sum') && sample.labels.chain === chain) totals[sample.labels.step as ScanStep] += sample.value * 1000;
+  }
+  return totals;
 }
 
 const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
@@ -231,6 +246,7 @@ export async function benchChains(serverUrl: string, options: { events?: number;
       hedgeWindowMs: 100,
     });
     const environment = new MockActivityEnvironment();
+    const stepsBefore = await scanStepTotals(chainName);
     const scanStarted = performance.now();
     let logs = 0;
     for (;;) {
@@ -239,13 +255,15 @@ export async function benchChains(serverUrl: string, options: { events?: number;
       if (scan.caughtUp) break;
     }
     const scanMs = performance.now() - scanStarted;
+    const stepsAfter = await scanStepTotals(chainName);
+    const steps = Object.fromEntries(SCAN_STEPS.map((step) => [step, stepsAfter[step] - stepsBefore[step]])) as Record<ScanStep, number>;
     if ((await readWatcherCursor(db, chainName))!.nextBlock <= startBlock) throw new Error('the scan did not move the cursor');
     return {
       events,
       pollIntervalMs,
       execution: { seen: latency(executionSeenLatencies), final: latency(executionFinalLatencies) },
       redemption: { seen: latency(redemptionSeenLatencies), final: latency(redemptionFinalLatencies) },
-      scan: { logs, ms: scanMs, logsPerSecond: (logs / scanMs) * 1000 },
+      scan: { logs, ms: scanMs, logsPerSecond: (logs / scanMs) * 1000, steps },
     };
   } finally {
     await parts.stopped();
@@ -260,5 +278,6 @@ export function formatChains(result: BenchChainsResult): string[] {
     `  final: execution mined → attestation executed:      p50 ${result.execution.final.p50Ms} ms   p99 ${result.execution.final.p99Ms} ms`,
     `         burn mined → redemption final (workflow):    p50 ${result.redemption.final.p50Ms} ms   p99 ${result.redemption.final.p99Ms} ms`,
     `  scan of ${result.scan.logs} TradeExecuted logs: ${result.scan.ms.toFixed(0)} ms, ${result.scan.logsPerSecond.toFixed(0)} logs/s (goal ≥ 5,000)`,
+    `    of which read from the chain ${result.scan.steps.read.toFixed(0)} ms, recorded ${result.scan.steps.record.toFixed(0)} ms, workflows told ${result.scan.steps.deliver.toFixed(0)} ms`,
   ];
 }

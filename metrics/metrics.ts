@@ -56,6 +56,13 @@ export const chainScanErrors = new Counter({
   labelNames: ['chain'] as const,
 });
 
+export const chainScanStepSeconds = new Histogram({
+  name: 'issuer_chain_scan_step_seconds',
+  help: "Time a chain watcher's poll spends in each step, by chain and step (read: the chain over RPC, checked against the stored blocks; record: the PostgreSQL transaction; deliver: the workflows told)",
+  labelNames: ['chain', 'step'] as const,
+  buckets: [0.005, 0.025, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
+});
+
 export const chainReorganisations = new Counter({
   name: 'issuer_chain_reorganisations_total',
   help: 'Reorganisations a chain watcher undid, by chain',

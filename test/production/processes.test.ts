@@ -423,6 +423,11 @@ test("every role's metrics move as the product works", async () => {
     expect(samples.values.has('issuer_chain_watcher_lag_blocks{chain="ethereum-1"}')).toBe(true);
     expect([...samples.declared].some((name) => name.startsWith('temporal_'))).toBe(true);
   }
+  // Whichever worker ran the watcher's polls timed their steps.
+  for (const step of ['read', 'record', 'deliver']) {
+    const polls = workers.map((worker) => total(after(worker.process.name), 'issuer_chain_scan_step_seconds_count', { chain: 'ethereum-1', step }));
+    expect(polls.reduce((sum, n) => sum + n, 0)).toBeGreaterThan(0);
+  }
   const workflowTasks = workers.map((worker) => total(after(worker.process.name), 'temporal_workflow_task_execution_latency_count') + total(after(worker.process.name), 'temporal_workflow_task_execution_latency_seconds_count'));
   expect(workflowTasks.reduce((sum, n) => sum + n, 0)).toBeGreaterThan(0);
   // The feed: its pool works (prices stored), nothing of the API or the worker.
