@@ -15,7 +15,7 @@
  * A poll's time in each step is kept per chain in `issuer_chain_scan_step_seconds`: `read` (1–3, the chain over RPC),
  * `record` (the transaction of 4, or of 2's undo), `deliver` (5).
  */
-import { chainReorganisations, chainReorganisedBlocks, chainScanErrors, chainScanStepSeconds } from '../metrics/metrics';
+import { chainReorganisations, chainReorganisedBlocks, chainScanErrors, chainScanStepSeconds, type ChainScanStep } from '../metrics/metrics';
 import { Context } from '@temporalio/activity';
 import type { Client } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
@@ -86,7 +86,7 @@ export function createChainWatcherActivities(deps: ChainWatcherActivityDependenc
   const { db } = deps;
   const deliverOutbox = createChainOutboxDelivery(deps);
   /** Starts timing one step of a poll (`issuer_chain_scan_step_seconds`); the answer ends it. */
-  const timing = (chain: string, step: 'read' | 'record' | 'deliver') => chainScanStepSeconds.startTimer({ chain, step });
+  const timing = (chain: string, step: ChainScanStep) => chainScanStepSeconds.startTimer({ chain, step });
   const deliver = async (chain: string): Promise<number> => {
     const endDelivery = timing(chain, 'deliver');
     const count = await deliverOutbox(chain);

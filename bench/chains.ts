@@ -32,7 +32,7 @@ import { createScratchDatabase } from '../harness/database';
 import { startLocalChain } from '../harness/local-chain';
 import { quietLogger, testConfig } from '../harness/settings';
 import { productBundle } from '../harness/workflow-bundle';
-import { chainScanStepSeconds } from '../metrics/metrics';
+import { CHAIN_SCAN_STEPS, chainScanStepSeconds, type ChainScanStep } from '../metrics/metrics';
 import { loadSigners } from '../signing';
 import { prepareDatabase } from '../start/database';
 import { Parts } from '../start/parts';
@@ -51,17 +51,14 @@ export interface BenchChainsResult {
   execution: { seen: Latency; final: Latency };
   redemption: { seen: Latency; final: Latency };
   /** `steps`: the scan's time in each step of its polls (`issuer_chain_scan_step_seconds`), ms. */
-  scan: { logs: number; ms: number; logsPerSecond: number; steps: Record<ScanStep, number> };
+  scan: { logs: number; ms: number; logsPerSecond: number; steps: Record<ChainScanStep, number> };
 }
 
-const SCAN_STEPS = ['read', 'record', 'deliver'] as const;
-type ScanStep = (typeof SCAN_STEPS)[number];
-
 /** The time the watcher's polls of `chain` spent in each step so far, ms (the histogram's sums). */
-async function scanStepTotals(chain: string): Promise<Record<ScanStep, number>> {
-  const totals = Object.fromEntries(SCAN_STEPS.map((step) => [step, 0])) as Record<ScanStep, number>;
+async function scanStepTotals(chain: string): Promise<Record<ChainScanStep, number>> {
+  const totals = Object.fromEntries(CHAIN_SCAN_STEPS.map((step) => [step, 0])) as Record<ChainScanStep, number>;
   for (const sample of (await chainScanStepSeconds.get()).values) {
-    if (sample.metricName?.endsWith('_sum') && sample.labels.chain === chain) totals[sample.labels.step as ScanStep] += sample.value * 1000;
+    if (sample.metricName?.endsWith('_sum') && sample.labels.chain === chain) totals[sample.labels.step as ChainScanStep] += sample.value * 1000;
   }
   return totals;
 }
@@ -256,7 +253,7 @@ export async function benchChains(serverUrl: string, options: { events?: number;
     }
     const scanMs = performance.now() - scanStarted;
     const stepsAfter = await scanStepTotals(chainName);
-    const steps = Object.fromEntries(SCAN_STEPS.map((step) => [step, stepsAfter[step] - stepsBefore[step]])) as Record<ScanStep, number>;
+    const steps = Object.fromEntries(CHAIN_SCAN_STEPS.map((step) => [step, stepsAfter[step] - stepsBefore[step]])) as Record<ChainScanStep, number>;
     if ((await readWatcherCursor(db, chainName))!.nextBlock <= startBlock) throw new Error('the scan did not move the cursor');
     return {
       events,

@@ -56,6 +56,10 @@ export const chainScanErrors = new Counter({
   labelNames: ['chain'] as const,
 });
 
+/** The steps of a chain watcher's poll that `chainScanStepSeconds` times. */
+export const CHAIN_SCAN_STEPS = ['read', 'record', 'deliver'] as const;
+export type ChainScanStep = (typeof CHAIN_SCAN_STEPS)[number];
+
 export const chainScanStepSeconds = new Histogram({
   name: 'issuer_chain_scan_step_seconds',
   help: "Time a chain watcher's poll spends in each step, by chain and step (read: the chain over RPC, checked against the stored blocks; record: the PostgreSQL transaction; deliver: the workflows told)",

@@ -53,8 +53,8 @@ const ATTESTATION_PLACEHOLDERS = ATTESTATION_COLUMNS.split(',').map((_, index) =
  * the condition holds.
  */
 function storeAttestationSql(exposureCheck?: string): string {
-  const exposure = sessionExposureSql({ symbol: '$4', sessionStartedAt: '$12', lapsed: lapsedInBatchSql({ symbol: '$4', sessionStartedAt: '$12' }) });
-  const source = exposureCheck ? `FROM (${exposure}) AS exposure WHERE ${exposureCheck}` : '';
+  const lapsed = lapsedInBatchSql({ symbol: '$4', sessionStartedAt: '$12' });
+  const source = exposureCheck ? `FROM (${sessionExposureSql({ symbol: '$4', sessionStartedAt: '$12', lapsed })}) AS exposure WHERE ${exposureCheck}` : '';
   return `WITH stored AS (
        INSERT INTO attestations (${ATTESTATION_COLUMNS}) SELECT ${ATTESTATION_PLACEHOLDERS.join(', ')} ${source}
        RETURNING attestation_id
@@ -85,9 +85,10 @@ const LOCK_OFFHOURS_EXPOSURE: PreparedStatement = {
 /**
  * Reads once per batch what the exposure of the off-hours session that started at `$1` is less at `$2`: its outstanding
  * attestations already past their expiry, per asset and for all (`*`), as JSON in a setting local to the transaction
- * (`lapsedInBatchSql` reads it). Every order of the batch is then checked against the lapse at the batch's earliest
- * order — a little less than at its own time, so never less strict — instead of each summing the lapsed rows again
- * under the lock: a burst's quotes lapsing together leave tens of thousands of them until swept, 0.25 ms a thousand.
+ * (`lapsedInBatchSql` reads it); a statement of its own after the marking (`EXPIRE_LAPSED_OFFHOURS`), so as to see it.
+ * Every order of the batch is then checked against the lapse at the batch's earliest order — a little less than at its
+ * own time, so never less strict — instead of each summing the lapsed rows again under the lock: a burst's quotes
+ * lapsing together leave tens of thousands of them until swept, 0.25 ms a thousand.
  */
 const READ_LAPSED_OFFHOURS: PreparedStatement = {
   name: 'read_lapsed_offhours',
@@ -135,10 +136,10 @@ const BATCH_SAVEPOINT = 'attestation_batch';
  * one round trip. With caps (off-hours), the exposure ledger of each of their sessions is locked first (the oldest
  * session first), its attestations past their expiry marked expired (`EXPIRE_LAPSED_OFFHOURS`) and those left read
  * once (`READ_LAPSED_OFFHOURS`), and each such attestation, in order, is stored only if the exposure, read after the
- * lock and after the ones before it, stays within its caps: the session's orders line up on the ledger for no longer than the server takes to store and commit them.
- * Answers, per attestation, whether it was stored (the transaction commits all the same). Several are stored after a
- * savepoint: when one of them fails, `undoStoreBatch` undoes them all and leaves the transaction open, with the locks
- * it held before.
+ * lock and after the ones before it, stays within its caps: the session's orders line up on the ledger for no longer
+ * than the server takes to store and commit them. Answers, per attestation, whether it was stored (the transaction
+ * commits all the same). Several are stored after a savepoint: when one of them fails, `undoStoreBatch` undoes them all
+ * and leaves the transaction open, with the locks it held before.
  */
 export async function storeAttestationsAndCommit(client: PoolClient, batch: AttestationToStore[]): Promise<boolean[]> {
   // Each off-hours session of the batch (its start), with the earliest time one of its orders was made at.
