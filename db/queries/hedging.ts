@@ -56,21 +56,25 @@ async function addCarry(db: Queryable, underlying: string, side: HedgeSide, shar
  * Per side, what the obligations owe plus the carry is ordered rounded to nine decimals toward the backing — buys up,
  * sells down — and the difference carried to the next batch; a side owing less than one unit orders nothing and
  * carries it all. Idempotent: a retry finds the batch the first attempt opened.
+ *
+ * The chain watcher writes obligations without this lock, so the batch takes them and sums what it took in one
+ * statement: an obligation committed while the batch opens is in the batch and its orders, or in neither.
  */
 export async function openHedgeBatch(db: Database, underlying: string): Promise<HedgeBatch | undefined> {
   return await inTransaction(db, async (client) => {
     await client.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`hedge:${underlying}`]);
     const { rows: open } = await client.query<{ batch_id: string }>(`SELECT batch_id FROM hedge_batches WHERE underlying = $1 AND state = 'open'`, [underlying]);
     if (open[0]) return { batchId: open[0].batch_id, underlying, orders: await batchOrders(client, open[0].batch_id) };
-    const { rows: owed } = await client.query<{ side: HedgeSide; shares: string; n: string }>(
-      `SELECT side, sum(shares)::text AS shares, count(*) AS n FROM hedge_obligations WHERE underlying = $1 AND batch_id IS NULL GROUP BY side`,
-      [underlying],
-    );
-    if (owed.length === 0) return undefined;
+    const { rowCount: waiting } = await client.query(`SELECT 1 FROM hedge_obligations WHERE underlying = $1 AND batch_id IS NULL LIMIT 1`, [underlying]);
+    if (!waiting) return undefined;
     const { rows: seq } = await client.query<{ seq: number }>(`SELECT COALESCE(max(seq), 0) + 1 AS seq FROM hedge_batches WHERE underlying = $1`, [underlying]);
     const batchId = `hedge-${underlying}-${seq[0]!.seq}`;
     await client.query(`INSERT INTO hedge_batches (batch_id, underlying, seq, state) VALUES ($1, $2, $3, 'open')`, [batchId, underlying, seq[0]!.seq]);
-    await client.query(`UPDATE hedge_obligations SET batch_id = $2 WHERE underlying = $1 AND batch_id IS NULL`, [underlying, batchId]);
+    const { rows: owed } = await client.query<{ side: HedgeSide; shares: string }>(
+      `WITH taken AS (UPDATE hedge_obligations SET batch_id = $2 WHERE underlying = $1 AND batch_id IS NULL RETURNING side, shares)
+       SELECT side, sum(shares)::text AS shares FROM taken GROUP BY side ORDER BY side`,
+      [underlying, batchId],
+    );
     for (const { side, shares } of owed) {
       const { rows: carried } = await client.query<{ shares: string }>(
         `DELETE FROM hedge_carry WHERE underlying = $1 AND side = $2 RETURNING shares::text`,
