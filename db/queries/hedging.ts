@@ -52,10 +52,17 @@ async function addCarry(db: Queryable, underlying: string, side: HedgeSide, shar
 }
 
 /**
- * The open batch of `underlying`, or a new one netting every obligation owed and not yet batched (undefined: none).
- * Per side, what the obligations owe plus the carry is ordered rounded to nine decimals toward the backing — buys up,
- * sells down — and the difference carried to the next batch; a side owing less than one unit orders nothing and
- * carries it all. Idempotent: a retry finds the batch the first attempt opened.
+ * A side's carry that is owed on its own: ordered alone it would order at least one unit (buys round up, sells down).
+ * Rounding never leaves one (it carries less than a unit toward the backing); what a canceled order did not fill does.
+ */
+const CARRY_DUE = `((side = 'buy' AND shares > 0) OR (side = 'sell' AND shares >= 0.000000001))`;
+
+/**
+ * The open batch of `underlying`, or a new one netting every obligation owed and not yet batched, and a carry due on
+ * a side with none (undefined: nothing owed). Per side, what the obligations owe plus the carry is ordered rounded to
+ * nine decimals toward the backing — buys up, sells down — and the difference carried to the next batch; a side
+ * owing less than one unit orders nothing and carries it all. Idempotent: a retry finds the batch the first attempt
+ * opened.
  *
  * The chain watcher writes obligations without this lock, so the batch takes them and sums what it took in one
  * statement: an obligation committed while the batch opens is in the batch and its orders, or in neither.
@@ -65,14 +72,20 @@ export async function openHedgeBatch(db: Database, underlying: string): Promise<
     await client.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`hedge:${underlying}`]);
     const { rows: open } = await client.query<{ batch_id: string }>(`SELECT batch_id FROM hedge_batches WHERE underlying = $1 AND state = 'open'`, [underlying]);
     if (open[0]) return { batchId: open[0].batch_id, underlying, orders: await batchOrders(client, open[0].batch_id) };
-    const { rowCount: waiting } = await client.query(`SELECT 1 FROM hedge_obligations WHERE underlying = $1 AND batch_id IS NULL LIMIT 1`, [underlying]);
+    const { rowCount: waiting } = await client.query(
+      `SELECT 1 FROM hedge_obligations WHERE underlying = $1 AND batch_id IS NULL
+       UNION ALL SELECT 1 FROM hedge_carry WHERE underlying = $1 AND ${CARRY_DUE} LIMIT 1`,
+      [underlying],
+    );
     if (!waiting) return undefined;
     const { rows: seq } = await client.query<{ seq: number }>(`SELECT COALESCE(max(seq), 0) + 1 AS seq FROM hedge_batches WHERE underlying = $1`, [underlying]);
     const batchId = `hedge-${underlying}-${seq[0]!.seq}`;
     await client.query(`INSERT INTO hedge_batches (batch_id, underlying, seq, state) VALUES ($1, $2, $3, 'open')`, [batchId, underlying, seq[0]!.seq]);
     const { rows: owed } = await client.query<{ side: HedgeSide; shares: string }>(
       `WITH taken AS (UPDATE hedge_obligations SET batch_id = $2 WHERE underlying = $1 AND batch_id IS NULL RETURNING side, shares)
-       SELECT side, sum(shares)::text AS shares FROM taken GROUP BY side ORDER BY side`,
+       SELECT side, sum(shares)::text AS shares
+         FROM (SELECT side, shares FROM taken UNION ALL SELECT side, 0 FROM hedge_carry WHERE underlying = $1 AND ${CARRY_DUE}) owed
+        GROUP BY side ORDER BY side`,
       [underlying, batchId],
     );
     for (const { side, shares } of owed) {
@@ -152,10 +165,11 @@ export async function settleHedgeBatch(db: Queryable, batchId: string): Promise<
   return current[0]!.state;
 }
 
-/** Underlyings with obligations not batched yet or a batch still open: their hedging workflows must run. */
+/** Underlyings with obligations not batched yet, a carry due or a batch still open: their hedging workflows must run. */
 export async function underlyingsOwed(db: Queryable): Promise<string[]> {
   const { rows } = await db.query<{ underlying: string }>(
     `SELECT underlying FROM hedge_obligations WHERE batch_id IS NULL
+     UNION SELECT underlying FROM hedge_carry WHERE ${CARRY_DUE}
      UNION SELECT underlying FROM hedge_batches WHERE state = 'open' ORDER BY 1`,
   );
   return rows.map((row) => row.underlying);

@@ -1,9 +1,10 @@
 /**
- * A hedge batch orders exactly what it takes (db/queries/hedging.ts): the chain watcher writes obligations while a
- * batch opens, without the batch's lock, and an obligation committed in between is in the batch and its order, or in
- * neither — never in the batch with its shares left unordered.
+ * Hedge batches (db/queries/hedging.ts) order everything owed: the chain watcher writes obligations while a batch
+ * opens, without the batch's lock, and an obligation committed in between is in the batch and its order, or in
+ * neither — never in the batch with its shares left unordered; what a canceled order did not fill is ordered again
+ * with no new obligation to bring it along.
  */
-import { openHedgeBatch } from '../../db/queries/hedging';
+import { openHedgeBatch, recordHedgeOutcome, settleHedgeBatch, underlyingsOwed } from '../../db/queries/hedging';
 import { cloneTemplateDatabase, type TestDb } from '../support/database';
 
 let database: TestDb;
@@ -13,14 +14,14 @@ beforeAll(async () => {
 afterAll(() => database.drop());
 
 let logIndex = 0;
-/** A final buy of `tokens` SPYon at a shares multiplier of 1, as the chain watcher writes it. */
-async function owe(tokens: string): Promise<void> {
+/** A final buy of `tokens` of the underlying's token at a shares multiplier of 1, as the chain watcher writes it. */
+async function owe(tokens: string, underlying = 'SPY'): Promise<void> {
   logIndex += 1;
   await database.db.query(
     `INSERT INTO hedge_obligations (chain, tx_hash, log_index, block_hash, attestation_id, symbol, underlying, side, tokens, shares_multiplier,
        shares, attested_price, attested_share_price, executed_at)
-     VALUES ('ethereum-1', '0xbatch', $1::int, '0xblock', $1::int, 'SPYon', 'SPY', 'buy', $2::numeric, 1, $2::numeric, 500, 500, 0)`,
-    [logIndex, tokens],
+     VALUES ('ethereum-1', '0xbatch', $1::int, '0xblock', $1::int, $3 || 'on', $3, 'buy', $2::numeric, 1, $2::numeric, 500, 500, 0)`,
+    [logIndex, tokens, underlying],
   );
 }
 
@@ -59,4 +60,21 @@ test('an obligation committed while a batch opens is in the batch and its order'
   expect(batch.orders).toMatchObject([{ side: 'buy', sharesOwed: '0.3', qty: '0.3' }]);
   expect(await batchTotals(batch.batchId)).toEqual({ obligations: '0.3', ordered: '0.3' });
   expect(await openHedgeBatch(database.db, 'SPY')).toMatchObject({ batchId: batch.batchId });
+});
+
+test('what a canceled order did not fill is ordered again, with no new obligation to bring it along', async () => {
+  await owe('1.5', 'QQQ');
+  const first = (await openHedgeBatch(database.db, 'QQQ'))!;
+  expect(first.orders).toMatchObject([{ side: 'buy', qty: '1.5' }]);
+  // The day ends with 0.4 filled: the broker cancels the rest.
+  await recordHedgeOutcome(database.db, { batchId: first.batchId, side: 'buy', state: 'canceled', brokerOrderId: 'b-1', filledQty: '0.4', filledAvgPrice: '500', reason: 'day ended', filledAt: null });
+  expect(await settleHedgeBatch(database.db, first.batchId)).toBe('done');
+  expect(await underlyingsOwed(database.db)).toContain('QQQ');
+  const again = (await openHedgeBatch(database.db, 'QQQ'))!;
+  expect(again.batchId).not.toBe(first.batchId);
+  expect(again.orders).toMatchObject([{ side: 'buy', sharesOwed: '1.1', qty: '1.1' }]);
+  await recordHedgeOutcome(database.db, { batchId: again.batchId, side: 'buy', state: 'filled', brokerOrderId: 'b-2', filledQty: '1.1', filledAvgPrice: '500', reason: null, filledAt: Date.now() });
+  await settleHedgeBatch(database.db, again.batchId);
+  expect(await openHedgeBatch(database.db, 'QQQ')).toBeUndefined();
+  expect(await underlyingsOwed(database.db)).not.toContain('QQQ');
 });
