@@ -14,7 +14,7 @@ import { Context } from '@temporalio/activity';
 import type { PublicClient } from 'viem';
 import type { ChainContexts } from '../chains/context';
 import { stockTokenAbi } from '../contracts/abi';
-import type { Database } from '../db/pool';
+import { inTransaction, type Database, type Queryable } from '../db/pool';
 import { listChainDeployments } from '../db/queries/chain-deployments';
 import { readWatcherCursor } from '../db/queries/chain-watcher';
 import { multipliersAt } from '../db/queries/corporate-actions';
@@ -44,28 +44,44 @@ export interface ReservesComputation {
 const TOKEN_UNIT = new Decimal(10).pow(18);
 const SHARE_UNIT = new Decimal('0.000000001');
 
-/** The assets on each deployed chain and their supply at the chain's last final block acted on. */
-async function supplies(db: Database, chains: ChainContexts): Promise<{ byAsset: Map<string, Record<string, string>>; blocks: Record<string, number>; tickers: Map<string, string> }> {
+interface FinalTokens {
+  chain: EvmChain;
+  /** The chain's last final block the watcher acted on (its deployment block before any). */
+  block: number;
+  tokens: { symbol: string; ticker: string; address: `0x${string}` }[];
+}
+
+/** The tokens of each deployed chain this worker reaches, with the block to read their supply at. */
+async function finalTokens(db: Queryable, chains: ChainContexts): Promise<FinalTokens[]> {
+  const deployed: FinalTokens[] = [];
+  for (const deployment of await listChainDeployments(db)) {
+    const chain = deployment.chain as EvmChain;
+    if (!chains[chain]) continue;
+    const cursor = await readWatcherCursor(db, chain);
+    const block = cursor?.finalBlock !== null && cursor?.finalBlock !== undefined && cursor.finalBlock >= deployment.deployedBlock ? cursor.finalBlock : deployment.deployedBlock;
+    const { rows } = await db.query<FinalTokens['tokens'][number]>(
+      `SELECT t.symbol, a.ticker, t.address FROM asset_addresses t JOIN assets a USING (symbol) WHERE t.network_chain_id = $1 ORDER BY t.symbol`,
+      [chain],
+    );
+    deployed.push({ chain, block, tokens: rows });
+  }
+  return deployed;
+}
+
+/** Each asset's supply per chain, read on chain at that chain's block. */
+async function supplies(chains: ChainContexts, deployed: FinalTokens[]): Promise<{ byAsset: Map<string, Record<string, string>>; blocks: Record<string, number>; tickers: Map<string, string> }> {
   const byAsset = new Map<string, Record<string, string>>();
   const blocks: Record<string, number> = {};
   const tickers = new Map<string, string>();
-  for (const deployment of await listChainDeployments(db)) {
-    const context = chains[deployment.chain as EvmChain];
-    if (!context) continue;
-    const cursor = await readWatcherCursor(db, deployment.chain);
-    const block = cursor?.finalBlock !== null && cursor?.finalBlock !== undefined && cursor.finalBlock >= deployment.deployedBlock ? cursor.finalBlock : deployment.deployedBlock;
-    blocks[deployment.chain] = block;
-    const { rows } = await db.query<{ symbol: string; ticker: string; address: `0x${string}` }>(
-      `SELECT t.symbol, a.ticker, t.address FROM asset_addresses t JOIN assets a USING (symbol) WHERE t.network_chain_id = $1 ORDER BY t.symbol`,
-      [deployment.chain],
-    );
-    const client = context.client as PublicClient;
+  for (const { chain, block, tokens } of deployed) {
+    blocks[chain] = block;
+    const client = chains[chain]!.client as PublicClient;
     const totals = await Promise.all(
-      rows.map((row) => client.readContract({ address: row.address, abi: stockTokenAbi, functionName: 'totalSupply', blockNumber: BigInt(block) }) as Promise<bigint>),
+      tokens.map((token) => client.readContract({ address: token.address, abi: stockTokenAbi, functionName: 'totalSupply', blockNumber: BigInt(block) }) as Promise<bigint>),
     );
-    rows.forEach((row, index) => {
-      tickers.set(row.symbol, row.ticker);
-      byAsset.set(row.symbol, { ...byAsset.get(row.symbol), [deployment.chain]: new Decimal(totals[index]!.toString()).div(TOKEN_UNIT).toFixed() });
+    tokens.forEach((token, index) => {
+      tickers.set(token.symbol, token.ticker);
+      byAsset.set(token.symbol, { ...byAsset.get(token.symbol), [chain]: new Decimal(totals[index]!.toString()).div(TOKEN_UNIT).toFixed() });
     });
   }
   return { byAsset, blocks, tickers };
@@ -77,16 +93,26 @@ export function createReservesActivities(deps: ReservesActivityDependencies) {
     /** Computes, stores and acts on the reserves of every asset (see the module header). */
     async computeReserves(): Promise<ReservesComputation> {
       const started = performance.now();
-      if (!deps.chains) throw new Error('this worker has no chains configured: the token supply cannot be read');
-      if (!deps.broker) throw new Error('this worker has no broker configured: the shares held cannot be read');
+      const { chains, broker } = deps;
+      if (!chains) throw new Error('this worker has no chains configured: the token supply cannot be read');
+      if (!broker) throw new Error('this worker has no broker configured: the shares held cannot be read');
       const takenAt = Date.now();
-      const [{ byAsset, blocks, tickers }, positions, hedges, partner, multipliers] = await Promise.all([
-        supplies(db, deps.chains),
-        deps.broker.positions(),
-        hedgesInFlight(db),
-        partnerInFlight(db),
-        multipliersAt(db, takenAt),
-      ]);
+      // The broker first, then the database: a fill lands at the broker before it is recorded, so a fill between the
+      // two reads is never counted twice (held and still in flight), at worst missed once — its settlement asks for
+      // a recomputation. The database in one snapshot: the watcher commits a final block with the obligations it
+      // makes final, so the supply read at that block and the hedges owed agree.
+      const positions = await broker.positions();
+      const { deployed, hedges, partner, multipliers } = await inTransaction(
+        db,
+        async (client) => ({
+          deployed: await finalTokens(client, chains),
+          hedges: await hedgesInFlight(client),
+          partner: await partnerInFlight(client),
+          multipliers: await multipliersAt(client, takenAt),
+        }),
+        { snapshot: true },
+      );
+      const { byAsset, blocks, tickers } = await supplies(chains, deployed);
       const held = new Map(positions.map((position) => [position.symbol, position.qty]));
       const assets: ReserveAsset[] = [];
       for (const [symbol, byChain] of byAsset) {

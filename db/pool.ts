@@ -41,12 +41,13 @@ export type Queryable = Pick<Pool, 'query'>;
 
 /**
  * Runs `work` in a transaction on one client of the pool: committed when it resolves, rolled back when it throws
- * (the error is rethrown), the client released either way.
+ * (the error is rethrown), the client released either way. `snapshot`: a read-only transaction whose every statement
+ * sees the database as its first one did (REPEATABLE READ), for reads that must agree with each other.
  */
-export async function inTransaction<T>(db: Database, work: (client: PoolClient) => Promise<T>): Promise<T> {
+export async function inTransaction<T>(db: Database, work: (client: PoolClient) => Promise<T>, options: { snapshot?: boolean } = {}): Promise<T> {
   const client = await db.connect();
   try {
-    await client.query('BEGIN');
+    await client.query(options.snapshot ? 'BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY' : 'BEGIN');
     const result = await work(client);
     await client.query('COMMIT');
     return result;
