@@ -21,13 +21,19 @@ import { RunRegistry } from './run-registry';
 import { temporal } from './proto';
 import { type PendingActivity, type RunActivities } from './run-activities';
 import { type WorkflowTasks } from './run-workflow-tasks';
-import { TaskQueues } from './task-queues';
+import { type PollerOf, TaskQueues } from './task-queues';
 import { decodeTaskToken } from './task-tokens';
 import { type RunHost, type RunRecord, runInitFromHistory, WorkflowRun } from './workflow-state';
 
 type PollWorkflowTaskResponse = temporal.api.workflowservice.v1.IPollWorkflowTaskQueueResponse;
 type PollActivityTaskResponse = temporal.api.workflowservice.v1.IPollActivityTaskQueueResponse;
 const Enums = temporal.api.enums.v1;
+
+/**
+ * How many shut-down workers' instance keys are kept: enough for a poll sent just before a ShutdownWorker that
+ * arrives after it (answered at once rather than left waiting a minute) — the keys of many restarts.
+ */
+const SHUT_DOWN_WORKERS_KEPT = 1_024;
 
 export interface EngineOptions {
   namespace: string;
@@ -65,6 +71,8 @@ export class NamespaceEngine implements RunHost {
   readonly runs: RunRegistry;
   private readonly workflowQueues = new TaskQueues<PollWorkflowTaskResponse>();
   private readonly activityQueues = new TaskQueues<PollActivityTaskResponse>();
+  /** Instance keys of workers that said they shut down (the newest SHUT_DOWN_WORKERS_KEPT): their polls get nothing. */
+  private readonly shutDownWorkers = new Set<string>();
   private readonly historyFeed: HistoryFeed;
   private readonly crossRun: CrossRunCommands;
   /** QueryWorkflow and RespondQueryTaskCompleted. */
@@ -206,14 +214,31 @@ export class NamespaceEngine implements RunHost {
     run.terminate(request.reason, request.details, request.identity);
   }
 
+  /**
+   * DescribeNamespace: the one namespace, and the capability workers read from it — polls are answered when their
+   * worker shuts down (`shutdownWorker`), so a worker lets them return instead of cutting them off, which could drop a
+   * task handed over at that moment (it would wait for its timeout).
+   */
+  describeNamespace(): temporal.api.workflowservice.v1.IDescribeNamespaceResponse {
+    return {
+      namespaceInfo: {
+        name: this.namespace,
+        state: Enums.NamespaceState.NAMESPACE_STATE_REGISTERED,
+        capabilities: { workerPollCompleteOnShutdown: true },
+      },
+      isGlobalNamespace: false,
+    };
+  }
+
   // ---------------------------------------------------------------- workflow tasks
 
   async pollWorkflowTaskQueue(
     request: temporal.api.workflowservice.v1.PollWorkflowTaskQueueRequest,
     onCancel: (hook: () => void) => void,
   ): Promise<PollWorkflowTaskResponse> {
+    if (this.hasShutDown(request)) return {};
     const queue = this.workflowQueues.get(request.taskQueue?.name ?? '');
-    const response = await queue.poll(request.identity, this.options.pollTimeoutMs, onCancel);
+    const response = await queue.poll(request, this.options.pollTimeoutMs, onCancel);
     return response ?? {};
   }
 
@@ -243,11 +268,25 @@ export class NamespaceEngine implements RunHost {
     this.runs.findRun(request.execution).workflowTasks.resetStickiness();
   }
 
-  /** ShutdownWorker: its sticky queue's polls end and the runs sticking to it fall back to the normal queue. */
+  /**
+   * ShutdownWorker: the worker's waiting polls are answered with no task, and polls it sends later too (see
+   * `workerPollCompleteOnShutdown`); its sticky queue's polls end and the runs sticking to it fall back to the normal
+   * queue.
+   */
   shutdownWorker(request: temporal.api.workflowservice.v1.ShutdownWorkerRequest): void {
+    if (request.workerInstanceKey) {
+      this.shutDownWorkers.add(request.workerInstanceKey);
+      if (this.shutDownWorkers.size > SHUT_DOWN_WORKERS_KEPT) this.shutDownWorkers.delete(this.shutDownWorkers.values().next().value!);
+      this.workflowQueues.releaseWorker(request.workerInstanceKey);
+      this.activityQueues.releaseWorker(request.workerInstanceKey);
+    }
     if (!request.stickyTaskQueue) return;
     this.workflowQueues.get(request.stickyTaskQueue).abandon();
     for (const run of this.runs.open) if (run.workflowTasks.sticky?.taskQueue === request.stickyTaskQueue) run.workflowTasks.resetStickiness();
+  }
+
+  private hasShutDown(poller: PollerOf): boolean {
+    return !!poller.workerInstanceKey && this.shutDownWorkers.has(poller.workerInstanceKey);
   }
 
   private workflowTaskFor(taskToken: Uint8Array) {
@@ -264,8 +303,9 @@ export class NamespaceEngine implements RunHost {
     request: temporal.api.workflowservice.v1.PollActivityTaskQueueRequest,
     onCancel: (hook: () => void) => void,
   ): Promise<PollActivityTaskResponse> {
+    if (this.hasShutDown(request)) return {};
     const queue = this.activityQueues.get(request.taskQueue?.name ?? '');
-    const response = await queue.poll(request.identity, this.options.pollTimeoutMs, onCancel);
+    const response = await queue.poll(request, this.options.pollTimeoutMs, onCancel);
     return response ?? {};
   }
 

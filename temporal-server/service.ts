@@ -88,6 +88,7 @@ export function workflowServiceHandlers(engine: NamespaceEngine): grpc.UntypedSe
       },
     }), true),
     GetClusterInfo: unary(engine, () => ({ serverVersion: '1.0.0-in-memory', clusterName: 'in-memory', historyShardCount: 1 }), true),
+    DescribeNamespace: unary(engine, () => engine.describeNamespace(), true),
     StartWorkflowExecution: unary(engine, (request: temporal.api.workflowservice.v1.StartWorkflowExecutionRequest) => engine.startWorkflowExecution(request)),
     SignalWithStartWorkflowExecution: unary(engine, (request: temporal.api.workflowservice.v1.SignalWithStartWorkflowExecutionRequest) =>
       engine.signalWithStartWorkflowExecution(request),

@@ -8,8 +8,13 @@
 /** Produces the poll response for a task at hand-over time, or undefined if the task is no longer valid. */
 export type TaskOffer<Response> = (pollerIdentity: string) => Response | undefined;
 
-interface Poller<Response> {
+/** Who polls: the worker's identity, and its instance key when it sends one (ShutdownWorker names it). */
+export interface PollerOf {
   identity: string;
+  workerInstanceKey?: string | null;
+}
+
+interface Poller<Response> extends PollerOf {
   deliver(response: Response | undefined): void;
 }
 
@@ -54,13 +59,14 @@ export class TaskQueue<Response> {
    * Waits up to `timeoutMs` for a task. Resolves undefined on timeout. `onCancel` registers a hook the caller
    * fires when its gRPC call is cancelled; the poller then leaves the queue without taking anything.
    */
-  poll(identity: string, timeoutMs: number, onCancel: (hook: () => void) => void): Promise<Response | undefined> {
+  poll(from: PollerOf, timeoutMs: number, onCancel: (hook: () => void) => void): Promise<Response | undefined> {
     this.lastPollAt = Date.now();
-    const ready = this.takeReady(identity);
+    const ready = this.takeReady(from.identity);
     if (ready !== undefined) return Promise.resolve(ready);
     return new Promise((resolve) => {
       const poller: Poller<Response> = {
-        identity,
+        identity: from.identity,
+        workerInstanceKey: from.workerInstanceKey,
         deliver: (response) => {
           clearTimeout(timer);
           this.lastPollAt = Date.now();
@@ -88,6 +94,15 @@ export class TaskQueue<Response> {
   releasePollers(): void {
     for (const poller of this.pollers) poller.deliver(undefined);
     this.pollers.clear();
+  }
+
+  /** Answers the waiting polls of one worker instance with "no task". */
+  releaseWorker(workerInstanceKey: string): void {
+    for (const poller of this.pollers) {
+      if (poller.workerInstanceKey !== workerInstanceKey) continue;
+      this.pollers.delete(poller);
+      poller.deliver(undefined);
+    }
   }
 
   private takeReady(identity: string): Response | undefined {
@@ -120,5 +135,9 @@ export class TaskQueues<Response> {
 
   releaseAll(): void {
     for (const queue of this.queues.values()) queue.releasePollers();
+  }
+
+  releaseWorker(workerInstanceKey: string): void {
+    for (const queue of this.queues.values()) queue.releaseWorker(workerInstanceKey);
   }
 }
