@@ -71,6 +71,8 @@ interface Run {
   pgid: number;
   output(): string;
   exited: Promise<void>;
+  /** Every writer of its output gone and all it wrote read (its processes may exit before their last lines are read). */
+  closed: Promise<void>;
 }
 
 const runs: Run[] = [];
@@ -84,7 +86,8 @@ function start(): Run {
   child.stdout!.setEncoding('utf8').on('data', (chunk: string) => (text += chunk));
   child.stderr!.setEncoding('utf8').on('data', (chunk: string) => (text += chunk));
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  const run = { child, pgid: child.pid!, output: () => text, exited };
+  const closed = new Promise<void>((resolve) => child.once('close', () => resolve()));
+  const run = { child, pgid: child.pid!, output: () => text, exited, closed };
   runs.push(run);
   return run;
 }
@@ -107,12 +110,14 @@ async function terminate(run: Run, pids: number[]): Promise<void> {
   process.kill(-run.pgid, 'SIGTERM');
   await Promise.race([run.exited, new Promise((_, reject) => setTimeout(() => reject(new Error(`npm start did not exit: ${run.output().slice(-2_000)}`)), 90_000))]);
   await waitUntil(`the run's processes to go (${leftovers(run.pgid, pids).join('; ')}); its output ends: ${run.output().slice(-3_000)}`, () => leftovers(run.pgid, pids).length === 0, STOP_WITHIN_MS);
+  await run.closed;
   const logLines = run
     .output()
     .split('\n')
     .filter((line) => line.startsWith('{'))
     .map((line) => JSON.parse(line) as { msg?: string; level?: number });
-  expect(logLines.at(-1)).toMatchObject({ msg: 'stopped', level: 30 });
+  // With the output's end beside it, so that a failure shows how the run ended.
+  expect([logLines.at(-1), run.output().slice(-3_000)]).toMatchObject([{ msg: 'stopped', level: 30 }, expect.any(String)]);
   expect(logLines.filter((line) => (line.level ?? 0) >= 50)).toEqual([]);
 }
 
