@@ -21,7 +21,7 @@ import { RunRegistry } from './run-registry';
 import { temporal } from './proto';
 import { type PendingActivity, type RunActivities } from './run-activities';
 import { type WorkflowTasks } from './run-workflow-tasks';
-import { type PollerOf, TaskQueues } from './task-queues';
+import { type PollingWorker, TaskQueues } from './task-queues';
 import { decodeTaskToken } from './task-tokens';
 import { type RunHost, type RunRecord, runInitFromHistory, WorkflowRun } from './workflow-state';
 
@@ -285,7 +285,7 @@ export class NamespaceEngine implements RunHost {
     for (const run of this.runs.open) if (run.workflowTasks.sticky?.taskQueue === request.stickyTaskQueue) run.workflowTasks.resetStickiness();
   }
 
-  private hasShutDown(poller: PollerOf): boolean {
+  private hasShutDown(poller: PollingWorker): boolean {
     return !!poller.workerInstanceKey && this.shutDownWorkers.has(poller.workerInstanceKey);
   }
 

@@ -9,12 +9,12 @@
 export type TaskOffer<Response> = (pollerIdentity: string) => Response | undefined;
 
 /** Who polls: the worker's identity, and its instance key when it sends one (ShutdownWorker names it). */
-export interface PollerOf {
+export interface PollingWorker {
   identity: string;
   workerInstanceKey?: string | null;
 }
 
-interface Poller<Response> extends PollerOf {
+interface Poller<Response> extends PollingWorker {
   deliver(response: Response | undefined): void;
 }
 
@@ -59,7 +59,7 @@ export class TaskQueue<Response> {
    * Waits up to `timeoutMs` for a task. Resolves undefined on timeout. `onCancel` registers a hook the caller
    * fires when its gRPC call is cancelled; the poller then leaves the queue without taking anything.
    */
-  poll(from: PollerOf, timeoutMs: number, onCancel: (hook: () => void) => void): Promise<Response | undefined> {
+  poll(from: PollingWorker, timeoutMs: number, onCancel: (hook: () => void) => void): Promise<Response | undefined> {
     this.lastPollAt = Date.now();
     const ready = this.takeReady(from.identity);
     if (ready !== undefined) return Promise.resolve(ready);
