@@ -127,6 +127,25 @@ export class WorkflowTasks {
     return this.buffered.length > 0;
   }
 
+  /**
+   * Takes back the buffered TimerFired of `timerId` — the timer fired while the task now completing ran, and that
+   * task cancels it — and returns the timer's started event id. The workflow never saw it fire, so, as on the server,
+   * the fire is dropped and the cancel written: history must show what the workflow did, or its replay fails.
+   */
+  unbufferTimerFired(timerId: string): number | undefined {
+    for (const [groupIndex, group] of this.buffered.entries()) {
+      const index = group.events.findIndex(
+        (event) => event.eventType === EventType.EVENT_TYPE_TIMER_FIRED && event.attributes.timerFiredEventAttributes?.timerId === timerId,
+      );
+      if (index < 0) continue;
+      const [fired] = group.events.splice(index, 1);
+      if (group.events.length === 0) this.buffered.splice(groupIndex, 1);
+      this.run.touch();
+      return toNumber(fired!.attributes.timerFiredEventAttributes?.startedEventId);
+    }
+    return undefined;
+  }
+
   private flushBuffered(): void {
     const buffered = this.buffered;
     this.buffered = [];

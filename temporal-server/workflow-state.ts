@@ -469,14 +469,16 @@ export class WorkflowRun {
     });
   }
 
+  /** Cancels a started timer, or one that fired while the canceling workflow task ran (its fire not yet written). */
   cancelTimer(timerId: string, completedEventId: number, identity: string): boolean {
     const timer = this.timers.get(timerId);
-    if (!timer) return false;
-    timer.handle?.cancel();
+    timer?.handle?.cancel();
+    const startedEventId = timer?.startedEventId ?? this.workflowTasks.unbufferTimerFired(timerId);
+    if (startedEventId === undefined) return false;
     this.addEvent(EventType.EVENT_TYPE_TIMER_CANCELED, {
       timerCanceledEventAttributes: {
         timerId,
-        startedEventId: int64(timer.startedEventId),
+        startedEventId: int64(startedEventId),
         workflowTaskCompletedEventId: int64(completedEventId),
         identity,
       },

@@ -397,6 +397,44 @@ export function defineConformanceSuite(mode: 'in-memory' | 'durable'): void {
     });
   });
 
+  describe('timers (a hand-driven worker)', () => {
+    const service = () => env.client.workflowService;
+    const namespace = () => env.client.options.namespace;
+    const CommandType = temporal.api.enums.v1.CommandType;
+    const startTimer = (timerId: string, seconds: number) => ({
+      commandType: CommandType.COMMAND_TYPE_START_TIMER,
+      startTimerCommandAttributes: { timerId, startToFireTimeout: { seconds: Long.fromNumber(seconds) } },
+    });
+
+    test('a timer that fires while the workflow task canceling it runs is canceled: its fire is never written, so replay sees what the workflow did', async () => {
+      const taskQueue = uniqueId('hand-driven');
+      const handle = await env.client.workflow.start(waitForFinishWorkflow, { taskQueue, workflowId: uniqueId('timer-race') });
+      const poll = () => service().pollWorkflowTaskQueue({ namespace: namespace(), taskQueue: { name: taskQueue }, identity: 'hand' });
+      const first = await poll();
+      await service().respondWorkflowTaskCompleted({ namespace: namespace(), taskToken: first.taskToken, identity: 'hand', commands: [startTimer('race', 2)] });
+      await handle.signal(finishSignal);
+      const second = await poll();
+      expect((second.history?.events ?? []).map((event) => event.eventType)).not.toContain(EventType.EVENT_TYPE_TIMER_FIRED);
+      // The timer fires while this task runs; the task, woken by the signal, cancels it.
+      await new Promise((resolve) => setTimeout(resolve, 3_000));
+      await service().respondWorkflowTaskCompleted({
+        namespace: namespace(),
+        taskToken: second.taskToken,
+        identity: 'hand',
+        commands: [{ commandType: CommandType.COMMAND_TYPE_CANCEL_TIMER, cancelTimerCommandAttributes: { timerId: 'race' } }, startTimer('after', 3_600)],
+      });
+      const history = (await handle.fetchHistory()).events ?? [];
+      expect(history.slice(-3).map((event) => event.eventType)).toEqual([
+        EventType.EVENT_TYPE_WORKFLOW_TASK_COMPLETED,
+        EventType.EVENT_TYPE_TIMER_CANCELED,
+        EventType.EVENT_TYPE_TIMER_STARTED,
+      ]);
+      expect(history.map((event) => event.eventType)).not.toContain(EventType.EVENT_TYPE_TIMER_FIRED);
+      expect(history.at(-2)?.timerCanceledEventAttributes?.timerId).toBe('race');
+      await handle.terminate('test done');
+    });
+  });
+
   describe('worker shutdown (a hand-driven worker)', () => {
     const service = () => env.client.workflowService;
     const namespace = () => env.client.options.namespace;
