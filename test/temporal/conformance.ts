@@ -57,6 +57,9 @@ export function defineConformanceSuite(mode: 'in-memory' | 'durable'): void {
   let database: TemporalTestDatabase | undefined;
   let counter = 0;
   const uniqueId = (name: string) => `${name}-${Date.now()}-${(counter += 1)}`;
+  /** For the hand-driven workers: the service's gRPC methods and the namespace, called directly. */
+  const service = () => env.client.workflowService;
+  const namespace = () => env.client.options.namespace;
 
   beforeAll(async () => {
     database = mode === 'durable' ? await createTemporalTestDatabase('conformance') : undefined;
@@ -350,8 +353,6 @@ export function defineConformanceSuite(mode: 'in-memory' | 'durable'): void {
   });
 
   describe('sticky task queues (a hand-driven worker on its own task queue)', () => {
-    const service = () => env.client.workflowService;
-    const namespace = () => env.client.options.namespace;
 
     test('after a completion naming a sticky queue, the next task goes there with only the new events; unpicked, it returns to the normal queue', async () => {
       const taskQueue = uniqueId('hand-driven');
@@ -398,8 +399,6 @@ export function defineConformanceSuite(mode: 'in-memory' | 'durable'): void {
   });
 
   describe('timers (a hand-driven worker)', () => {
-    const service = () => env.client.workflowService;
-    const namespace = () => env.client.options.namespace;
     const CommandType = temporal.api.enums.v1.CommandType;
     const startTimer = (timerId: string, seconds: number) => ({
       commandType: CommandType.COMMAND_TYPE_START_TIMER,
@@ -436,8 +435,6 @@ export function defineConformanceSuite(mode: 'in-memory' | 'durable'): void {
   });
 
   describe('worker shutdown (a hand-driven worker)', () => {
-    const service = () => env.client.workflowService;
-    const namespace = () => env.client.options.namespace;
 
     test('a worker that shuts down has its waiting polls answered with no task, so it can let them return; its work goes to the next worker', async () => {
       const described = await service().describeNamespace({ namespace: namespace() });
