@@ -4,12 +4,12 @@
  */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { Pool } from 'pg';
 import type { LocalAccount } from 'viem';
 import type { Logger } from '../config/logger';
 import { createBrokerApp } from './app';
 import { createIssuerClient } from './issuer-client';
 import { applyMigrations } from '../db/migrate';
+import { createPool, type Database } from '../db/pool';
 import { BROKER_MIGRATIONS } from './migrate';
 import { RequestProcessor } from './processing/processor';
 import { storeCredential, type Credential } from './queries/credentials';
@@ -19,7 +19,7 @@ import type { MarketPrice } from './trading/market';
 
 export interface StartBrokerOptions {
   /** The database to use (the caller closes it), or `databaseUrl` for a pool of the sandbox's own. */
-  db?: Pool;
+  db?: Database;
   databaseUrl?: string;
   host: string;
   /** 0: any free port (see `url`). */
@@ -70,8 +70,7 @@ export interface RunningBroker {
 
 export async function startBroker(options: StartBrokerOptions): Promise<RunningBroker> {
   if (!options.db && !options.databaseUrl) throw new Error('startBroker needs db or databaseUrl');
-  const ownPool = options.db ? undefined : new Pool({ connectionString: options.databaseUrl, max: 10 });
-  ownPool?.on('error', (error) => options.logger.warn({ err: error }, 'broker database connection failed'));
+  const ownPool = options.db ? undefined : createPool(options.databaseUrl!, 10, (error) => options.logger.warn({ err: error }, 'broker database connection failed'));
   const db = options.db ?? ownPool!;
   let server: Server | undefined;
   let processor: RequestProcessor | undefined;

@@ -1,17 +1,45 @@
 /** PostgreSQL connection pool, and the one place that decides how `pg` maps column types. */
-import { Pool, types, type PoolClient } from 'pg';
+import { once } from 'node:events';
+import pg, { types, type PoolClient } from 'pg';
 
 // bigint columns (epoch ms, counts) fit in a JS number; numeric stays a decimal string.
 types.setTypeParser(types.builtins.INT8, (value) => Number(value));
 
-export type Database = Pool;
+/**
+ * pg's pool, ended once its connections are closed. pg's own `end()` resolves as soon as it has asked them to close,
+ * so a server stopped right after (`npm start` stopping its embedded PostgreSQL) still had their sessions and ended
+ * them itself: each came back as a failed idle connection.
+ */
+class ClosingPool extends pg.Pool {
+  private readonly open = new Set<pg.PoolClient>();
+
+  constructor(config: pg.PoolConfig) {
+    super(config);
+    this.on('connect', (client) => this.open.add(client));
+    this.on('remove', (client) => this.open.delete(client));
+  }
+
+  override end(): Promise<void>;
+  override end(callback: () => void): void;
+  override end(callback?: () => void): Promise<void> | void {
+    const ended = (async () => {
+      await super.end();
+      while (this.open.size > 0) await once(this, 'remove');
+    })();
+    if (!callback) return ended;
+    void ended.then(callback, callback);
+  }
+}
+
+export type Database = pg.Pool;
 
 /**
  * A pool of at most `max` connections. An idle connection that fails (the server restarting or shutting
- * down) is dropped by the pool and reported to `onIdleError` instead of crashing the process.
+ * down) is dropped by the pool and reported to `onIdleError` instead of crashing the process. `end()` resolves once
+ * every connection is closed.
  */
 export function createPool(connectionString: string, max = 10, onIdleError: (error: Error) => void = () => undefined): Database {
-  const pool = new Pool({ connectionString, max });
+  const pool = new ClosingPool({ connectionString, max });
   pool.on('error', onIdleError);
   return pool;
 }
@@ -37,7 +65,7 @@ export function isDatabaseUnreachable(error: unknown, depth = 0): boolean {
 }
 
 /** Anything that runs a query: the pool, or one client inside a transaction. */
-export type Queryable = Pick<Pool, 'query'>;
+export type Queryable = Pick<pg.Pool, 'query'>;
 
 /**
  * Runs `work` in a transaction on one client of the pool: committed when it resolves, rolled back when it throws

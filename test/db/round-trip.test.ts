@@ -15,8 +15,6 @@ let pool: Database;
 let client: PoolClient;
 beforeAll(async () => {
   server = await startTestDatabase();
-  // The product's pool: a connection it is still closing when the server stops hears the server's shutdown notice, and
-  // the pool answers it instead of throwing it at the test (pool.end() resolves before its connections are closed).
   pool = createPool(server.url, 2);
   client = await pool.connect();
   await client.query('CREATE TABLE notes (id int PRIMARY KEY, body text, amount numeric, at bigint)');

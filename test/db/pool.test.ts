@@ -1,0 +1,43 @@
+/**
+ * The product's pool (db/pool.ts) on a PostgreSQL of its own: `end()` resolves once its connections are closed —
+ * their sessions gone from the server — so a server stopped right after (`npm start` stopping its embedded
+ * PostgreSQL) has none of them left to end, and the pool reports no failed idle connection.
+ */
+import { Client } from 'pg';
+import { startTestDatabase, type TestDatabase } from '../../harness/database';
+import { createPool } from '../../db/pool';
+
+jest.setTimeout(120_000);
+
+let server: TestDatabase | undefined;
+afterAll(async () => {
+  await server?.stop();
+});
+
+test('end() resolves once every connection is closed; the server stopped at once finds none', async () => {
+  server = await startTestDatabase();
+  const idleErrors: Error[] = [];
+  const observer = new Client({ connectionString: server.url });
+  await observer.connect();
+  try {
+    for (let round = 0; round < 5; round++) {
+      const pool = createPool(server.url, 10, (error) => idleErrors.push(error));
+      // Ten connections at once, each naming its session.
+      const sessions = await Promise.all(Array.from({ length: 10 }, () => pool.query<{ pid: number }>('SELECT pg_backend_pid() AS pid, pg_sleep(0.05)')));
+      const pids = sessions.map((result) => result.rows[0]!.pid);
+      expect(new Set(pids).size).toBe(10);
+      await pool.end();
+      const { rows } = await observer.query<{ pid: number }>('SELECT pid FROM pg_stat_activity WHERE pid = ANY($1)', [pids]);
+      expect(rows).toEqual([]);
+    }
+    // The last round again, with the server stopped the moment the pool has ended.
+    const pool = createPool(server.url, 10, (error) => idleErrors.push(error));
+    await Promise.all(Array.from({ length: 10 }, () => pool.query('SELECT pg_sleep(0.05)')));
+    await pool.end();
+  } finally {
+    await observer.end();
+  }
+  await server.stop();
+  server = undefined;
+  expect(idleErrors).toEqual([]);
+});
