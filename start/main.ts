@@ -6,7 +6,7 @@
  */
 import { loadConfig } from '../config';
 import { exitWithUsageOnHelp } from '../config/cli';
-import { createLogger, type Logger } from '../config/logger';
+import { createLogger, exitAfterLogs } from '../config/logger';
 import { startProduct, type RunningProduct } from './start-product';
 
 const SHUTDOWN_SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
@@ -41,15 +41,6 @@ function printBanner(running: RunningProduct, dataDir: string): void {
   process.stdout.write(`${banner}\n`);
 }
 
-/** Writes what the logger holds, then exits. */
-function exit(logger: Logger, code: number): never {
-  try {
-    logger.flush();
-  } finally {
-    process.exit(code);
-  }
-}
-
 async function main(): Promise<void> {
   exitWithUsageOnHelp(`usage: npm start   the whole product on embedded defaults, configured by the environment (README, "Configuration"):
   PORT, GRPC_PORT, DATA_DIR, DATABASE_URL, PRICE_SOURCE, TEMPORAL_ADDRESS, RPC_URL_<CHAIN>, BROKER_URL, … ;
@@ -67,7 +58,7 @@ async function main(): Promise<void> {
     const deadline = setTimeout(() => {
       logger.error({ deadlineMs: SHUTDOWN_DEADLINE_MS }, 'shutdown past its deadline: killing what is left');
       running?.kill();
-      exit(logger, 1);
+      exitAfterLogs(logger, 1);
     }, SHUTDOWN_DEADLINE_MS);
     aborted.abort(new Error(`${signal} during start-up`));
     stopping = (async () => {
@@ -75,7 +66,7 @@ async function main(): Promise<void> {
       await (running ? running.stop() : starting.then(() => running?.stop()).catch(() => undefined));
       clearTimeout(deadline);
       logger.info({ signal, ms: Date.now() - started }, 'stopped');
-      exit(logger, 0);
+      exitAfterLogs(logger, 0);
     })();
   };
   // Ours from the very start, so that a signal during start-up stops what has started instead of ending the process
@@ -92,7 +83,8 @@ async function main(): Promise<void> {
     if (stopping) return; // the start gave up because a signal asked it to; `stop` finishes the job
     process.stderr.write(`start failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
     if (error instanceof Error && error.cause) process.stderr.write(`cause: ${String(error.cause)}\n`);
-    exit(logger, 1);
+    exitAfterLogs(logger, 1);
+    return;
   }
   for (const signal of SHUTDOWN_SIGNALS) {
     for (const listener of process.listeners(signal)) if (listener !== stop) process.off(signal, listener as (...args: unknown[]) => void);

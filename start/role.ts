@@ -10,7 +10,7 @@ import type { ChainContexts } from '../chains/context';
 import { configuredChains, type ChainSettings, type RunningChains } from './chains';
 import { loadConfig, type Config, type ConfigVariable } from '../config';
 import { exitWithUsageOnHelp } from '../config/cli';
-import { createLogger, type Logger } from '../config/logger';
+import { createLogger, exitAfterLogs, type Logger } from '../config/logger';
 import { createPool, type Database } from '../db/pool';
 import { createProcessMetrics } from '../metrics/process-metrics';
 import { startMetricsServer } from '../metrics/server';
@@ -61,21 +61,17 @@ export function runRole<K extends ConfigVariable>(role: RoleDefinition<K>): void
   let logger: Logger | undefined;
   const parts: { current?: Parts } = {};
   let stopping: Promise<void> | undefined;
-  const exit = (code: number): never => {
-    logger?.flush();
-    process.exit(code);
-  };
   const stop = (reason: string, code: number): Promise<void> => {
     stopping ??= (async () => {
       logger?.info({ reason }, 'stopping');
       const started = Date.now();
       setTimeout(() => {
         logger?.error({ deadlineMs: SHUTDOWN_DEADLINE_MS }, 'shutdown past its deadline: exiting');
-        exit(1);
+        exitAfterLogs(logger, 1);
       }, SHUTDOWN_DEADLINE_MS).unref();
       await parts.current?.stopped();
       logger?.info({ reason, ms: Date.now() - started }, 'stopped');
-      exit(code);
+      exitAfterLogs(logger, code);
     })();
     return stopping;
   };
