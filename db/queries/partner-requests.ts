@@ -201,26 +201,26 @@ const UPDATE_COLUMNS: Record<keyof PartnerRequestUpdate, string> = {
 
 /**
  * Applies `update` when the request is in one of `from` (any state when omitted) — and, with `unconfirmed`, only while
- * no broker confirm is stored — and answers the row afterwards, changed or not, so a retried step finds the row it
- * already wrote. A redemption's chain record follows its state.
+ * no broker confirm is stored; with `unassigned`, only while no client is assigned — and answers the row afterwards,
+ * changed or not, so a retried step finds the row it already wrote. A redemption's chain record follows its state.
  */
 export async function updatePartnerRequest(
   db: Queryable,
   issuerRequestId: string,
   update: PartnerRequestUpdate,
   from?: readonly PartnerRequestState[],
-  options: { unconfirmed?: boolean } = {},
+  options: { unconfirmed?: boolean; unassigned?: boolean } = {},
 ): Promise<PartnerRequestRecord | undefined> {
   const entries = Object.entries(update).filter(([, value]) => value !== undefined) as [keyof PartnerRequestUpdate, unknown][];
-  const assignments = entries.map(([field], index) => `${UPDATE_COLUMNS[field]} = $${index + 4}`);
+  const assignments = entries.map(([field], index) => `${UPDATE_COLUMNS[field]} = $${index + 5}`);
   await db.query(
     `WITH changed AS (
        UPDATE partner_requests SET ${[...assignments, 'updated_at = now()'].join(', ')}
-        WHERE issuer_request_id = $1 AND ($2::text[] IS NULL OR state = ANY($2)) AND (NOT $3 OR confirm_status IS NULL)
+        WHERE issuer_request_id = $1 AND ($2::text[] IS NULL OR state = ANY($2)) AND (NOT $3 OR confirm_status IS NULL) AND (NOT $4 OR client_id IS NULL)
        RETURNING redemption_id, state
      )
      UPDATE redemptions r SET state = changed.state, updated_at = now() FROM changed WHERE r.redemption_id = changed.redemption_id`,
-    [issuerRequestId, from ?? null, options.unconfirmed ?? false, ...entries.map(([, value]) => value)],
+    [issuerRequestId, from ?? null, options.unconfirmed ?? false, options.unassigned ?? false, ...entries.map(([, value]) => value)],
   );
   return findPartnerRequest(db, issuerRequestId);
 }

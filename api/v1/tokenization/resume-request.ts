@@ -3,7 +3,7 @@
  * a request for review: a redemption from a wallet no client was linked to is assigned `clientId` (a client linked
  * to a partner account), and the workflow is told to look again (a refused mint is tried again, a refused callback
  * is sent again, a redemption over every limit is measured again). 200 with the request; 409 when the request is
- * finished, or when `clientId` is given for a request not awaiting one.
+ * finished, or when `clientId` is given for a request not awaiting one (also when another operator assigned one first).
  */
 import { findPartnerClient } from '../../../db/queries/partner-clients';
 import { findPartnerRequest, updatePartnerRequest } from '../../../db/queries/partner-requests';
@@ -44,7 +44,11 @@ export const resumeRequestOperation = defineOperation({
       }
       const client = await findPartnerClient(services.db, body.clientId);
       if (!client?.partnerAccount) throw new ApiError('ACCOUNT_NOT_LINKED', `Client ${body.clientId} is not linked to a partner account`);
-      request = (await updatePartnerRequest(services.db, issuerRequestId, { clientId: client.clientId, state: 'pending', reason: null }, ['needs_review']))!;
+      // Only while still without a client: another operator's assignment, made since the read above, stands.
+      request = (await updatePartnerRequest(services.db, issuerRequestId, { clientId: client.clientId, state: 'pending', reason: null }, ['needs_review'], { unassigned: true }))!;
+      if (request.clientId !== client.clientId) {
+        throw new ApiError('REQUEST_CONFLICT', `Request ${issuerRequestId} changed meanwhile: it is ${request.state}, with client ${request.clientId ?? 'none'}`);
+      }
     }
     await workflows.client.workflow.getHandle(partnerWorkflowId(request)).signal(partnerResumeSignal);
     ctx.body = requestView(request, await queryPartnerWorkflow(services.temporal, request));
