@@ -136,9 +136,14 @@ export async function insertPartnerRedemption(db: Queryable, redemption: NewPart
       redemption.clientId ? null : `no client is linked to wallet ${redemption.wallet.toLowerCase()} on ${redemption.chain}`,
     ],
   );
-  const request = (await findPartnerRequest(db, redemption.redemptionId))!;
-  await db.query(`UPDATE redemptions SET state = $2, updated_at = now() WHERE redemption_id = $1 AND state <> $2`, [request.issuerRequestId, request.state]);
-  return request;
+  // The chain record follows the request's state as it is now, read in the same statement (an operator may have
+  // rejected it since the insert).
+  await db.query(
+    `UPDATE redemptions r SET state = p.state, updated_at = now() FROM partner_requests p
+      WHERE r.redemption_id = $1 AND p.issuer_request_id = $1 AND r.state <> p.state`,
+    [redemption.redemptionId],
+  );
+  return (await findPartnerRequest(db, redemption.redemptionId))!;
 }
 
 export async function findPartnerRequest(db: Queryable, issuerRequestId: string, options: { forUpdate?: boolean } = {}): Promise<PartnerRequestRecord | undefined> {

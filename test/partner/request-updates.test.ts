@@ -50,9 +50,13 @@ test('a client is assigned only to a request without one', async () => {
     txHash: `0x${'77'.repeat(32)}`,
   });
   expect(held).toMatchObject({ state: 'needs_review', clientId: null });
+  const mirrored = async () => (await database.db.query<{ state: string }>('SELECT state FROM redemptions WHERE redemption_id = $1', [redemptionId])).rows[0]!.state;
+  // The chain record follows the request's state.
+  expect(await mirrored()).toBe('needs_review');
 
   const assign = (clientId: string) => updatePartnerRequest(database.db, redemptionId, { clientId, state: 'pending', reason: null }, ['needs_review'], { unassigned: true });
   expect(await assign(FIRST)).toMatchObject({ state: 'pending', clientId: FIRST });
+  expect(await mirrored()).toBe('pending');
   // Its workflow finds it over every limit and holds it again, with the client it was given.
   await updatePartnerRequest(database.db, redemptionId, { state: 'needs_review', reason: 'over every limit' }, ['pending']);
   // A second operator, who read it while it had no client, assigns another: nothing changes.
