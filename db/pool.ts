@@ -40,7 +40,11 @@ export type Database = pg.Pool;
  */
 export function createPool(connectionString: string, max = 10, onIdleError: (error: Error) => void = () => undefined): Database {
   const pool = new ClosingPool({ connectionString, max });
-  pool.on('error', onIdleError);
+  pool.on('error', (error: Error & { client?: unknown }) => {
+    // pg hangs the client on the error; a logger given it would write out the whole connection.
+    delete error.client;
+    onIdleError(error);
+  });
   return pool;
 }
 

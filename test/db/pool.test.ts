@@ -1,7 +1,8 @@
 /**
  * The product's pool (db/pool.ts) on a PostgreSQL of its own: `end()` resolves once its connections are closed —
  * their sessions gone from the server — so a server stopped right after (`npm start` stopping its embedded
- * PostgreSQL) has none of them left to end, and the pool reports no failed idle connection.
+ * PostgreSQL) has none of them left to end, and the pool reports no failed idle connection. An idle connection the
+ * server does end is reported as an error of its own, not with the whole client hung on it (what a log would print).
  */
 import { Client } from 'pg';
 import { startTestDatabase, type TestDatabase } from '../../harness/database';
@@ -10,18 +11,38 @@ import { createPool } from '../../db/pool';
 jest.setTimeout(120_000);
 
 let server: TestDatabase | undefined;
+beforeAll(async () => {
+  server = await startTestDatabase();
+});
 afterAll(async () => {
   await server?.stop();
 });
 
-test('end() resolves once every connection is closed; the server stopped at once finds none', async () => {
-  server = await startTestDatabase();
+test('an idle connection the server ends is reported without its client', async () => {
   const idleErrors: Error[] = [];
-  const observer = new Client({ connectionString: server.url });
+  const pool = createPool(server!.url, 2, (error) => idleErrors.push(error));
+  const other = new Client({ connectionString: server!.url });
+  await other.connect();
+  try {
+    const { rows } = await pool.query<{ pid: number }>('SELECT pg_backend_pid() AS pid');
+    await other.query('SELECT pg_terminate_backend($1)', [rows[0]!.pid]);
+    for (let waited = 0; idleErrors.length === 0 && waited < 5_000; waited += 20) await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(idleErrors).toEqual([expect.objectContaining({ code: '57P01' })]);
+    expect(Object.keys(idleErrors[0]!)).not.toContain('client');
+  } finally {
+    await other.end();
+    await pool.end();
+  }
+});
+
+test('end() resolves once every connection is closed; the server stopped at once finds none', async () => {
+  const url = server!.url;
+  const idleErrors: Error[] = [];
+  const observer = new Client({ connectionString: url });
   await observer.connect();
   try {
     for (let round = 0; round < 5; round++) {
-      const pool = createPool(server.url, 10, (error) => idleErrors.push(error));
+      const pool = createPool(url, 10, (error) => idleErrors.push(error));
       // Ten connections at once, each naming its session.
       const sessions = await Promise.all(Array.from({ length: 10 }, () => pool.query<{ pid: number }>('SELECT pg_backend_pid() AS pid, pg_sleep(0.05)')));
       const pids = sessions.map((result) => result.rows[0]!.pid);
@@ -30,14 +51,14 @@ test('end() resolves once every connection is closed; the server stopped at once
       const { rows } = await observer.query<{ pid: number }>('SELECT pid FROM pg_stat_activity WHERE pid = ANY($1)', [pids]);
       expect(rows).toEqual([]);
     }
-    // The last round again, with the server stopped the moment the pool has ended.
-    const pool = createPool(server.url, 10, (error) => idleErrors.push(error));
+    // Once more, and the server stopped the moment the pool has ended.
+    const pool = createPool(url, 10, (error) => idleErrors.push(error));
     await Promise.all(Array.from({ length: 10 }, () => pool.query('SELECT pg_sleep(0.05)')));
     await pool.end();
   } finally {
     await observer.end();
   }
-  await server.stop();
+  await server!.stop();
   server = undefined;
   expect(idleErrors).toEqual([]);
 });
