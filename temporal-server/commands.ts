@@ -33,8 +33,23 @@ const closingCommands = new Set<number>([
   CommandType.COMMAND_TYPE_CONTINUE_AS_NEW_WORKFLOW_EXECUTION,
 ]);
 
-export function closesWorkflow(commands: Command[]): boolean {
-  return commands.some((command) => closingCommands.has(command.commandType ?? 0));
+/** A workflow task's command closing its workflow, with the timers that commands before it cancel. */
+export interface Closing {
+  timersCanceledBefore: string[];
+}
+
+/**
+ * The command closing the workflow, if any. The server refuses a close while events are buffered, judged at the
+ * close, after the commands before it: a cancel there takes back its timer's buffered fire.
+ */
+export function closingCommand(commands: Command[]): Closing | undefined {
+  const timersCanceledBefore: string[] = [];
+  for (const command of commands) {
+    const type = command.commandType ?? 0;
+    if (closingCommands.has(type)) return { timersCanceledBefore };
+    if (type === CommandType.COMMAND_TYPE_CANCEL_TIMER) timersCanceledBefore.push(command.cancelTimerCommandAttributes?.timerId ?? '');
+  }
+  return undefined;
 }
 
 /**

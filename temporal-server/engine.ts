@@ -9,7 +9,7 @@
  * change of a run is handed to the store, and `restore` rebuilds the runs a store loaded.
  */
 import { VirtualClock } from './clock';
-import { applyCommands, closesWorkflow, validateCommands } from './commands';
+import { applyCommands, closingCommand, validateCommands } from './commands';
 import { ActivityCompletions } from './activity-completions';
 import { CrossRunCommands } from './cross-run';
 import { notFound } from './errors';
@@ -249,7 +249,7 @@ export class NamespaceEngine implements RunHost {
     if (invalid) {
       run.workflowTasks.fail(task, invalid.cause, { message: invalid.message }, request.identity);
     } else {
-      run.workflowTasks.complete(request, closesWorkflow(commands), (completedEventId) =>
+      run.workflowTasks.complete(request, closingCommand(commands), (completedEventId) =>
         applyCommands(this.crossRun, run, commands, completedEventId, request.identity),
       );
     }

@@ -13,6 +13,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { type ScheduledTimer } from './clock';
+import type { Closing } from './commands';
 import { eventNumber, newEvent, type PendingEvent } from './history-events';
 import {
   durationToMs,
@@ -144,6 +145,15 @@ export class WorkflowTasks {
       return toNumber(fired!.attributes.timerFiredEventAttributes?.startedEventId);
     }
     return undefined;
+  }
+
+  /** Whether an event is buffered other than the fire of one of `timerIds`. */
+  private buffersBeyondFires(timerIds: string[]): boolean {
+    return this.buffered.some((group) =>
+      group.events.some(
+        (event) => event.eventType !== EventType.EVENT_TYPE_TIMER_FIRED || !timerIds.includes(event.attributes.timerFiredEventAttributes?.timerId ?? ''),
+      ),
+    );
   }
 
   private flushBuffered(): void {
@@ -364,16 +374,17 @@ export class WorkflowTasks {
   /**
    * Completes the started workflow task: writes WorkflowTaskCompleted, lets `applyCommands` write the
    * commands' events, then the buffered events, then schedules the next task if anything asks for one.
-   * A completion that would close the workflow while events are buffered is refused (UNHANDLED_COMMAND).
+   * A completion that would close the workflow while events are buffered — other than the fires of timers it cancels
+   * before closing — is refused (UNHANDLED_COMMAND).
    */
   complete(
     request: temporal.api.workflowservice.v1.IRespondWorkflowTaskCompletedRequest,
-    closesWorkflow: boolean,
+    closing: Closing | undefined,
     applyCommands: (completedEventId: number) => void,
   ): void {
     const task = this.task!;
     task.timeoutTimer?.cancel();
-    if (closesWorkflow && this.buffered.length > 0) {
+    if (closing && this.buffersBeyondFires(closing.timersCanceledBefore)) {
       this.fail(
         task,
         temporal.api.enums.v1.WorkflowTaskFailedCause.WORKFLOW_TASK_FAILED_CAUSE_UNHANDLED_COMMAND,

@@ -432,6 +432,44 @@ export function defineConformanceSuite(mode: 'in-memory' | 'durable'): void {
       expect(history.at(-2)?.timerCanceledEventAttributes?.timerId).toBe('race');
       await handle.terminate('test done');
     });
+
+    test('a task that cancels a timer whose fire is buffered may close the workflow in the same task; another buffered event refuses the close', async () => {
+      const taskQueue = uniqueId('hand-driven');
+      const poll = () => service().pollWorkflowTaskQueue({ namespace: namespace(), taskQueue: { name: taskQueue }, identity: 'hand' });
+      const cancelThenComplete = [
+        { commandType: CommandType.COMMAND_TYPE_CANCEL_TIMER, cancelTimerCommandAttributes: { timerId: 'race' } },
+        { commandType: CommandType.COMMAND_TYPE_COMPLETE_WORKFLOW_EXECUTION, completeWorkflowExecutionCommandAttributes: {} },
+      ];
+      /** A started task woken by a signal, during which the workflow's timer fires (and `during`, if given, happens). */
+      const taskWithFiredTimer = async (workflowId: string, during?: (handle: WorkflowHandle) => Promise<void>) => {
+        const handle = await env.client.workflow.start(waitForFinishWorkflow, { taskQueue, workflowId });
+        const first = await poll();
+        await service().respondWorkflowTaskCompleted({ namespace: namespace(), taskToken: first.taskToken, identity: 'hand', commands: [startTimer('race', 2)] });
+        await handle.signal(finishSignal);
+        const task = await poll();
+        await new Promise((resolve) => setTimeout(resolve, 3_000));
+        await during?.(handle);
+        return { handle, task };
+      };
+
+      const alone = await taskWithFiredTimer(uniqueId('close-after-cancel'));
+      await service().respondWorkflowTaskCompleted({ namespace: namespace(), taskToken: alone.task.taskToken, identity: 'hand', commands: cancelThenComplete });
+      const closed = (await alone.handle.fetchHistory()).events ?? [];
+      expect(closed.slice(-3).map((event) => event.eventType)).toEqual([
+        EventType.EVENT_TYPE_WORKFLOW_TASK_COMPLETED,
+        EventType.EVENT_TYPE_TIMER_CANCELED,
+        EventType.EVENT_TYPE_WORKFLOW_EXECUTION_COMPLETED,
+      ]);
+      expect(closed.map((event) => event.eventType)).not.toContain(EventType.EVENT_TYPE_TIMER_FIRED);
+
+      const withSignal = await taskWithFiredTimer(uniqueId('refused-close'), (handle) => handle.signal(finishSignal));
+      await service().respondWorkflowTaskCompleted({ namespace: namespace(), taskToken: withSignal.task.taskToken, identity: 'hand', commands: cancelThenComplete });
+      const refused = (await withSignal.handle.fetchHistory()).events ?? [];
+      const failed = refused.find((event) => event.eventType === EventType.EVENT_TYPE_WORKFLOW_TASK_FAILED);
+      expect(failed?.workflowTaskFailedEventAttributes?.cause).toBe(temporal.api.enums.v1.WorkflowTaskFailedCause.WORKFLOW_TASK_FAILED_CAUSE_UNHANDLED_COMMAND);
+      expect(refused.map((event) => event.eventType)).not.toContain(EventType.EVENT_TYPE_WORKFLOW_EXECUTION_COMPLETED);
+      await withSignal.handle.terminate('test done');
+    });
   });
 
   describe('worker shutdown (a hand-driven worker)', () => {
