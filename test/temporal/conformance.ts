@@ -1,7 +1,8 @@
 /**
  * Conformance suite: the real SDK worker and client against the Temporal service, asserting Temporal's
  * documented semantics. conformance.test.ts runs it against the embedded service in memory,
- * conformance-durable.test.ts against its durable mode (PostgreSQL).
+ * conformance-durable.test.ts against its durable mode (PostgreSQL). Its cases where the test plays the worker itself
+ * (sticky queues, timers, worker shutdown) are in conformance-hand-driven.ts.
  *
  * To run the same suite against a real server:   temporal server start-dev --port 7233   then
  * TEMPORAL_ADDRESS=127.0.0.1:7233 npx jest test/temporal/conformance.test.ts
@@ -20,9 +21,9 @@ import {
 } from '@temporalio/client';
 import { ActivityFailure, ApplicationFailure, CancelledFailure, TerminatedFailure, TimeoutFailure, TimeoutType } from '@temporalio/common';
 import { google, temporal } from '@temporalio/proto';
-import Long from 'long';
 import { describeWorkflow, listWorkflows, workflowTimeline } from '../../inspection/workflows';
 import { createTemporalTestDatabase, type TemporalTestDatabase } from './database';
+import { defineHandDrivenCases } from './conformance-hand-driven';
 import { eventually, historyToJsonText, startTestEnvironment, type TestEnvironment } from './environment';
 import {
   accumulatorWorkflow,
@@ -44,7 +45,6 @@ import {
   slowRetryWorkflow,
   stateQuery,
   throwingWorkflow,
-  waitForFinishWorkflow,
   totalQuery,
 } from '../../harness/temporal-workload/workflows';
 
@@ -57,9 +57,6 @@ export function defineConformanceSuite(mode: 'in-memory' | 'durable'): void {
   let database: TemporalTestDatabase | undefined;
   let counter = 0;
   const uniqueId = (name: string) => `${name}-${Date.now()}-${(counter += 1)}`;
-  /** For the hand-driven workers: the service's gRPC methods and the namespace, called directly. */
-  const service = () => env.client.workflowService;
-  const namespace = () => env.client.options.namespace;
 
   beforeAll(async () => {
     database = mode === 'durable' ? await createTemporalTestDatabase('conformance') : undefined;
@@ -352,152 +349,7 @@ export function defineConformanceSuite(mode: 'in-memory' | 'durable'): void {
     });
   });
 
-  describe('sticky task queues (a hand-driven worker on its own task queue)', () => {
-
-    test('after a completion naming a sticky queue, the next task goes there with only the new events; unpicked, it returns to the normal queue', async () => {
-      const taskQueue = uniqueId('hand-driven');
-      const stickyQueue = `${taskQueue}-sticky`;
-      const handle = await env.client.workflow.start(waitForFinishWorkflow, { taskQueue, workflowId: uniqueId('sticky') });
-      const first = await service().pollWorkflowTaskQueue({ namespace: namespace(), taskQueue: { name: taskQueue }, identity: 'hand' });
-      expect(first.history?.events?.[0]?.eventId?.toString()).toBe('1');
-      await service().respondWorkflowTaskCompleted({
-        namespace: namespace(),
-        taskToken: first.taskToken,
-        identity: 'hand',
-        stickyAttributes: { workerTaskQueue: { name: stickyQueue, kind: temporal.api.enums.v1.TaskQueueKind.TASK_QUEUE_KIND_STICKY }, scheduleToStartTimeout: { seconds: Long.fromNumber(1) } },
-      });
-      const stickyPoll = () =>
-        service().pollWorkflowTaskQueue({
-          namespace: namespace(),
-          taskQueue: { name: stickyQueue, kind: temporal.api.enums.v1.TaskQueueKind.TASK_QUEUE_KIND_STICKY, normalName: taskQueue },
-          identity: 'hand',
-        });
-      // A sticky queue counts only while its worker polls it: poll once briefly so the server sees this one live.
-      await env.client.connection.withDeadline(Date.now() + 200, stickyPoll).catch(() => undefined);
-      await handle.signal(finishSignal);
-      const sticky = await stickyPoll();
-      const stickyEvents = sticky.history?.events ?? [];
-      expect(sticky.previousStartedEventId?.toString()).toBe(first.startedEventId?.toString());
-      expect(stickyEvents[0]?.eventId?.toString()).toBe(String(Number(first.startedEventId) + 1));
-      expect(stickyEvents[0]?.eventType).toBe(EventType.EVENT_TYPE_WORKFLOW_TASK_COMPLETED);
-      expect(stickyEvents.map((event) => event.eventType)).toContain(EventType.EVENT_TYPE_WORKFLOW_EXECUTION_SIGNALED);
-      await service().respondWorkflowTaskCompleted({
-        namespace: namespace(),
-        taskToken: sticky.taskToken,
-        identity: 'hand',
-        stickyAttributes: { workerTaskQueue: { name: stickyQueue, kind: temporal.api.enums.v1.TaskQueueKind.TASK_QUEUE_KIND_STICKY }, scheduleToStartTimeout: { seconds: Long.fromNumber(1) } },
-      });
-
-      await handle.signal(addSignal, 1);
-      const fallback = await service().pollWorkflowTaskQueue({ namespace: namespace(), taskQueue: { name: taskQueue }, identity: 'other-hand' });
-      const events = fallback.history?.events ?? [];
-      expect(events[0]?.eventId?.toString()).toBe('1');
-      const timedOut = events.find((event) => event.eventType === EventType.EVENT_TYPE_WORKFLOW_TASK_TIMED_OUT);
-      expect(timedOut?.workflowTaskTimedOutEventAttributes?.timeoutType).toBe(temporal.api.enums.v1.TimeoutType.TIMEOUT_TYPE_SCHEDULE_TO_START);
-      await handle.terminate('test done');
-    });
-  });
-
-  describe('timers (a hand-driven worker)', () => {
-    const CommandType = temporal.api.enums.v1.CommandType;
-    const startTimer = (timerId: string, seconds: number) => ({
-      commandType: CommandType.COMMAND_TYPE_START_TIMER,
-      startTimerCommandAttributes: { timerId, startToFireTimeout: { seconds: Long.fromNumber(seconds) } },
-    });
-
-    test('a timer that fires while the workflow task canceling it runs is canceled: its fire is never written, so replay sees what the workflow did', async () => {
-      const taskQueue = uniqueId('hand-driven');
-      const handle = await env.client.workflow.start(waitForFinishWorkflow, { taskQueue, workflowId: uniqueId('timer-race') });
-      const poll = () => service().pollWorkflowTaskQueue({ namespace: namespace(), taskQueue: { name: taskQueue }, identity: 'hand' });
-      const first = await poll();
-      await service().respondWorkflowTaskCompleted({ namespace: namespace(), taskToken: first.taskToken, identity: 'hand', commands: [startTimer('race', 2)] });
-      await handle.signal(finishSignal);
-      const second = await poll();
-      expect((second.history?.events ?? []).map((event) => event.eventType)).not.toContain(EventType.EVENT_TYPE_TIMER_FIRED);
-      // The timer fires while this task runs; the task, woken by the signal, cancels it.
-      await new Promise((resolve) => setTimeout(resolve, 3_000));
-      await service().respondWorkflowTaskCompleted({
-        namespace: namespace(),
-        taskToken: second.taskToken,
-        identity: 'hand',
-        commands: [{ commandType: CommandType.COMMAND_TYPE_CANCEL_TIMER, cancelTimerCommandAttributes: { timerId: 'race' } }, startTimer('after', 3_600)],
-      });
-      const history = (await handle.fetchHistory()).events ?? [];
-      expect(history.slice(-3).map((event) => event.eventType)).toEqual([
-        EventType.EVENT_TYPE_WORKFLOW_TASK_COMPLETED,
-        EventType.EVENT_TYPE_TIMER_CANCELED,
-        EventType.EVENT_TYPE_TIMER_STARTED,
-      ]);
-      expect(history.map((event) => event.eventType)).not.toContain(EventType.EVENT_TYPE_TIMER_FIRED);
-      expect(history.at(-2)?.timerCanceledEventAttributes?.timerId).toBe('race');
-      await handle.terminate('test done');
-    });
-
-    test('a task that cancels a timer whose fire is buffered may close the workflow in the same task; another buffered event refuses the close', async () => {
-      const taskQueue = uniqueId('hand-driven');
-      const poll = () => service().pollWorkflowTaskQueue({ namespace: namespace(), taskQueue: { name: taskQueue }, identity: 'hand' });
-      const cancelThenComplete = [
-        { commandType: CommandType.COMMAND_TYPE_CANCEL_TIMER, cancelTimerCommandAttributes: { timerId: 'race' } },
-        { commandType: CommandType.COMMAND_TYPE_COMPLETE_WORKFLOW_EXECUTION, completeWorkflowExecutionCommandAttributes: {} },
-      ];
-      /** A started task woken by a signal, during which the workflow's timer fires (and `during`, if given, happens). */
-      const taskWithFiredTimer = async (workflowId: string, during?: (handle: WorkflowHandle) => Promise<void>) => {
-        const handle = await env.client.workflow.start(waitForFinishWorkflow, { taskQueue, workflowId });
-        const first = await poll();
-        await service().respondWorkflowTaskCompleted({ namespace: namespace(), taskToken: first.taskToken, identity: 'hand', commands: [startTimer('race', 2)] });
-        await handle.signal(finishSignal);
-        const task = await poll();
-        await new Promise((resolve) => setTimeout(resolve, 3_000));
-        await during?.(handle);
-        return { handle, task };
-      };
-
-      const alone = await taskWithFiredTimer(uniqueId('close-after-cancel'));
-      await service().respondWorkflowTaskCompleted({ namespace: namespace(), taskToken: alone.task.taskToken, identity: 'hand', commands: cancelThenComplete });
-      const closed = (await alone.handle.fetchHistory()).events ?? [];
-      expect(closed.slice(-3).map((event) => event.eventType)).toEqual([
-        EventType.EVENT_TYPE_WORKFLOW_TASK_COMPLETED,
-        EventType.EVENT_TYPE_TIMER_CANCELED,
-        EventType.EVENT_TYPE_WORKFLOW_EXECUTION_COMPLETED,
-      ]);
-      expect(closed.map((event) => event.eventType)).not.toContain(EventType.EVENT_TYPE_TIMER_FIRED);
-
-      const withSignal = await taskWithFiredTimer(uniqueId('refused-close'), (handle) => handle.signal(finishSignal));
-      await service().respondWorkflowTaskCompleted({ namespace: namespace(), taskToken: withSignal.task.taskToken, identity: 'hand', commands: cancelThenComplete });
-      const refused = (await withSignal.handle.fetchHistory()).events ?? [];
-      const failed = refused.find((event) => event.eventType === EventType.EVENT_TYPE_WORKFLOW_TASK_FAILED);
-      expect(failed?.workflowTaskFailedEventAttributes?.cause).toBe(temporal.api.enums.v1.WorkflowTaskFailedCause.WORKFLOW_TASK_FAILED_CAUSE_UNHANDLED_COMMAND);
-      expect(refused.map((event) => event.eventType)).not.toContain(EventType.EVENT_TYPE_WORKFLOW_EXECUTION_COMPLETED);
-      await withSignal.handle.terminate('test done');
-    });
-  });
-
-  describe('worker shutdown (a hand-driven worker)', () => {
-
-    test('a worker that shuts down has its waiting polls answered with no task, so it can let them return; its work goes to the next worker', async () => {
-      const described = await service().describeNamespace({ namespace: namespace() });
-      expect(described.namespaceInfo?.capabilities?.workerPollCompleteOnShutdown).toBe(true);
-      const taskQueue = uniqueId('shutting-down');
-      const leaving = { namespace: namespace(), taskQueue: { name: taskQueue }, identity: 'leaving', workerInstanceKey: uniqueId('leaving') };
-      // Answered by the shutdown, well before the poll's own minute runs out.
-      const within = <T>(call: () => Promise<T>) => env.client.connection.withDeadline(Date.now() + 10_000, call);
-      const waiting = [within(() => service().pollWorkflowTaskQueue(leaving)), within(() => service().pollActivityTaskQueue(leaving))];
-      await new Promise((resolve) => setTimeout(resolve, 200));
-      await service().shutdownWorker({ namespace: namespace(), identity: 'leaving', workerInstanceKey: leaving.workerInstanceKey, taskQueue, reason: 'test' });
-      for (const answer of await Promise.all(waiting)) expect(answer.taskToken?.length ?? 0).toBe(0);
-
-      const handle = await env.client.workflow.start(waitForFinishWorkflow, { taskQueue, workflowId: uniqueId('after-shutdown') });
-      if (!process.env.TEMPORAL_ADDRESS) {
-        // The embedded service also answers at once a poll that reaches it after the worker's shutdown (sent before
-        // it), leaving the task to others; what a real server does with one is not documented.
-        const late = await within(() => service().pollWorkflowTaskQueue(leaving));
-        expect(late.taskToken?.length ?? 0).toBe(0);
-      }
-      const next = await service().pollWorkflowTaskQueue({ ...leaving, identity: 'next', workerInstanceKey: uniqueId('next') });
-      expect(next.workflowExecution?.workflowId).toBe(handle.workflowId);
-      await handle.terminate('test done');
-    });
-  });
+  defineHandDrivenCases({ env: () => env, uniqueId });
 
   describe('visibility', () => {
     test('list and count filter by workflow type, id prefix and status', async () => {
