@@ -18,6 +18,7 @@ import { startTemporalServer } from '../../temporal-server';
 import { TimeSkipping } from '../../temporal-server/time-skipping-client';
 import { runWorker, type RunningSdkWorker } from '../../worker/run-worker';
 
+export { eventually } from './eventually';
 export { productBundle };
 
 const ROOT = path.join(__dirname, '..', '..');
@@ -103,19 +104,6 @@ export async function startProductTemporal(activities: object, options: { attest
       await environment.teardown();
     },
   };
-}
-
-/** Polls `check` until it passes or `timeoutMs` runs out (then throws its last error). */
-export async function eventually<T>(check: () => Promise<T>, timeoutMs = 10_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    try {
-      return await check();
-    } catch (error) {
-      if (Date.now() > deadline) throw error;
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
-  }
 }
 
 type History = temporal.api.history.v1.IHistory;

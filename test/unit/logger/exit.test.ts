@@ -21,7 +21,7 @@ test('the last lines are written, in order, before the process exits', async () 
     const chunks: Buffer[] = [];
     child.stdout.on('data', (chunk: Buffer) => chunks.push(chunk));
     child.stdout.resume();
-    const [code] = await new Promise<[number | null]>((resolve) => child.once('close', (exitCode) => resolve([exitCode])));
+    const code = await new Promise<number | null>((resolve) => child.once('close', resolve));
     const logged = Buffer.concat(chunks)
       .toString('utf8')
       .split('\n')
