@@ -4,7 +4,8 @@
  * shares the issuer's account holds at the broker, and what is in flight between them:
  * - `hedges`: shares owed by final attestation executions and not yet filled (buys positive, sells negative);
  * - `redemptions`: shares of final burns not yet delivered to the participant (still held, no longer required);
- * - `partnerMints`: shares received for partner mints whose tokens are not minted yet (held, not yet required).
+ * - `partnerMints`: shares received for partner mints whose tokens are not in the supply read yet (held, not yet
+ *   required): not minted, or minted in a block above the one read.
  * backing = held + hedges − redemptions − partnerMints; required = supply × multiplier now. An asset is `short` when
  * required − backing exceeds the tolerance (RESERVES_TOLERANCE_BPS of what is required, and at least one broker unit,
  * 1e-9 share, so rounding carries never count); its attestation minting is paused until it is covered again.
@@ -13,13 +14,14 @@
 import { Context } from '@temporalio/activity';
 import type { PublicClient } from 'viem';
 import type { ChainContexts } from '../chains/context';
+import { receiptOf } from '../chains/transactions';
 import { stockTokenAbi } from '../contracts/abi';
 import { inTransaction, type Database, type Queryable } from '../db/pool';
 import { listChainDeployments } from '../db/queries/chain-deployments';
 import { readWatcherCursor } from '../db/queries/chain-watcher';
 import { multipliersAt } from '../db/queries/corporate-actions';
 import { hedgesInFlight } from '../db/queries/hedging';
-import { applyReservePauses, insertReserveSnapshots, partnerInFlight, type ReserveAsset } from '../db/queries/reserves';
+import { applyReservePauses, insertReserveSnapshots, partnerInFlight, type PartnerInFlight, type ReserveAsset } from '../db/queries/reserves';
 import { Decimal, Rounding } from '../domain/money';
 import type { EvmChain } from '../domain/chains';
 import type { BrokerClient } from '../partner/broker-client';
@@ -68,6 +70,23 @@ async function finalTokens(db: Queryable, chains: ChainContexts): Promise<FinalT
   return deployed;
 }
 
+/**
+ * The partner requests still in flight at the blocks read: a mint drops out once its transaction succeeded in a block
+ * at or below its chain's (its tokens are in that supply), whatever its state says yet — the mint's own wait for
+ * finality and the watcher's final block advance apart, and counted both ways its shares made a false shortfall.
+ */
+async function partnerOutsideSupply(chains: ChainContexts, requests: PartnerInFlight[], blocks: Record<string, number>): Promise<PartnerInFlight[]> {
+  const inSupply = await Promise.all(
+    requests.map(async (request) => {
+      const block = blocks[request.chain];
+      if (request.kind !== 'mint' || !request.txHash || block === undefined) return false;
+      const receipt = await receiptOf(chains[request.chain as EvmChain]!.client as PublicClient, request.txHash);
+      return receipt?.status === 'success' && Number(receipt.blockNumber) <= block;
+    }),
+  );
+  return requests.filter((_, index) => !inSupply[index]);
+}
+
 /** Each asset's supply per chain, read on chain at that chain's block. */
 async function supplies(chains: ChainContexts, deployed: FinalTokens[]): Promise<{ byAsset: Map<string, Record<string, string>>; blocks: Record<string, number>; tickers: Map<string, string> }> {
   const byAsset = new Map<string, Record<string, string>>();
@@ -113,6 +132,7 @@ export function createReservesActivities(deps: ReservesActivityDependencies) {
         { snapshot: true },
       );
       const { byAsset, blocks, tickers } = await supplies(chains, deployed);
+      const inFlight = await partnerOutsideSupply(chains, partner, blocks);
       const held = new Map(positions.map((position) => [position.symbol, position.qty]));
       const assets: ReserveAsset[] = [];
       for (const [symbol, byChain] of byAsset) {
@@ -124,7 +144,7 @@ export function createReservesActivities(deps: ReservesActivityDependencies) {
         const hedge = hedges.get(underlying) ?? { inFlight: '0', review: '0' };
         let redemptions = new Decimal(0);
         let partnerMints = new Decimal(0);
-        for (const request of partner.filter((entry) => entry.tokenSymbol === symbol)) {
+        for (const request of inFlight.filter((entry) => entry.tokenSymbol === symbol)) {
           const shares = request.qty ?? new Decimal(request.tokenAmount ?? 0).div(TOKEN_UNIT).times(multiplier).toFixed();
           if (request.kind === 'redeem') redemptions = redemptions.plus(shares);
           else partnerMints = partnerMints.plus(shares);

@@ -132,7 +132,8 @@ async function broadcast(client: PublicClient, raw: Hex): Promise<void> {
   }
 }
 
-async function receiptOf(client: PublicClient, hash: Hex): Promise<TransactionReceipt | undefined> {
+/** The transaction's receipt on the chain as the node now has it, if it is included. */
+export async function receiptOf(client: PublicClient, hash: Hex): Promise<TransactionReceipt | undefined> {
   try {
     return await client.getTransactionReceipt({ hash });
   } catch (error) {

@@ -20,11 +20,26 @@ export async function hedgeHold(db: Queryable, underlying: string, now: number =
   return undefined;
 }
 
-/** Partner requests between the broker and the chain, per token symbol: shares (or token base units) in flight. */
-export async function partnerInFlight(db: Queryable): Promise<{ tokenSymbol: string; kind: 'mint' | 'redeem'; qty: string | null; tokenAmount: string | null }[]> {
-  const { rows } = await db.query<{ tokenSymbol: string; kind: 'mint' | 'redeem'; qty: string | null; tokenAmount: string | null }>(
-    `SELECT token_symbol AS "tokenSymbol", kind, qty::text, token_amount::text AS "tokenAmount" FROM partner_requests
-      WHERE (kind = 'mint' AND state IN ('confirmed', 'needs_review') AND confirm_status IS DISTINCT FROM 'rejected')
+/** A partner request between the broker and the chain: shares (mint) or token base units (redeem) in flight. */
+export interface PartnerInFlight {
+  tokenSymbol: string;
+  kind: 'mint' | 'redeem';
+  qty: string | null;
+  tokenAmount: string | null;
+  chain: string;
+  /** A mint's transaction, once sent: whether its tokens are in a supply read depends on the block it is in. */
+  txHash: `0x${string}` | null;
+}
+
+/**
+ * Partner requests between the broker and the chain: redemptions burnt and not yet delivered, and mints whose shares
+ * arrived and whose tokens are not minted or not final yet (`minted` is written once the mint is final, which may be
+ * before or after the watcher's final block passes it).
+ */
+export async function partnerInFlight(db: Queryable): Promise<PartnerInFlight[]> {
+  const { rows } = await db.query<PartnerInFlight>(
+    `SELECT token_symbol AS "tokenSymbol", kind, qty::text, token_amount::text AS "tokenAmount", chain, tx_hash AS "txHash" FROM partner_requests
+      WHERE (kind = 'mint' AND state IN ('confirmed', 'needs_review', 'minted') AND confirm_status IS DISTINCT FROM 'rejected')
          OR (kind = 'redeem' AND state IN ('pending', 'needs_review', 'delivering'))`,
   );
   return rows;

@@ -1,7 +1,7 @@
 /**
  * Every token backed, end to end on a local anvil chain with the brokerage sandbox (its trading clock pinned into a
  * regular session): attestation mints and redeems are hedged at the broker once final and the reserves cover them;
- * a partner mint is covered throughout; tokens minted on chain outside the product show as a shortfall and minting of
+ * a partner mint is covered throughout, and not counted twice once its tokens are in the supply read; tokens minted on chain outside the product show as a shortfall and minting of
  * that asset is refused until the shares are there; a hedge owed while the market is paused or the broker is down is
  * in flight, then filled and covered; 50 executions at once are netted into few orders, each placed once; a step that
  * dies between placing an order and recording it leaves one order at the broker, found by the retry.
@@ -152,6 +152,25 @@ test('a partner mint is covered throughout', async () => {
   expect(history.body.snapshots.length).toBeGreaterThan(0);
   for (const snapshot of history.body.snapshots) expect(snapshot.status).toBe('covered');
 }, 120_000);
+
+test('a partner mint whose tokens are in the supply read is not also in flight, whatever its state says yet', async () => {
+  // The moment between the watcher's final block passing the mint and the mint's own wait for finality writing
+  // `minted`: a completed mint (its transaction final), set back to `confirmed`.
+  const [mint] = await query<{ issuer_request_id: string }>(
+    `SELECT issuer_request_id FROM partner_requests WHERE kind = 'mint' AND underlying_symbol = 'AAPL' AND state = 'completed' ORDER BY created_at DESC LIMIT 1`,
+  );
+  await db().query(`UPDATE partner_requests SET state = 'confirmed' WHERE issuer_request_id = $1`, [mint!.issuer_request_id]);
+  try {
+    const from = Date.now();
+    await eventually(async () => {
+      const computed = await reserves();
+      expect(computed.timestamp).toBeGreaterThan(from);
+      expect(computed.assets.find((asset: { underlying: string }) => asset.underlying === 'AAPL')).toMatchObject({ status: 'covered', inFlight: { partnerMints: '0' } });
+    }, 30_000);
+  } finally {
+    await db().query(`UPDATE partner_requests SET state = 'completed' WHERE issuer_request_id = $1`, [mint!.issuer_request_id]);
+  }
+}, 60_000);
 
 test('tokens minted outside the product are a shortfall: minting of the asset is refused until the shares are there', async () => {
   const outsider = stack.chain.walletOf(5);

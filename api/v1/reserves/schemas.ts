@@ -17,7 +17,7 @@ export const reserveAssetSchema = z.object({
   inFlight: z.object({
     hedges: decimal('Shares owed by final attestation trades not yet filled at the broker (buys positive, sells negative).'),
     redemptions: decimal('Shares of final burns not yet delivered to the participant (held, no longer required).'),
-    partnerMints: decimal('Shares received for partner mints whose tokens are not minted yet (held, not yet required).'),
+    partnerMints: decimal('Shares received for partner mints whose tokens are not in the supply read yet: not minted, or minted above the block read (held, not yet required).'),
   }),
   review: decimal('Shares owed by hedge orders the broker rejected for good (under review; not in flight).'),
   shortfall: decimal('sharesRequired − (sharesHeld + hedges − redemptions − partnerMints), at least 0.'),
