@@ -1,12 +1,17 @@
 /**
  * `npm run stream -- <prices|ohlc> …`: a client of the gRPC live streams (proto/market_stream.proto) that needs only
- * the project. Prints each update as one JSON line; stops after `--count` updates, or on Ctrl-C.
+ * the project. Prints each update as one JSON line; stops after `--count` updates, or on Ctrl-C. With `--count`, it
+ * gives up once no update has come for `--timeout` seconds, saying which of the assets asked for do not trade in the
+ * session running then (their latest price comes first, then nothing until their market opens).
  * Address and key default to the stack `npm start` runs (DATA_DIR/stack.json: `grpc.address`, the read key).
  */
 import { parseArgs } from 'node:util';
 import * as grpc from '@grpc/grpc-js';
 import { exitWithUsageOnHelp } from '../config/cli';
 import { loadConfig } from '../config';
+import { sessionAt } from '../domain/calendar';
+import { CATALOGUE } from '../domain/catalogue';
+import { isTokenOpen } from '../domain/market/trading-hours';
 import { readStackFile } from '../start/stack-file';
 import { MarketDataStreamClient } from '../streams/grpc-proto';
 
@@ -14,6 +19,7 @@ const usage = `usage: npm run stream -- prices [SYMBOL...] [options]      latest
        npm run stream -- ohlc SYMBOL [--interval 1min|5min|15min] [options]   the current candle, its updates, each close
 options:
   --count N          stop after N updates (default: run until Ctrl-C)
+  --timeout S        with --count: give up, exit 1, once no update has come for S seconds (default 30)
   --last-event-id ID resume after this update (the event_id of an earlier one)
   --address H:P      the gRPC address (default: grpc.address of DATA_DIR/stack.json)
   --key KEY          the API key (default: the read key of DATA_DIR/stack.json)`;
@@ -23,17 +29,28 @@ function fail(message: string, code = 2): never {
   process.exit(code);
 }
 
+/** Why a stream of `symbols` (none: every asset) can fall silent now: those that do not trade in the running session. */
+function quietReason(symbols: readonly string[]): string {
+  const session = sessionAt(Date.now());
+  const asked = symbols.length > 0 ? CATALOGUE.filter((asset) => symbols.includes(asset.symbol)) : CATALOGUE;
+  const closed = asked.filter((asset) => !isTokenOpen(asset, session)).map((asset) => asset.symbol);
+  if (closed.length === 0) return `each asset asked for trades in the ${session} session`;
+  return `${closed.join(', ')} ${closed.length === 1 ? 'does' : 'do'} not trade in the ${session} session: a closed market's latest price comes first, then nothing until it opens`;
+}
+
 function main(): void {
   exitWithUsageOnHelp(usage);
   const { positionals, values } = parseArgs({
     allowPositionals: true,
-    options: { count: { type: 'string' }, interval: { type: 'string' }, 'last-event-id': { type: 'string' }, address: { type: 'string' }, key: { type: 'string' } },
+    options: { count: { type: 'string' }, timeout: { type: 'string', default: '30' }, interval: { type: 'string' }, 'last-event-id': { type: 'string' }, address: { type: 'string' }, key: { type: 'string' } },
   });
   const [kind, ...symbols] = positionals;
   if (kind !== 'prices' && kind !== 'ohlc') fail(usage);
   if (kind === 'ohlc' && symbols.length !== 1) fail('ohlc takes one symbol\n' + usage);
   const count = values.count === undefined ? Number.POSITIVE_INFINITY : Number(values.count);
   if (!(count > 0) || (Number.isFinite(count) && !Number.isInteger(count))) fail(`--count takes a positive whole number, not ${values.count}`);
+  const timeoutMs = Number(values.timeout) * 1000;
+  if (!(timeoutMs > 0) || !Number.isFinite(timeoutMs)) fail(`--timeout takes a positive number of seconds, not ${values.timeout}`);
   const stack = readStackFile(loadConfig(['DATA_DIR']).DATA_DIR);
   const address = values.address ?? (stack?.grpc as { address?: string } | undefined)?.address;
   const key = values.key ?? stack?.keys?.read;
@@ -50,20 +67,38 @@ function main(): void {
       ? open('StreamPriceUpdates', { symbols, last_event_id: lastEventId })
       : open('StreamOHLC', { symbol: symbols[0], interval: values.interval ?? '', last_event_id: lastEventId });
   let received = 0;
+  let quiet: NodeJS.Timeout | undefined;
+  /** With --count, the stream is given up after --timeout without an update. */
+  const waitForNext = (): void => {
+    if (!Number.isFinite(count)) return;
+    clearTimeout(quiet);
+    quiet = setTimeout(() => {
+      call.cancel();
+      client.close();
+      const asked = kind === 'prices' ? symbols : symbols.slice(0, 1);
+      fail(`${received} of ${count} updates: none for ${values.timeout} s (${quietReason(asked)})`, 1);
+    }, timeoutMs);
+  };
+  waitForNext();
   call.on('data', (update: unknown) => {
     process.stdout.write(`${JSON.stringify(update)}\n`);
     received += 1;
     if (received >= count) {
+      clearTimeout(quiet);
       call.cancel();
       client.close();
+    } else {
+      waitForNext();
     }
   });
   call.on('error', (error: grpc.ServiceError) => {
+    clearTimeout(quiet);
     if (error.code === grpc.status.CANCELLED && received >= count) return;
     fail(`${grpc.status[error.code]}: ${error.details}`, 1);
   });
   call.on('end', () => client.close());
   process.once('SIGINT', () => {
+    clearTimeout(quiet);
     call.cancel();
     client.close();
   });
