@@ -1,6 +1,10 @@
 /**
  * Every example of README.md runs, in order, against a stack of its own: the product as `npm start` runs it
  * (start/main.ts, on free ports and a fresh data directory), so that the document and the product cannot drift apart.
+ * It runs on a chosen instant (harness/instants.ts): the stack's processes and the examples' own (Node's clock, moved
+ * by harness/shifted-clock.mjs) are on a Saturday, an exchange holiday or the minute before an early close — one test
+ * file each —, since what a reader runs must work whatever the session, and a closed market is where an example
+ * waiting for a price that never comes shows.
  *
  * How the README is read (its "Set-up for the examples" says the same to its readers):
  * - ```sh (or ```bash) blocks run in one bash, in document order, so that the variables of one block (the set-up's
@@ -22,6 +26,8 @@ import { chmodSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, 
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { freePorts } from '../../config/free-port';
+import { sessionAt } from '../../domain/calendar';
+import { nextInstant, type SessionCase } from '../../harness/instants';
 
 const ROOT = path.join(__dirname, '..', '..');
 
@@ -29,6 +35,7 @@ const ROOT = path.join(__dirname, '..', '..');
 const NOT_RUN = [
   'npm install && npm start', // the test runs the stack itself
   'npm install && npm test', // the test is part of it
+  'export DATA_DIR=.data-thanksgiving SHIFTED_CLOCK_START=2027-11-25T17:00:00Z NODE_OPTIONS=--import=./harness/shifted-clock.mjs', // the test moves the clock itself
   'npm install openapi-fetch && npm install --save-dev openapi-typescript@7 typescript@5', // installs into the client's project
   "import createClient from 'openapi-fetch';", // needs that project
 ];
@@ -144,83 +151,101 @@ const withTimeout = <T>(promise: Promise<T>, ms: number, what: () => string): Pr
   Promise.race([promise, new Promise<never>((_, reject) => setTimeout(() => reject(new Error(what())), ms).unref())]);
 
 const README = readFileSync(path.join(ROOT, 'README.md'), 'utf8');
-const dataDir = mkdtempSync(path.join(tmpdir(), 'issuer-readme-'));
-// Searchable by all, so that PostgreSQL (run as the `postgres` user under root) keeps its cluster inside it.
-chmodSync(dataDir, 0o755);
-const work = mkdtempSync(path.join(tmpdir(), 'issuer-readme-run-'));
+const SHIFTED_CLOCK = path.join(ROOT, 'harness', 'shifted-clock.mjs');
 const started: ChildProcess[] = [];
-const serverPids = new Set<number>();
 
-/** The pids of the stack's PostgreSQL (its lock file) and chains (their pid files) while they run. */
-function rememberServerPids(): void {
-  const lock = path.join(dataDir, 'postgres', 'postmaster.pid');
-  if (existsSync(lock)) serverPids.add(Number(readFileSync(lock, 'utf8').split('\n')[0]));
-  const chains = path.join(dataDir, 'chains');
-  if (existsSync(chains)) {
-    for (const file of readdirSync(chains).filter((name) => name.endsWith('.pid'))) serverPids.add(Number(readFileSync(path.join(chains, file), 'utf8').trim()));
+/**
+ * The README's tests with the stack and the examples on the next instant of `kind`: the blocks kept from the run are
+ * the listed ones, and every other example runs and answers what the README says.
+ */
+export function describeReadmeExamplesAt(kind: SessionCase): void {
+  const instant = nextInstant(kind);
+  const dataDir = mkdtempSync(path.join(tmpdir(), 'issuer-readme-'));
+  // Searchable by all, so that PostgreSQL (run as the `postgres` user under root) keeps its cluster inside it.
+  chmodSync(dataDir, 0o755);
+  const work = mkdtempSync(path.join(tmpdir(), 'issuer-readme-run-'));
+  const serverPids = new Set<number>();
+
+  /** The pids of the stack's PostgreSQL (its lock file) and chains (their pid files) while they run. */
+  function rememberServerPids(): void {
+    const lock = path.join(dataDir, 'postgres', 'postmaster.pid');
+    if (existsSync(lock)) serverPids.add(Number(readFileSync(lock, 'utf8').split('\n')[0]));
+    const chains = path.join(dataDir, 'chains');
+    if (existsSync(chains)) {
+      for (const file of readdirSync(chains).filter((name) => name.endsWith('.pid'))) serverPids.add(Number(readFileSync(path.join(chains, file), 'utf8').trim()));
+    }
   }
+
+  afterAll(() => {
+    for (const child of started) {
+      try {
+        process.kill(-child.pid!, 'SIGKILL');
+      } catch {
+        // gone
+      }
+    }
+    for (const pid of serverPids) {
+      try {
+        process.kill(pid, 'SIGKILL');
+      } catch {
+        // gone
+      }
+    }
+    // The PostgreSQL under root runs as `postgres` and may need a moment to release its files.
+    rmSync(dataDir, { recursive: true, force: true, maxRetries: 5, retryDelay: 200 });
+    rmSync(work, { recursive: true, force: true });
+  });
+
+  test('the blocks the README keeps from the tests are the listed ones, and the rest are many', () => {
+    const blocks = readmeBlocks(README);
+    expect(blocks.filter((block) => block.flags.includes('no-test')).map((block) => block.body.split('\n')[0])).toEqual(NOT_RUN);
+    const commands = blocks.filter((block) => block.language === 'sh' && !block.flags.includes('no-test')).flatMap(shellCommands);
+    expect(commands.length).toBeGreaterThan(50);
+  });
+
+  test(`every example of the README runs against npm start at ${instant.description} and answers what the README says; Ctrl-C then stops it`, async () => {
+    const ports = { PORT: 0, GRPC_PORT: 0, EMBEDDED_POSTGRES_PORT: 0, ANVIL_PORT_ETHEREUM: 0, ANVIL_PORT_BSC: 0, BROKER_SANDBOX_PORT: 0, METRICS_PORT: 0, TEMPORAL_PORT: 0 };
+    const free = await freePorts(Object.keys(ports).length);
+    for (const [index, name] of (Object.keys(ports) as (keyof typeof ports)[]).entries()) ports[name] = free[index]!;
+    const env: NodeJS.ProcessEnv = { ...process.env, ...Object.fromEntries(Object.entries(ports).map(([name, port]) => [name, String(port)])), DATA_DIR: dataDir };
+    for (const name of ['DATABASE_URL', 'TEMPORAL_ADDRESS', 'RPC_URL_ETHEREUM', 'RPC_URL_BSC', 'BROKER_URL', 'BROKER_ACCOUNT_ID', 'BROKER_KEY', 'BROKER_SECRET', 'PRICE_SOURCE']) {
+      delete env[name];
+    }
+    // Every Node process of the stack and of the examples, on the chosen instant.
+    Object.assign(env, { NODE_OPTIONS: `--import=${SHIFTED_CLOCK}`, SHIFTED_CLOCK_START: new Date(instant.at).toISOString() });
+
+    const stack = run(process.execPath, ['--import', 'tsx', 'start/main.ts'], { ...env, LOG_FORMAT: 'pretty', LOG_LEVEL: 'info' });
+    await waitUntil('the ready banner', () => stack.output().includes('Tokenized-stock issuer is ready') || stack.child.exitCode !== null, READY_WITHIN_MS);
+    expect([stack.child.exitCode, stack.output().includes('Tokenized-stock issuer is ready') || stack.output().slice(-3_000)]).toEqual([null, true]);
+    rememberServerPids();
+    // The stack runs in the session of the instant, not of the real clock.
+    const { api, keys } = JSON.parse(readFileSync(path.join(dataDir, 'stack.json'), 'utf8')) as { api: string; keys: { read: string } };
+    const market = (await (await fetch(`${api}/status/market`, { headers: { 'x-api-key': keys.read } })).json()) as { timestamp: number | string; marketStatus: string };
+    const sinceInstant = new Date(market.timestamp).getTime() - instant.at;
+    expect(sinceInstant).toBeGreaterThanOrEqual(0);
+    expect(sinceInstant).toBeLessThan(READY_WITHIN_MS + 60_000);
+    expect(market.marketStatus).toBe(sessionAt(instant.at + sinceInstant));
+
+    const blocks = readmeBlocks(README).filter((block) => !block.flags.includes('no-test'));
+    const file = path.join(work, 'readme.sh');
+    writeFileSync(file, script(blocks));
+    const statuses = path.join(work, 'statuses');
+    const progress = path.join(work, 'progress');
+    writeFileSync(statuses, '');
+    const examples = run('bash', [file], { ...env, __readme_statuses: statuses, __readme_progress: progress });
+    const where = () => {
+      const line = existsSync(progress) ? Number(readFileSync(progress, 'utf8')) : 0;
+      return `README line ${line}: ${README.split('\n')[line - 1] ?? ''}`;
+    };
+    const code = await withTimeout(examples.exited, EXAMPLES_WITHIN_MS, () => `the examples ran past ${EXAMPLES_WITHIN_MS} ms, at ${where()}\n${examples.output().slice(-3_000)}`);
+    expect({ code, at: code === 0 ? undefined : where(), output: code === 0 ? undefined : examples.output().slice(-1_500) }).toEqual({ code: 0, at: undefined, output: undefined });
+    expect(examples.output()).toContain('README examples: all ran');
+    // The statuses were recorded: the check could have failed.
+    expect(readFileSync(statuses, 'utf8').split('\n').filter(Boolean).length).toBeGreaterThan(40);
+
+    process.kill(-stack.child.pid!, 'SIGINT');
+    await withTimeout(stack.exited, STOP_WITHIN_MS, () => `npm start did not stop on Ctrl-C: ${stack.output().slice(-2_000)}`);
+    const logLines = stack.output().split('\n').filter((line) => /^\[\d\d:\d\d:\d\d\.\d{3}\] /.test(line));
+    expect(logLines.at(-1)).toMatch(/INFO.*: stopped$/);
+  }, READY_WITHIN_MS + EXAMPLES_WITHIN_MS + STOP_WITHIN_MS + 30_000);
 }
-
-afterAll(() => {
-  for (const child of started) {
-    try {
-      process.kill(-child.pid!, 'SIGKILL');
-    } catch {
-      // gone
-    }
-  }
-  for (const pid of serverPids) {
-    try {
-      process.kill(pid, 'SIGKILL');
-    } catch {
-      // gone
-    }
-  }
-  // The PostgreSQL under root runs as `postgres` and may need a moment to release its files.
-  rmSync(dataDir, { recursive: true, force: true, maxRetries: 5, retryDelay: 200 });
-  rmSync(work, { recursive: true, force: true });
-});
-
-test('the blocks the README keeps from the tests are the listed ones, and the rest are many', () => {
-  const blocks = readmeBlocks(README);
-  expect(blocks.filter((block) => block.flags.includes('no-test')).map((block) => block.body.split('\n')[0])).toEqual(NOT_RUN);
-  const commands = blocks.filter((block) => block.language === 'sh' && !block.flags.includes('no-test')).flatMap(shellCommands);
-  expect(commands.length).toBeGreaterThan(50);
-});
-
-test('every example of the README runs against npm start and answers what the README says; Ctrl-C then stops it', async () => {
-  const ports = { PORT: 0, GRPC_PORT: 0, EMBEDDED_POSTGRES_PORT: 0, ANVIL_PORT_ETHEREUM: 0, ANVIL_PORT_BSC: 0, BROKER_SANDBOX_PORT: 0, METRICS_PORT: 0, TEMPORAL_PORT: 0 };
-  const free = await freePorts(Object.keys(ports).length);
-  for (const [index, name] of (Object.keys(ports) as (keyof typeof ports)[]).entries()) ports[name] = free[index]!;
-  const env: NodeJS.ProcessEnv = { ...process.env, ...Object.fromEntries(Object.entries(ports).map(([name, port]) => [name, String(port)])), DATA_DIR: dataDir };
-  for (const name of ['DATABASE_URL', 'TEMPORAL_ADDRESS', 'RPC_URL_ETHEREUM', 'RPC_URL_BSC', 'BROKER_URL', 'BROKER_ACCOUNT_ID', 'BROKER_KEY', 'BROKER_SECRET', 'NODE_OPTIONS', 'PRICE_SOURCE']) {
-    delete env[name];
-  }
-
-  const stack = run(process.execPath, ['--import', 'tsx', 'start/main.ts'], { ...env, LOG_FORMAT: 'pretty', LOG_LEVEL: 'info' });
-  await waitUntil('the ready banner', () => stack.output().includes('Tokenized-stock issuer is ready') || stack.child.exitCode !== null, READY_WITHIN_MS);
-  expect([stack.child.exitCode, stack.output().includes('Tokenized-stock issuer is ready') || stack.output().slice(-3_000)]).toEqual([null, true]);
-  rememberServerPids();
-
-  const blocks = readmeBlocks(README).filter((block) => !block.flags.includes('no-test'));
-  const file = path.join(work, 'readme.sh');
-  writeFileSync(file, script(blocks));
-  const statuses = path.join(work, 'statuses');
-  const progress = path.join(work, 'progress');
-  writeFileSync(statuses, '');
-  const examples = run('bash', [file], { ...env, __readme_statuses: statuses, __readme_progress: progress });
-  const where = () => {
-    const line = existsSync(progress) ? Number(readFileSync(progress, 'utf8')) : 0;
-    return `README line ${line}: ${README.split('\n')[line - 1] ?? ''}`;
-  };
-  const code = await withTimeout(examples.exited, EXAMPLES_WITHIN_MS, () => `the examples ran past ${EXAMPLES_WITHIN_MS} ms, at ${where()}\n${examples.output().slice(-3_000)}`);
-  expect({ code, at: code === 0 ? undefined : where(), output: code === 0 ? undefined : examples.output().slice(-1_500) }).toEqual({ code: 0, at: undefined, output: undefined });
-  expect(examples.output()).toContain('README examples: all ran');
-  // The statuses were recorded: the check could have failed.
-  expect(readFileSync(statuses, 'utf8').split('\n').filter(Boolean).length).toBeGreaterThan(40);
-
-  process.kill(-stack.child.pid!, 'SIGINT');
-  await withTimeout(stack.exited, STOP_WITHIN_MS, () => `npm start did not stop on Ctrl-C: ${stack.output().slice(-2_000)}`);
-  const logLines = stack.output().split('\n').filter((line) => /^\[\d\d:\d\d:\d\d\.\d{3}\] /.test(line));
-  expect(logLines.at(-1)).toMatch(/INFO.*: stopped$/);
-}, READY_WITHIN_MS + EXAMPLES_WITHIN_MS + STOP_WITHIN_MS + 30_000);

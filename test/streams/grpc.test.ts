@@ -3,8 +3,11 @@
  * as metadata, the shared per-key allowance, latest prices first then changes, and candles equal to the SSE events
  * and to `/prices/ohlc` once closed.
  */
+import { spawn } from 'node:child_process';
+import path from 'node:path';
 import * as grpc from '@grpc/grpc-js';
 import { createApiKey } from '../../db/queries/api-keys';
+import { nextInstant } from '../../harness/instants';
 import type { OHLCUpdateMessage, PriceUpdateMessage } from '../../streams/grpc-proto';
 import { GrpcStream, MINUTE_MS, SseClient, regularSessionMinute, startStreamStack, type StreamStack } from './support';
 
@@ -184,5 +187,28 @@ describe('StreamOHLC', () => {
       const message = await call.next((update) => update.timestamp === Math.floor(tickTime / size) * size && !update.isClosed);
       expect(message).toMatchObject({ interval, primaryMarket: { candle: { close: '520' } } });
     }
+  });
+});
+
+describe('npm run stream', () => {
+  test('with --count, gives up once no update came for --timeout seconds: exit 1, naming the asset that does not trade in the session', async () => {
+    // The client's own clock on a Saturday, where AAPLon does not trade: its latest price comes, then nothing.
+    const saturday = nextInstant('saturday');
+    const client = spawn(process.execPath, ['--import', 'tsx', 'scripts/stream.ts', 'prices', 'AAPLon', '--count', '2', '--timeout', '1', '--address', stack.grpc.address, '--key', stack.keys.read], {
+      cwd: path.join(__dirname, '..', '..'),
+      env: { ...process.env, NODE_OPTIONS: `--import=${path.join(__dirname, '..', '..', 'harness', 'shifted-clock.mjs')}`, SHIFTED_CLOCK_START: new Date(saturday.at).toISOString() },
+    });
+    const stopClient = setTimeout(() => client.kill('SIGKILL'), 30_000);
+    let stdout = '';
+    let stderr = '';
+    client.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
+    client.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+    const code = await new Promise<number | null>((resolve) => client.once('close', resolve));
+    clearTimeout(stopClient);
+    expect(stdout.trim().split('\n').map((line) => (JSON.parse(line) as PriceUpdateMessage).primaryMarket.symbol)).toEqual(['AAPLon']);
+    expect({ code, stderr: stderr.trim() }).toEqual({
+      code: 1,
+      stderr: "1 of 2 updates: none for 1 s (AAPLon does not trade in the offhours session: a closed market's latest price comes first, then nothing until it opens)",
+    });
   });
 });
