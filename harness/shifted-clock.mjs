@@ -1,8 +1,10 @@
 /**
- * The wall clock of a Node process moved to another instant, as Debian's `faketime` moves a program's: preloaded with
- * `NODE_OPTIONS=--import=<this file>` and `SHIFTED_CLOCK_START=<ISO-8601 instant>`, the process's `Date` starts at
- * that instant when the process starts and then runs at real speed. Timers, `performance.now()` and every duration
- * are untouched; only what reads the date (`Date.now()`, `new Date()`, `Date()`) is moved.
+ * The wall clock of Node processes moved to another instant, as Debian's `faketime` moves a program's: preloaded with
+ * `NODE_OPTIONS=--import=<this file>` and `SHIFTED_CLOCK_START=<ISO-8601 instant>`, a process's `Date` is at that
+ * instant when it starts and then runs at real speed. It writes the shift to `SHIFTED_CLOCK_OFFSET_MS` in its
+ * environment, which wins over the start, so the processes it starts (and any given the same offset) share its clock.
+ * Timers, `performance.now()` and every duration are untouched; only what reads the date (`Date.now()`, `new Date()`,
+ * `Date()`) is moved.
  *
  * The test suite runs the product's processes on chosen instants with it (a Saturday, an exchange holiday: see
  * test/readme), and a developer can try the product in a session the real clock is not in. It moves Node processes
@@ -10,12 +12,12 @@
  * one keeps every chain check (a quote's expiry against its block's time) as it would be. Plain JavaScript, so that
  * it loads before any TypeScript loader does.
  */
-const start = process.env.SHIFTED_CLOCK_START;
-if (start) {
-  const at = Date.parse(start);
-  if (Number.isNaN(at)) throw new Error(`SHIFTED_CLOCK_START: not an ISO-8601 instant: ${start}`);
+const { SHIFTED_CLOCK_START: start, SHIFTED_CLOCK_OFFSET_MS: inherited } = process.env;
+if (start || inherited) {
   const RealDate = Date;
-  const offset = at - RealDate.now();
+  const offset = inherited ? Number(inherited) : Date.parse(start) - RealDate.now();
+  if (!Number.isFinite(offset)) throw new Error(`SHIFTED_CLOCK_START is not an ISO-8601 instant (${start}), or SHIFTED_CLOCK_OFFSET_MS not a number (${inherited})`);
+  process.env.SHIFTED_CLOCK_OFFSET_MS = String(offset);
   const now = () => RealDate.now() + offset;
   globalThis.Date = new Proxy(RealDate, {
     // `new Date()` is the shifted now; `new Date(x)` is x, as ever.

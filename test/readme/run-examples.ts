@@ -211,8 +211,8 @@ export function describeReadmeExamplesAt(kind: SessionCase): void {
     for (const name of ['DATABASE_URL', 'TEMPORAL_ADDRESS', 'RPC_URL_ETHEREUM', 'RPC_URL_BSC', 'BROKER_URL', 'BROKER_ACCOUNT_ID', 'BROKER_KEY', 'BROKER_SECRET', 'PRICE_SOURCE']) {
       delete env[name];
     }
-    // Every Node process of the stack and of the examples, on the chosen instant.
-    Object.assign(env, { NODE_OPTIONS: `--import=${SHIFTED_CLOCK}`, SHIFTED_CLOCK_START: new Date(instant.at).toISOString() });
+    // Every Node process of the stack and of the examples on one clock, at the chosen instant from now on.
+    Object.assign(env, { NODE_OPTIONS: `--import=${SHIFTED_CLOCK}`, SHIFTED_CLOCK_OFFSET_MS: String(instant.at - Date.now()) });
 
     const stack = run(process.execPath, ['--import', 'tsx', 'start/main.ts'], { ...env, LOG_FORMAT: 'pretty', LOG_LEVEL: 'info' });
     await waitUntil('the ready banner', () => stack.output().includes('Tokenized-stock issuer is ready') || stack.child.exitCode !== null, READY_WITHIN_MS);
