@@ -12,18 +12,13 @@
  * one keeps every chain check (a quote's expiry against its block's time) as it would be. Plain JavaScript, so that
  * it loads before any TypeScript loader does.
  */
+import { createRequire } from 'node:module';
+
+const { shiftedDate } = createRequire(import.meta.url)('./shifted-date.cjs');
 const { SHIFTED_CLOCK_START: start, SHIFTED_CLOCK_OFFSET_MS: inherited } = process.env;
 if (start || inherited) {
-  const RealDate = Date;
-  const offset = inherited ? Number(inherited) : Date.parse(start) - RealDate.now();
+  const offset = inherited ? Number(inherited) : Date.parse(start) - Date.now();
   if (!Number.isFinite(offset)) throw new Error(`SHIFTED_CLOCK_START is not an ISO-8601 instant (${start}), or SHIFTED_CLOCK_OFFSET_MS not a number (${inherited})`);
   process.env.SHIFTED_CLOCK_OFFSET_MS = String(offset);
-  const now = () => RealDate.now() + offset;
-  globalThis.Date = new Proxy(RealDate, {
-    // `new Date()` is the shifted now; `new Date(x)` is x, as ever.
-    construct: (target, args, newTarget) => Reflect.construct(target, args.length === 0 ? [now()] : args, newTarget),
-    // `Date()` called without `new` answers the current date as a string.
-    apply: () => new RealDate(now()).toString(),
-    get: (target, property, receiver) => (property === 'now' ? now : Reflect.get(target, property, receiver)),
-  });
+  globalThis.Date = shiftedDate(Date, offset);
 }
