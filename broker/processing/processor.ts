@@ -37,7 +37,7 @@ export class RequestProcessor {
       logger: options.logger,
       issuer: options.issuer,
       owner: this.owner,
-      retryAt: (attempts) => new Date(Date.now() + Math.min(options.retryInitialMs * 2 ** attempts, options.retryMaxMs)),
+      retryDelayMs: (attempts) => Math.min(options.retryInitialMs * 2 ** attempts, options.retryMaxMs),
     };
     this.loop = new DueWorkLoop({
       name: 'broker processor',
@@ -71,7 +71,7 @@ export class RequestProcessor {
           } catch (error) {
             this.options.logger.error({ err: error, tokenizationRequestId: request.tokenizationRequestId, step: request.step }, 'broker step failed');
             await recordStep(this.options.db, request.tokenizationRequestId, this.owner, {
-              retryAt: this.context.retryAt(request.attempts),
+              retryInMs: this.context.retryDelayMs(request.attempts),
               lastError: (error as Error).message,
             }).catch(() => undefined);
           }

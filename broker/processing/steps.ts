@@ -18,8 +18,8 @@ export interface StepContext {
   issuer: IssuerClient;
   /** This processor's lease owner id. */
   owner: string;
-  /** When the next attempt is due after `attempts` failed ones. */
-  retryAt(attempts: number): Date;
+  /** How long after `attempts` failed ones the next attempt is due. */
+  retryDelayMs(attempts: number): number;
 }
 
 export async function runStep(context: StepContext, request: TokenizationRequest): Promise<void> {
@@ -35,7 +35,7 @@ export async function runStep(context: StepContext, request: TokenizationRequest
 
 function retry(context: StepContext, request: TokenizationRequest, error: string): StepUpdate {
   context.logger.warn({ tokenizationRequestId: request.tokenizationRequestId, step: request.step, attempts: request.attempts + 1, error }, 'broker step will be retried');
-  return { retryAt: context.retryAt(request.attempts), lastError: error };
+  return { retryInMs: context.retryDelayMs(request.attempts), lastError: error };
 }
 
 async function submitMint(context: StepContext, request: TokenizationRequest): Promise<void> {

@@ -317,8 +317,11 @@ export interface StepUpdate {
   confirmStatus?: 'completed' | 'rejected';
   issuerRequestId?: string;
   reason?: string;
-  /** Schedules a retry: the attempt count grows and the step is due again at this time. */
-  retryAt?: Date;
+  /**
+   * Schedules a retry: the attempt count grows and the step is due again this many milliseconds from now — by the
+   * database's clock, the one that judges what is due.
+   */
+  retryInMs?: number;
   lastError?: string | null;
 }
 
@@ -332,8 +335,8 @@ export async function recordStep(db: Queryable, tokenizationRequestId: string, o
         confirm_status = coalesce($6, confirm_status),
         issuer_request_id = coalesce($7, issuer_request_id),
         reason = coalesce($8, reason),
-        attempts = CASE WHEN $9::timestamptz IS NULL THEN 0 ELSE attempts + 1 END,
-        next_attempt_at = coalesce($9::timestamptz, clock_timestamp()),
+        attempts = CASE WHEN $9::float8 IS NULL THEN 0 ELSE attempts + 1 END,
+        next_attempt_at = clock_timestamp() + make_interval(secs => coalesce($9::float8, 0) / 1000),
         last_error = $10,
         lease_owner = NULL, lease_until = NULL,
         updated_at = CASE WHEN $4::text IS NULL AND $5::text IS NULL AND $7::text IS NULL THEN updated_at ELSE clock_timestamp() END
@@ -347,7 +350,7 @@ export async function recordStep(db: Queryable, tokenizationRequestId: string, o
       update.confirmStatus ?? null,
       update.issuerRequestId ?? null,
       update.reason ?? null,
-      update.retryAt ?? null,
+      update.retryInMs ?? null,
       update.lastError ?? null,
     ],
   );
