@@ -33,6 +33,29 @@ import { type WorkflowRun } from './workflow-state';
 
 type PollWorkflowTaskResponse = temporal.api.workflowservice.v1.IPollWorkflowTaskQueueResponse;
 
+/**
+ * As the Temporal server: the first three attempts of a workflow task get the run's workflow task timeout, each later
+ * one that much more 5 s, 10 s, 20 s… (at most 10 minutes more), so a task slower than its timeout (a worker replaying
+ * a long history on a loaded machine) is completed in the end rather than timed out for ever. The server adds a
+ * jitter to the extra time; this service does not.
+ */
+const RETRY_BACKOFF_MIN_ATTEMPTS = 3;
+const RETRY_INITIAL_EXTRA_MS = 5_000;
+const RETRY_MAX_EXTRA_MS = 10 * 60_000;
+
+/** The start-to-close timeout of attempt `attempt` of a workflow task whose run has `taskTimeoutMs`. */
+export function workflowTaskAttemptTimeoutMs(taskTimeoutMs: number, attempt: number): number {
+  if (attempt <= RETRY_BACKOFF_MIN_ATTEMPTS) return taskTimeoutMs;
+  return taskTimeoutMs + Math.min(RETRY_INITIAL_EXTRA_MS * 2 ** (attempt - RETRY_BACKOFF_MIN_ATTEMPTS - 1), RETRY_MAX_EXTRA_MS);
+}
+
+/**
+ * As the Temporal server's defaults (`limit.historyCount.suggestContinueAsNew`, `limit.historySize.suggestContinueAsNew`):
+ * from this many events or bytes of history, WorkflowTaskStarted suggests continuing as new.
+ */
+export const SUGGEST_CONTINUE_AS_NEW_EVENTS = 4 * 1024;
+export const SUGGEST_CONTINUE_AS_NEW_BYTES = 4 * 1024 * 1024;
+
 export interface WorkflowTaskState {
   /** For a transient task, the id its Scheduled event will take. */
   scheduledEventId: number;
@@ -76,7 +99,7 @@ export interface Stickiness {
 /** What the workflow tasks need from their run. */
 export type WorkflowTaskOwner = Pick<
   WorkflowRun,
-  'host' | 'init' | 'isRunning' | 'workflowId' | 'runId' | 'execution' | 'history' | 'nextEventId' | 'addEvent' | 'appendEvent' | 'writeEvents' | 'touch'
+  'host' | 'init' | 'isRunning' | 'workflowId' | 'runId' | 'execution' | 'history' | 'historySizeBytes' | 'nextEventId' | 'addEvent' | 'appendEvent' | 'writeEvents' | 'touch'
 >;
 
 export class WorkflowTasks {
@@ -271,7 +294,7 @@ export class WorkflowTasks {
       ? { name: this.sticky.taskQueue, kind: temporal.api.enums.v1.TaskQueueKind.TASK_QUEUE_KIND_STICKY, normalName: this.run.init.taskQueue }
       : { name: this.run.init.taskQueue, kind: temporal.api.enums.v1.TaskQueueKind.TASK_QUEUE_KIND_NORMAL };
     return {
-      workflowTaskScheduledEventAttributes: { taskQueue, startToCloseTimeout: msToDuration(this.run.init.taskTimeoutMs), attempt },
+      workflowTaskScheduledEventAttributes: { taskQueue, startToCloseTimeout: msToDuration(workflowTaskAttemptTimeoutMs(this.run.init.taskTimeoutMs, attempt)), attempt },
     };
   }
 
@@ -325,12 +348,16 @@ export class WorkflowTasks {
       // New events since the retry was scheduled: it becomes a normal first attempt, as on the server.
       this.run.addEvent(EventType.EVENT_TYPE_WORKFLOW_TASK_SCHEDULED, this.scheduledAttributes(1), now);
     }
+    // As on the server: the history's size before this Started event, and its length with it.
+    const historySizeBytes = this.run.historySizeBytes;
+    const historyLength = task.transient ? task.scheduledEventId + 1 : this.run.nextEventId;
     const startedAttributes: HistoryEvent = {
       workflowTaskStartedEventAttributes: {
         scheduledEventId: int64(task.scheduledEventId),
         identity,
         requestId: randomUUID(),
-        historySizeBytes: int64(0),
+        historySizeBytes: int64(historySizeBytes),
+        suggestContinueAsNew: historyLength >= SUGGEST_CONTINUE_AS_NEW_EVENTS || historySizeBytes >= SUGGEST_CONTINUE_AS_NEW_BYTES,
       },
     };
     let transientEvents: HistoryEvent[] = [];
@@ -347,7 +374,7 @@ export class WorkflowTasks {
       this.run.addEvent(EventType.EVENT_TYPE_WORKFLOW_TASK_STARTED, startedAttributes, now);
     }
     const token: TaskToken = { kind: 'workflow', workflowId: this.run.workflowId, runId: this.run.runId, id: task.scheduledEventId, attempt: task.attempt };
-    task.timeoutTimer = this.run.host.clock.after(this.run.init.taskTimeoutMs, () => this.timeOut(token));
+    task.timeoutTimer = this.run.host.clock.after(workflowTaskAttemptTimeoutMs(this.run.init.taskTimeoutMs, task.attempt), () => this.timeOut(token));
     const firstEventIndex = task.stickyQueue !== undefined ? this.previousStartedEventId : 0;
     return {
       taskToken: encodeTaskToken(token),

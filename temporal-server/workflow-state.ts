@@ -115,6 +115,8 @@ const statusByOutcome: Record<RunOutcome['status'], WorkflowExecutionStatus> = {
 
 export class WorkflowRun {
   readonly history: HistoryEvent[] = [];
+  /** Bytes of the history, protobuf-encoded event by event (what WorkflowTaskStarted reports as historySizeBytes). */
+  historySizeBytes = 0;
   status: WorkflowExecutionStatus = WorkflowExecutionStatus.WORKFLOW_EXECUTION_STATUS_RUNNING;
   outcome?: RunOutcome;
   startTime: number;
@@ -198,6 +200,7 @@ export class WorkflowRun {
   /** Appends a numbered event to history and folds it into the run's state. */
   appendEvent(event: HistoryEvent): void {
     this.history.push(event);
+    this.historySizeBytes += encodedSize(event);
     this.apply(event);
     this.host.historyGrew(this);
     this.host.runChanged(this);
@@ -313,6 +316,7 @@ export class WorkflowRun {
   replay(events: HistoryEvent[]): void {
     for (const event of events) {
       this.history.push(event);
+      this.historySizeBytes += encodedSize(event);
       this.apply(event);
     }
   }
@@ -485,6 +489,10 @@ export class WorkflowRun {
     });
     return true;
   }
+}
+
+function encodedSize(event: HistoryEvent): number {
+  return temporal.api.history.v1.HistoryEvent.encode(event).finish().length;
 }
 
 function signalEvent(request: {

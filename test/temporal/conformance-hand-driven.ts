@@ -5,6 +5,7 @@
  */
 import type { WorkflowHandle } from '@temporalio/client';
 import { temporal } from '@temporalio/proto';
+import { status as grpcStatus } from '@grpc/grpc-js';
 import Long from 'long';
 import type { TestEnvironment } from './environment';
 import { addSignal, finishSignal, waitForFinishWorkflow } from '../../harness/temporal-workload/workflows';
@@ -141,6 +142,57 @@ export function defineHandDrivenCases({ env: environment, uniqueId }: Conformanc
       expect(failed?.workflowTaskFailedEventAttributes?.cause).toBe(temporal.api.enums.v1.WorkflowTaskFailedCause.WORKFLOW_TASK_FAILED_CAUSE_UNHANDLED_COMMAND);
       expect(refused.map((event) => event.eventType)).not.toContain(EventType.EVENT_TYPE_WORKFLOW_EXECUTION_COMPLETED);
       await withSignal.handle.terminate('test done');
+    });
+  });
+
+  describe('long histories and slow workflow tasks (a hand-driven worker)', () => {
+
+    test("WorkflowTaskStarted reports the history's length and size, and suggests continuing as new from the server's limits (4,096 events)", async () => {
+      const taskQueue = uniqueId('long-history');
+      const handle = await client().workflow.start(waitForFinishWorkflow, { taskQueue, workflowId: uniqueId('long-history') });
+      const poll = () => service().pollWorkflowTaskQueue({ namespace: namespace(), taskQueue: { name: taskQueue }, identity: 'hand' });
+      const startedOf = (task: temporal.api.workflowservice.v1.IPollWorkflowTaskQueueResponse) =>
+        task.history?.events?.filter((event) => event.eventType === EventType.EVENT_TYPE_WORKFLOW_TASK_STARTED).at(-1)?.workflowTaskStartedEventAttributes;
+      const first = await poll();
+      expect(Number(startedOf(first)?.historySizeBytes)).toBeGreaterThan(0);
+      expect(startedOf(first)?.suggestContinueAsNew ?? false).toBe(false);
+      await service().respondWorkflowTaskCompleted({ namespace: namespace(), taskToken: first.taskToken, identity: 'hand' });
+      // While no task is started, each signal is one event in history: 4,100 of them pass the count.
+      for (let batch = 0; batch < 41; batch += 1) await Promise.all(Array.from({ length: 100 }, () => handle.signal(addSignal, 1)));
+      const long = await poll();
+      const started = startedOf(long);
+      expect(Number(long.startedEventId)).toBeGreaterThanOrEqual(4_096);
+      expect(Number(started?.historySizeBytes)).toBeGreaterThan(Number(startedOf(first)?.historySizeBytes) * 100);
+      expect(started?.suggestContinueAsNew).toBe(true);
+      await handle.terminate('test done');
+    });
+
+    test('a workflow task slower than its timeout is not timed out for ever: from the fourth attempt each gets more time, and its completion is taken', async () => {
+      const taskQueue = uniqueId('slow-task');
+      const handle = await client().workflow.start(waitForFinishWorkflow, { taskQueue, workflowId: uniqueId('slow-task'), workflowTaskTimeout: '1s' });
+      const poll = () => service().pollWorkflowTaskQueue({ namespace: namespace(), taskQueue: { name: taskQueue }, identity: 'hand' });
+      const complete = (task: temporal.api.workflowservice.v1.IPollWorkflowTaskQueueResponse) =>
+        service().respondWorkflowTaskCompleted({ namespace: namespace(), taskToken: task.taskToken, identity: 'hand' });
+      const timeoutOf = (task: temporal.api.workflowservice.v1.IPollWorkflowTaskQueueResponse) =>
+        Number(task.history?.events?.filter((event) => event.eventType === EventType.EVENT_TYPE_WORKFLOW_TASK_SCHEDULED).at(-1)?.workflowTaskScheduledEventAttributes?.startToCloseTimeout?.seconds);
+      // Three attempts held past their timeout (1 s): each is timed out and handed out again, and its late completion refused.
+      let task = await poll();
+      for (let attempt = 1; attempt <= 3; attempt += 1) {
+        expect(task.attempt).toBe(attempt);
+        expect(timeoutOf(task)).toBe(1);
+        const next = await poll();
+        await expect(complete(task)).rejects.toMatchObject({ code: grpcStatus.NOT_FOUND });
+        task = next;
+      }
+      // The fourth has 1 s + 5 s: held past the run's timeout, it is completed all the same.
+      expect(task.attempt).toBe(4);
+      expect(timeoutOf(task)).toBe(6);
+      await new Promise((resolve) => setTimeout(resolve, 1_500));
+      await complete(task);
+      const types = (await handle.fetchHistory()).events?.map((event) => event.eventType) ?? [];
+      expect(types.filter((type) => type === EventType.EVENT_TYPE_WORKFLOW_TASK_TIMED_OUT)).toHaveLength(1);
+      expect(types.at(-1)).toBe(EventType.EVENT_TYPE_WORKFLOW_TASK_COMPLETED);
+      await handle.terminate('test done');
     });
   });
 
