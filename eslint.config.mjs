@@ -15,14 +15,14 @@ export default tseslint.config(
   },
   {
     // Workflows run in Temporal's deterministic sandbox. Values may come only from an allow-list: the workflow SDK,
-    // the Temporal contract (temporal/messages, workflow-ids, task-queues), other workflow modules, and pure domain
+    // the Temporal contract (temporal/messages, workflow-ids, task-queues, long-lived), other workflow modules, and pure domain
     // modules with no I/O and no decimal.js. Anything else (activities, pg, viem, node:*, services) only as a type.
     files: ['workflows/**/*.ts'],
     rules: {
       'no-restricted-imports': ['error', {
         patterns: [
           {
-            regex: '^(?!@temporalio/workflow$|\\.\\./temporal/(messages|workflow-ids|task-queues)$|\\./[\\w-]+$|\\.\\./domain/(calendar|market-status|attestation-state|error-codes)(/[\\w-]+)?$)',
+            regex: '^(?!@temporalio/workflow$|\\.\\./temporal/(messages|workflow-ids|task-queues|long-lived)$|\\./[\\w-]+$|\\.\\./domain/(calendar|market-status|attestation-state|error-codes)(/[\\w-]+)?$)',
             allowTypeImports: true,
             message: 'Workflows are deterministic: values only from @temporalio/workflow, temporal/ contract modules, workflows/ and pure domain/ modules; import anything else with `import type`.',
           },

@@ -18,6 +18,7 @@ import {
   hedgeOwedSignal,
   type RedemptionInput,
 } from '../temporal/messages';
+import { LONG_LIVED_WORKFLOW_TASK_TIMEOUT } from '../temporal/long-lived';
 import { attestationWorkflowId, hedgeWorkflowId } from '../temporal/workflow-ids';
 import type { hedgeWorkflow } from '../workflows/hedging';
 import type { redemptionWorkflow } from '../workflows/redemption';
@@ -55,6 +56,7 @@ export function createChainOutboxDelivery(deps: ChainOutboxDependencies): (chain
         args: [{ underlying: message.subject, windowMs: deps.hedgeWindowMs }],
         signal: hedgeOwedSignal,
         signalArgs: [],
+        workflowTaskTimeout: LONG_LIVED_WORKFLOW_TASK_TIMEOUT,
       });
       return true;
     }

@@ -17,6 +17,7 @@ import type { Logger } from '../config/logger';
 import type { Database } from '../db/pool';
 import type { TemporalService } from '../temporal/connection';
 import { underlyingsOwed } from '../db/queries/hedging';
+import { LONG_LIVED_WORKFLOW_TASK_TIMEOUT } from '../temporal/long-lived';
 import { hedgeOwedSignal } from '../temporal/messages';
 import { chainWatcherWorkflowId, hedgeWorkflowId, MARKET_DATA_RETENTION_WORKFLOW_ID, RESERVES_WORKFLOW_ID } from '../temporal/workflow-ids';
 import { recoverWalletRegistrations } from '../wallets/registration';
@@ -130,6 +131,7 @@ export async function startWorker(parameters: StartWorkerParameters): Promise<Ru
       taskQueue,
       args: [{ every: '1 hour', prunesPerRun: 24 }],
       workflowIdConflictPolicy: WorkflowIdConflictPolicy.USE_EXISTING,
+      workflowTaskTimeout: LONG_LIVED_WORKFLOW_TASK_TIMEOUT,
     });
     if (chains) {
       for (const deployment of await listChainDeployments(db)) {
@@ -139,6 +141,7 @@ export async function startWorker(parameters: StartWorkerParameters): Promise<Ru
           taskQueue,
           args: [{ chain: deployment.chain, pollIntervalMs: config.CHAIN_POLL_INTERVAL_MS }],
           workflowIdConflictPolicy: WorkflowIdConflictPolicy.USE_EXISTING,
+          workflowTaskTimeout: LONG_LIVED_WORKFLOW_TASK_TIMEOUT,
         });
         logger.info({ chain: deployment.chain, workflowId: chainWatcherWorkflowId(deployment.chainId) }, 'chain watcher running');
       }
@@ -150,6 +153,7 @@ export async function startWorker(parameters: StartWorkerParameters): Promise<Ru
         taskQueue,
         args: [{ intervalMs: config.RESERVES_INTERVAL_MS }],
         workflowIdConflictPolicy: WorkflowIdConflictPolicy.USE_EXISTING,
+        workflowTaskTimeout: LONG_LIVED_WORKFLOW_TASK_TIMEOUT,
       });
     }
     const hedges = await underlyingsOwed(db);
@@ -160,6 +164,7 @@ export async function startWorker(parameters: StartWorkerParameters): Promise<Ru
         args: [{ underlying, windowMs: config.HEDGE_WINDOW_MS }],
         signal: hedgeOwedSignal,
         signalArgs: [],
+        workflowTaskTimeout: LONG_LIVED_WORKFLOW_TASK_TIMEOUT,
       });
     }
     starts = runAttestationWorkflowStarts({ db, client, taskQueue, settlementGraceMs, logger });

@@ -6,10 +6,10 @@
  *
  * A reorganisation deeper than the watcher's window, or a log it cannot process, halts it: the activity records the
  * halt in SQL (`chain_cursors.status`, which `/ready` reports) and the workflow shows it in its state query, logs it,
- * and does nothing more on that chain until an operator sends `chainWatcherResume`. Continues as new before its
- * history grows large.
+ * and does nothing more on that chain until an operator sends `chainWatcherResume`. Continues as new by the rule of
+ * the long-lived workflows (workflows/long-lived.ts).
  */
-import { ActivityFailure, ApplicationFailure, condition, continueAsNew, log, proxyActivities, setHandler, sleep, workflowInfo } from '@temporalio/workflow';
+import { ActivityFailure, ApplicationFailure, condition, log, proxyActivities, setHandler, sleep } from '@temporalio/workflow';
 import type { ChainWatcherActivities } from '../activities/chain-watcher';
 import {
   chainFailureTypes,
@@ -21,6 +21,7 @@ import {
   type ChainWatcherResume,
   type ChainWatcherState,
 } from '../temporal/messages';
+import { continueLongLivedAsNew, runIsLong } from './long-lived';
 
 const HALT_TYPES: ReadonlySet<string> = new Set(Object.values(chainWatcherHaltTypes));
 
@@ -33,9 +34,6 @@ const { scanChain, resumeChainWatcher } = proxyActivities<ChainWatcherActivities
     nonRetryableErrorTypes: [chainFailureTypes.notDeployed, chainFailureTypes.unknownChain, chainFailureTypes.notConfigured, ...HALT_TYPES],
   },
 });
-
-/** Scans per run, whatever the server suggests: a run's history stays well below the limits. */
-const SCANS_PER_RUN = 1_000;
 
 /** The halt a failed scan reports, if it is one. */
 function haltOf(error: unknown): ChainWatcherHalt | undefined {
@@ -83,9 +81,7 @@ export async function chainWatcherWorkflow(input: ChainWatcherInput): Promise<vo
       at,
     };
     if (scan.rewound) view.lastReorg = { ...scan.rewound, at };
-    if (view.scans >= SCANS_PER_RUN || workflowInfo().continueAsNewSuggested) {
-      await continueAsNew<typeof chainWatcherWorkflow>(input);
-    }
+    if (runIsLong()) await continueLongLivedAsNew<typeof chainWatcherWorkflow>(input);
     if (scan.caughtUp) await sleep(input.pollIntervalMs);
   }
 }

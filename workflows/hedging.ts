@@ -5,12 +5,14 @@
  * (`openHedgeBatch`), works each order through to its end at the broker (`executeHedgeOrder`: placed under the
  * batch's client_order_id, waiting with backoff while the market or asset is paused, the broker does not trade or
  * does not answer), settles the batch and asks the reserves workflow to recompute. Obligations live in SQL, so the
- * signal carries nothing and a signal lost across continue-as-new loses nothing: every run starts by looking.
+ * signal carries nothing and a signal lost across continue-as-new loses nothing: every run starts by looking. Continues
+ * as new by the rule of the long-lived workflows (workflows/long-lived.ts), between batches.
  */
-import { condition, continueAsNew, getExternalWorkflowHandle, log, proxyActivities, setHandler, sleep, workflowInfo } from '@temporalio/workflow';
+import { condition, getExternalWorkflowHandle, log, proxyActivities, setHandler, sleep } from '@temporalio/workflow';
 import type { HedgingActivities } from '../activities/hedging';
 import { hedgeOwedSignal, hedgeStateQuery, reservesRecomputeSignal, type HedgeInput, type HedgeWorkflowState } from '../temporal/messages';
 import { RESERVES_WORKFLOW_ID } from '../temporal/workflow-ids';
+import { continueLongLivedAsNew, runIsLong } from './long-lived';
 
 const { openHedgeBatch, settleHedgeBatch } = proxyActivities<HedgingActivities>({
   startToCloseTimeout: '1 minute',
@@ -24,9 +26,6 @@ const { executeHedgeOrder } = proxyActivities<HedgingActivities>({
   retry: { initialInterval: '500 milliseconds', backoffCoefficient: 2, maximumInterval: '1 minute', nonRetryableErrorTypes: ['HEDGE_ORDER_UNKNOWN'] },
 });
 
-/** Batches per run before continuing as new. */
-const BATCHES_PER_RUN = 200;
-
 export async function hedgeWorkflow(input: HedgeInput): Promise<void> {
   const view: HedgeWorkflowState = { underlying: input.underlying, status: 'idle', batchId: null, batches: 0, lastBatch: null };
   let owed = true;
@@ -34,7 +33,7 @@ export async function hedgeWorkflow(input: HedgeInput): Promise<void> {
   setHandler(hedgeOwedSignal, () => {
     owed = true;
   });
-  while (view.batches < BATCHES_PER_RUN && !workflowInfo().continueAsNewSuggested) {
+  while (!runIsLong()) {
     view.status = 'idle';
     await condition(() => owed);
     owed = false;
@@ -60,5 +59,5 @@ export async function hedgeWorkflow(input: HedgeInput): Promise<void> {
       }
     }
   }
-  await continueAsNew<typeof hedgeWorkflow>(input);
+  await continueLongLivedAsNew<typeof hedgeWorkflow>(input);
 }

@@ -1,10 +1,11 @@
 /**
  * Prunes candles past their retention once an hour, for as long as the platform runs. Started once
- * per deployment with the business id `market-data-retention`; continues as new every day so its
- * history stays short.
+ * per deployment with the business id `market-data-retention`; continues as new after `prunesPerRun` prunes, or
+ * sooner by the rule of the long-lived workflows (workflows/long-lived.ts).
  */
-import { continueAsNew, proxyActivities, sleep } from '@temporalio/workflow';
+import { proxyActivities, sleep } from '@temporalio/workflow';
 import type { MarketDataActivities } from '../activities/market-data-retention';
+import { continueLongLivedAsNew, runIsLong } from './long-lived';
 
 const { pruneExpiredCandles } = proxyActivities<MarketDataActivities>({
   startToCloseTimeout: '5 minutes',
@@ -19,9 +20,9 @@ export interface MarketDataRetentionInput {
 }
 
 export async function marketDataRetentionWorkflow(input: MarketDataRetentionInput): Promise<void> {
-  for (let prune = 0; prune < input.prunesPerRun; prune += 1) {
+  for (let prune = 0; prune < input.prunesPerRun && !runIsLong(); prune += 1) {
     await pruneExpiredCandles();
     await sleep(input.every);
   }
-  await continueAsNew<typeof marketDataRetentionWorkflow>(input);
+  await continueLongLivedAsNew<typeof marketDataRetentionWorkflow>(input);
 }

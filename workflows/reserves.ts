@@ -2,18 +2,18 @@
  * The proof-of-reserves workflow (`reserves`, started by the worker): recomputes the reserves of every asset
  * (`computeReserves`: supply on chain at the final blocks, shares at the broker, what is in flight; a snapshot stored,
  * minting paused for an asset short beyond the tolerance and resumed once covered) every `intervalMs`, and at once
- * when a hedging workflow reports a fill (`reservesRecompute`). Continues as new before its history grows large.
+ * when a hedging workflow reports a fill (`reservesRecompute`). Continues as new by the rule of the long-lived
+ * workflows (workflows/long-lived.ts), its state carried to the next run.
  */
-import { condition, continueAsNew, proxyActivities, setHandler, workflowInfo } from '@temporalio/workflow';
+import { condition, proxyActivities, setHandler } from '@temporalio/workflow';
 import type { ReservesActivities } from '../activities/reserves';
 import { reservesRecomputeSignal, reservesStateQuery, type ReservesInput, type ReservesWorkflowState } from '../temporal/messages';
+import { continueLongLivedAsNew, runIsLong } from './long-lived';
 
 const { computeReserves } = proxyActivities<ReservesActivities>({
   startToCloseTimeout: '2 minutes',
   retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute' },
 });
-
-const COMPUTATIONS_PER_RUN = 500;
 
 export async function reservesWorkflow(input: ReservesInput, state?: ReservesWorkflowState): Promise<void> {
   const view: ReservesWorkflowState = state ?? { computations: 0, last: null };
@@ -22,12 +22,12 @@ export async function reservesWorkflow(input: ReservesInput, state?: ReservesWor
   setHandler(reservesRecomputeSignal, () => {
     asked = true;
   });
-  for (let run = 0; run < COMPUTATIONS_PER_RUN && !workflowInfo().continueAsNewSuggested; run += 1) {
+  while (!runIsLong()) {
     asked = false;
     const computed = await computeReserves();
     view.computations += 1;
     view.last = { at: computed.takenAt, short: computed.short, paused: computed.paused, resumed: computed.resumed };
     await condition(() => asked, input.intervalMs);
   }
-  await continueAsNew<typeof reservesWorkflow>(input, view);
+  await continueLongLivedAsNew<typeof reservesWorkflow>(input, view);
 }
