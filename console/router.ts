@@ -142,7 +142,7 @@ ${message ? html`<p class="notice notice-error" role="alert">${message}</p>` : '
   const pageNumber = (ctx: ConsoleContext) => Math.max(1, Math.min(1_000_000, Number(q(ctx, 'page')) || 1));
 
   router.get('/', async (ctx) => {
-    page(ctx as ConsoleContext, 200, 'Overview', await overviewPage({ db: services.db, broker: services.broker?.(), now: services.clock() }), { live: true });
+    page(ctx as ConsoleContext, 200, 'Overview', await overviewPage({ db: services.db, broker: services.broker?.(), now: services.clock(), probes: services.readinessChecks }), { live: true });
   });
   router.get('/workflows', async (ctx) => {
     const c = ctx as ConsoleContext;
@@ -186,7 +186,7 @@ ${message ? html`<p class="notice notice-error" role="alert">${message}</p>` : '
   });
   router.get('/chains', async (ctx) => {
     const c = ctx as ConsoleContext;
-    page(c, 200, 'Chains', await chainsPage(services.db, { tx: q(c, 'tx'), page: pageNumber(c) }));
+    page(c, 200, 'Chains', await chainsPage(services.db, { tx: q(c, 'tx'), page: pageNumber(c) }, services.readinessChecks));
   });
   router.get('/controls', async (ctx) => {
     const c = ctx as ConsoleContext;

@@ -3,7 +3,8 @@
  * (prom-client: CPU, memory, handles, event-loop lag), the PostgreSQL pool's usage, and — read from the database every
  * role shares — partner requests and the age of the oldest one not final, redemptions by state, the issuer's chain
  * transactions by state, outstanding attestations and their notional, each chain watcher's seen and final heads, how
- * long since it last scanned, whether it is halted, and with the chains' RPC its lag behind the head; the last reserves
+ * long since it last scanned, whether it is halted, and with the chains' RPC its lag behind the head and whether it is
+ * stalled (domain/watcher-stall.ts); the last reserves
  * computation (coverage, shortfall, its age), the assets whose minting it paused, and hedge orders by state. Each gauge reads
  * its own series when scraped; a reading that fails (the database down) leaves them out of that scrape and counts in
  * `issuer_metrics_read_errors_total`.
@@ -18,6 +19,7 @@ import { countHedgeOrdersByState } from '../db/queries/hedging';
 import { partnerRequestGauges } from '../db/queries/partner-requests';
 import { countRedemptionsByState } from '../db/queries/redemptions';
 import { latestReserveSnapshot, listReservePauses } from '../db/queries/reserves';
+import { watcherStalled } from '../domain/watcher-stall';
 
 /** How long a scrape waits for a chain's head before leaving its lag out. */
 const HEAD_TIMEOUT_MS = 2_000;
@@ -147,10 +149,28 @@ export function createProcessMetrics(parameters: ProcessMetricsParameters): Regi
   perChain('issuer_chain_watcher_final_block', 'The last final block the watcher acted on', (cursor) => cursor.finalBlock);
   perChain('issuer_chain_watcher_seconds_since_scan', 'Seconds since the watcher last recorded the head (grows while it is stopped)', (cursor) => cursor.secondsSinceScan);
   perChain('issuer_chain_watcher_halted', '1 while the watcher is halted waiting for an operator', (cursor) => (cursor.status === 'halted' ? 1 : 0));
-  perChain('issuer_chain_watcher_lag_blocks', "Blocks between the chain's head (its RPC, now) and the last block the watcher scanned", async (cursor) => {
-    const context = chains?.()?.[cursor.chain as keyof ChainContexts];
-    const head = context && (await withTimeout(context.client.getBlockNumber({ cacheTime: 0 }), HEAD_TIMEOUT_MS));
-    return head === undefined ? undefined : Math.max(0, Number(head) - (cursor.nextBlock - 1));
+  // Each chain's head, read once per scrape: undefined when the process reaches no such chain or it does not answer.
+  const heads = perScrape(async () => {
+    const entries = await Promise.all(
+      (await cursors()).map(async (cursor) => {
+        const context = chains?.()?.[cursor.chain as keyof ChainContexts];
+        const head = context && (await withTimeout(context.client.getBlockNumber({ cacheTime: 0 }), HEAD_TIMEOUT_MS));
+        return [cursor.chain, head === undefined ? undefined : Number(head)] as const;
+      }),
+    );
+    return new Map(entries);
   });
+  perChain('issuer_chain_watcher_lag_blocks', "Blocks between the chain's head (its RPC, now) and the last block the watcher scanned", async (cursor) => {
+    const head = (await heads()).get(cursor.chain);
+    return head === undefined ? undefined : Math.max(0, head - (cursor.nextBlock - 1));
+  });
+  perChain(
+    'issuer_chain_watcher_stalled',
+    'While not halted: 1 when the watcher has recorded no scan for 60 s while its chain (its RPC, now) has blocks it has not scanned; absent when the chain does not answer',
+    async (cursor) => {
+      const head = (await heads()).get(cursor.chain);
+      return head === undefined ? undefined : cursor.status === 'ok' && watcherStalled(cursor, head) ? 1 : 0;
+    },
+  );
   return registry;
 }

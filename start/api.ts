@@ -80,7 +80,10 @@ function chainProbes(db: Database, chains: ChainContexts): Record<string, Readin
   const contexts = Object.values(chains);
   return {
     ...Object.fromEntries(contexts.map((context) => [`chain ${context.network.chain}`, () => context.client.getBlockNumber({ cacheTime: 0 })])),
-    ...chainWatcherProbes(db, contexts.map((context) => context.network.chain)),
+    ...chainWatcherProbes(
+      db,
+      contexts.map((context) => ({ chain: context.network.chain, head: () => context.client.getBlockNumber({ cacheTime: 0 }) })),
+    ),
   };
 }
 

@@ -5,6 +5,7 @@
 import type { Client as TemporalClient } from '@temporalio/client';
 import type { Database } from '../../db/pool';
 import { readWatcherCursor } from '../../db/queries/chain-watcher';
+import { stallMessage, watcherStalled } from '../../domain/watcher-stall';
 
 /**
  * A probe resolves when its dependency answers and rejects (or takes too long) when it does not: with a
@@ -26,7 +27,8 @@ export interface Readiness {
 
 const PROBE_DEADLINE_MS = 2_000;
 
-async function probe(run: ReadinessProbe | undefined): Promise<DependencyState> {
+/** Runs one probe within the deadline. */
+export async function probeDependency(run: ReadinessProbe | undefined): Promise<DependencyState> {
   if (!run) return { status: 'not configured' };
   const started = performance.now();
   let timer: NodeJS.Timeout | undefined;
@@ -57,22 +59,31 @@ export async function checkReadiness(dependencies: {
     ...dependencies.extra,
   };
   const names = Object.keys(probes);
-  const states = await Promise.all(names.map((name) => probe(probes[name])));
+  const states = await Promise.all(names.map((name) => probeDependency(probes[name])));
   const checks = Object.fromEntries(names.map((name, index) => [name, states[index]!]));
   return { ready: states.every((state) => state.status !== 'down'), checks };
 }
 
+/** A watched chain: its name and how to read its head now. */
+export interface WatchedChain {
+  chain: string;
+  head(): Promise<bigint | number>;
+}
+
 /**
  * The watcher of each chain, by its name in `/ready` (`watcher <chain>`): down while it is halted, with the halt's
- * message (the chain, the block and the log) — a reorganisation deeper than its window, a log it cannot process.
+ * message (the chain, the block and the log) — a reorganisation deeper than its window, a log it cannot process —, and
+ * while it is stalled (domain/watcher-stall.ts: no scan for a minute while the chain has blocks it has not scanned).
+ * A chain that does not answer leaves its watcher unjudged: its own probe (`chain <chain>`) is down.
  */
-export function chainWatcherProbes(db: Database, chains: readonly string[]): Record<string, ReadinessProbe> {
+export function chainWatcherProbes(db: Database, chains: readonly WatchedChain[]): Record<string, ReadinessProbe> {
   return Object.fromEntries(
-    chains.map((chain) => [
+    chains.map(({ chain, head: readHead }) => [
       `watcher ${chain}`,
       async () => {
-        const cursor = await readWatcherCursor(db, chain);
+        const [cursor, head] = await Promise.all([readWatcherCursor(db, chain), readHead().then(Number, () => undefined)]);
         if (cursor?.status === 'halted') throw new DependencyDown(`halted: ${cursor.lastError?.message ?? 'see the chain watcher'}`);
+        if (cursor && head !== undefined && watcherStalled(cursor, head)) throw new DependencyDown(stallMessage(cursor, head));
       },
     ]),
   );

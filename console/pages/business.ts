@@ -6,7 +6,8 @@
  */
 import type { Client } from '@temporalio/client';
 import type { Database } from '../../db/pool';
-import { attestationLimitUsage, attestationRow, chainDeploymentRows, chainTransactionRows, chainWatchers, redemptionRows, walletRows } from '../../db/queries/console';
+import { attestationLimitUsage, attestationRow, chainDeploymentRows, chainTransactionRows, chainWatchers, redemptionRows, walletRows, type WatcherRow } from '../../db/queries/console';
+import { probeDependency, type DependencyState, type ReadinessProbe } from '../../api/health/readiness';
 import { listPartnerRequests, type PartnerRequestRecord } from '../../db/queries/partner-requests';
 import { PARTNER_REQUEST_STATES } from '../../api/v1/tokenization/schemas';
 import { partnerWorkflowId } from '../../api/v1/tokenization/workflow-state';
@@ -170,9 +171,9 @@ export async function attestationPage(parameters: { db: Database; temporal?: Cli
 <h2>Every stored field</h2>${jsonBlock(attestation)}`;
 }
 
-export async function chainsPage(db: Database, query: { tx?: string; page: number }): Promise<Html> {
+export async function chainsPage(db: Database, query: { tx?: string; page: number }, probes?: Record<string, ReadinessProbe>): Promise<Html> {
   const [watchers, deployments, transactions, wallets] = await Promise.all([
-    chainWatchers(db),
+    watchersWithHealth(db, probes),
     chainDeploymentRows(db),
     chainTransactionRows(db, { txHash: query.tx || undefined, limit: QUEUE_PAGE_SIZE + 1, offset: (query.page - 1) * QUEUE_PAGE_SIZE }),
     walletRows(db, 200),
@@ -210,15 +211,25 @@ ${table(
   )}`;
 }
 
-export function watcherTable(watchers: Awaited<ReturnType<typeof chainWatchers>>): Html {
+/** A chain's watcher with its `/ready` check (`watcher <chain>`: down while halted or stalled), run now. */
+export type WatcherWithHealth = WatcherRow & { health: DependencyState };
+
+/** The watchers, each judged by its readiness probe, as `/ready` judges it (domain/watcher-stall.ts). */
+export async function watchersWithHealth(db: Database, probes: Record<string, ReadinessProbe> | undefined): Promise<WatcherWithHealth[]> {
+  const watchers = await chainWatchers(db);
+  return Promise.all(watchers.map(async (watcher) => ({ ...watcher, health: await probeDependency(probes?.[`watcher ${watcher.chain}`]) })));
+}
+
+export function watcherTable(watchers: WatcherWithHealth[]): Html {
   return table(
-    ['Chain', 'Watcher', 'Status', 'Head seen', 'Cursor (next block)', 'Final block', 'Lag (blocks)', 'Lag (seconds)', 'Last error'],
+    ['Chain', 'Watcher', 'Ready', 'Status', 'Head seen', 'Cursor (next block)', 'Final block', 'Lag (blocks)', 'Lag (seconds)', 'Last error'],
     watchers.map((watcher) => {
       const lagBlocks = watcher.seenHead !== null && watcher.nextBlock !== null ? Math.max(0, watcher.seenHead + 1 - watcher.nextBlock) : null;
       const lagSeconds = watcher.seenHeadAt ? Math.round((Date.now() - new Date(watcher.seenHeadAt).getTime()) / 1000) : null;
       return [
         html`${watcher.chain}`,
         html`<a href="/console/workflows/chain-watcher-${watcher.chainId}">chain-watcher-${watcher.chainId}</a>`,
+        watcher.health.status === 'down' ? html`${badge('down')} ${watcher.health.error}` : badge(watcher.health.status),
         badge(watcher.status ?? 'not started'),
         html`${watcher.seenHead ?? '—'}`,
         html`${watcher.nextBlock ?? '—'}`,

@@ -3,12 +3,13 @@
  * partner requests by state, with those needing a person first (in review, held by a pause, waiting too long for the
  * broker's confirm, rejected today); the chain watchers; the broker's reachability.
  */
+import type { ReadinessProbe } from '../../api/health/readiness';
 import type { Database } from '../../db/pool';
-import { chainWatchers, overviewCounts, requestsNeedingAttention } from '../../db/queries/console';
+import { overviewCounts, requestsNeedingAttention } from '../../db/queries/console';
 import { getMarketState, listCurrentAssetEvents } from '../../db/queries/operator-controls';
 import type { BrokerConnection } from '../../partner/broker-client';
 import { badge, enc, html, table, time, type Html } from '../html';
-import { watcherTable } from './business';
+import { watchersWithHealth, watcherTable } from './business';
 
 /** A request waiting this long for the broker's confirm is shown as needing a person. */
 const CONFIRM_WAIT_MS = 10 * 60_000;
@@ -25,14 +26,14 @@ async function brokerReachability(broker: BrokerConnection | undefined): Promise
   }
 }
 
-export async function overviewPage(parameters: { db: Database; broker?: BrokerConnection; now: number }): Promise<Html> {
+export async function overviewPage(parameters: { db: Database; broker?: BrokerConnection; now: number; probes?: Record<string, ReadinessProbe> }): Promise<Html> {
   const { db, now } = parameters;
   const [market, events, counts, attention, watchers, broker] = await Promise.all([
     getMarketState(db),
     listCurrentAssetEvents(db, now),
     overviewCounts(db, now),
     requestsNeedingAttention(db, { now, confirmWaitMs: CONFIRM_WAIT_MS, limit: 50 }),
-    chainWatchers(db),
+    watchersWithHealth(db, parameters.probes),
     brokerReachability(parameters.broker),
   ]);
   const card = (n: number, label: string, link?: string) =>

@@ -16,9 +16,12 @@ export interface WatcherCursor {
   /** The last final block the watcher acted on. */
   finalBlock: number | null;
   seenHead: number | null;
+  /** Seconds since the watcher last recorded a scan or, before its first, since the cursor was set (domain/watcher-stall.ts). */
+  secondsSinceProgress: number;
 }
 
-const CURSOR_COLUMNS = `next_block AS "nextBlock", status, last_error AS "lastError", final_block AS "finalBlock", seen_head AS "seenHead"`;
+const CURSOR_COLUMNS = `next_block AS "nextBlock", status, last_error AS "lastError", final_block AS "finalBlock", seen_head AS "seenHead",
+  extract(epoch FROM now() - coalesce(seen_head_at, updated_at))::float8 AS "secondsSinceProgress"`;
 
 export async function readWatcherCursor(db: Queryable, chain: string): Promise<WatcherCursor | undefined> {
   const { rows } = await db.query<WatcherCursor>(`SELECT ${CURSOR_COLUMNS} FROM chain_cursors WHERE chain = $1`, [chain]);

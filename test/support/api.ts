@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { Client } from '@temporalio/client';
 import type { AttestationSettings } from '../../attestations/issue-attestation';
+import type { ChainContexts } from '../../chains/context';
 import { loadSigners, type Signers } from '../../signing';
 import request from 'supertest';
 import type TestAgent from 'supertest/lib/agent';
@@ -64,6 +65,8 @@ export interface TestApiOptions {
   logger?: Logger;
   /** Default `external`: ingestion accepted; `simulated` refuses it as `npm start` on the simulated feed does. */
   priceSource?: Config['PRICE_SOURCE'];
+  /** The chains `/ready` reports (each one's RPC and watcher). */
+  chains?: ChainContexts;
 }
 
 export async function createTestApi(options: TestApiOptions = {}): Promise<TestApi> {
@@ -88,6 +91,7 @@ export async function createTestApi(options: TestApiOptions = {}): Promise<TestA
     streams: options.streams,
     signers: testSigners(),
     attestationSettings: options.attestationSettings,
+    chains: options.chains,
     observeAnswers: answerExampleRecorder(),
     pipeline,
   });
