@@ -201,3 +201,33 @@ export async function sleepyCountdownWorkflow(remaining: number, sleepMs: number
   if (remaining > 0) await continueAsNew<typeof sleepyCountdownWorkflow>(remaining - 1, sleepMs, runs + 1);
   return runs;
 }
+
+export const workSignal = defineSignal<[number]>('work');
+export const workDoneQuery = defineQuery<number>('workDone');
+
+/** `rounds` rounds of deterministic arithmetic over `checksum`: CPU spent the same on every machine's replay. */
+export function workRounds(checksum: number, rounds: number): number {
+  let value = checksum;
+  for (let round = 0; round < rounds; round += 1) value = (value * 31 + round) % 1_000_003;
+  return value;
+}
+
+/**
+ * Works `rounds` rounds for each `work` signal until `finish`, returning its checksum: a history whose replay costs CPU
+ * in proportion to the work signalled — a long-lived workflow's long history, slow to replay on a worker just started.
+ */
+export async function heavyReplayWorkflow(): Promise<number> {
+  let checksum = 0;
+  let done = 0;
+  let finished = false;
+  setHandler(workDoneQuery, () => done);
+  setHandler(workSignal, (rounds) => {
+    checksum = workRounds(checksum, rounds);
+    done += 1;
+  });
+  setHandler(finishSignal, () => {
+    finished = true;
+  });
+  await condition(() => finished);
+  return checksum;
+}
