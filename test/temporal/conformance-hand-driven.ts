@@ -184,9 +184,10 @@ export function defineHandDrivenCases({ env: environment, uniqueId }: Conformanc
         await expect(complete(task)).rejects.toMatchObject({ code: grpcStatus.NOT_FOUND });
         task = next;
       }
-      // The fourth has 1 s + 5 s: held past the run's timeout, it is completed all the same.
+      // The fourth has 1 s + 5 s (the server takes up to a fifth off, at random): held past the run's timeout, it is completed all the same.
       expect(task.attempt).toBe(4);
-      expect(timeoutOf(task)).toBe(6);
+      expect(timeoutOf(task)).toBeGreaterThanOrEqual(5);
+      if (!process.env.TEMPORAL_ADDRESS) expect(timeoutOf(task)).toBe(6);
       await new Promise((resolve) => setTimeout(resolve, 1_500));
       await complete(task);
       const types = (await handle.fetchHistory()).events?.map((event) => event.eventType) ?? [];
