@@ -7,7 +7,7 @@ import { createActivities } from '../../activities';
 import { LONG_LIVED_RUN_LIMITS } from '../../temporal/long-lived';
 import type { marketDataRetentionWorkflow } from '../../workflows';
 import { cloneTemplateDatabase, type TestDb } from '../support/database';
-import { eventually, startProductTemporal, type ProductTemporal } from '../support/temporal';
+import { eventually, recordProductHistory, startProductTemporal, type ProductTemporal } from '../support/temporal';
 
 let database: TestDb;
 let temporal: ProductTemporal;
@@ -60,5 +60,6 @@ test('a run continues as new once it reaches the age limit, however short its hi
   const continued = await firstRunContinued(workflowId, first.firstExecutionRunId, 4 * 3_600_000);
   expect(continued.historyLength).toBeLessThan(100);
   expect(continued.closeTime!.getTime() - continued.startTime.getTime()).toBeGreaterThanOrEqual(LONG_LIVED_RUN_LIMITS.ageMs);
+  await recordProductHistory('market-data-retention-long-lived', temporal.client.workflow.getHandle(workflowId, first.firstExecutionRunId));
   await temporal.client.workflow.getHandle(workflowId).terminate('test done');
 }, 180_000);

@@ -6,7 +6,10 @@
  * `patched('partner-redemption')`; `attestation-expired` was recorded before attestations could be `executing` and
  * replays through `patched('chain-finality')`; `partner-mint-completed`, `partner-mint-rejected` and
  * `redemption-delivered` were recorded before callbacks the broker refuses were bounded and refused mints stored for
- * review: they replay through `patched('partner-callback-review')` and `patched('partner-mint-review')`.
+ * review: they replay through `patched('partner-callback-review')` and `patched('partner-mint-review')`;
+ * `chain-watcher-halted-resumed`, `hedge-filled`, `reserves-recomputed` and `market-data-retention` were recorded before
+ * the long-lived workflows' run limits and replay through `patched('long-lived-limits')`, which
+ * `market-data-retention-long-lived` was recorded with.
  */
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
@@ -30,6 +33,7 @@ test('histories of every product workflow are recorded', () => {
     'attestation-expired.json',
     'chain-watcher-halted-resumed.json',
     'hedge-filled.json',
+    'market-data-retention-long-lived.json',
     'market-data-retention.json',
     'partner-mint-callback-retried.json',
     'partner-mint-callback-reviewed.json',
