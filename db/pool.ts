@@ -15,6 +15,7 @@ class ClosingPool extends pg.Pool {
 
   constructor(config: pg.PoolConfig) {
     super(config);
+    guardConnections(this);
     this.on('connect', (client) => this.open.add(client));
     this.on('remove', (client) => this.open.delete(client));
   }
@@ -32,6 +33,19 @@ class ClosingPool extends pg.Pool {
 }
 
 export type Database = pg.Pool;
+
+/**
+ * Gives every connection `pool` opens an 'error' listener for its whole life. pg's pool listens to a client only while
+ * it is idle, so one that failed while checked out — the server killed or restarted under a transaction between two
+ * statements, an advisory lock held, a batch being stored — emitted 'error' with no listener, which ends the process.
+ * The failure is not lost: every query the holder makes on it rejects (pg marks it not queryable), and `release()`
+ * then drops it from the pool; an idle one is still reported through the pool's own 'error' event.
+ */
+export function guardConnections(pool: pg.Pool): void {
+  pool.on('connect', (client) => {
+    client.on('error', () => undefined);
+  });
+}
 
 /**
  * A pool of at most `max` connections. An idle connection that fails (the server restarting or shutting

@@ -17,6 +17,7 @@ import { type LoadedRun, type RunStore } from '../engine';
 import { ServiceError } from '../errors';
 import { type WorkflowRun } from '../workflow-state';
 import { applyMigrations } from '../../db/migrate';
+import { guardConnections } from '../../db/pool';
 import { TEMPORAL_MIGRATIONS } from './migrate';
 import { decodeEvent, decodeRecord, encodeEvent, encodeMemo, encodeRecord, encodeSearchAttributes } from './run-codec';
 
@@ -80,8 +81,9 @@ export class PostgresRunStore implements RunStore {
   /** Connects, applies the schema's migrations, and returns the store (load its runs with `load()`). */
   static async open(databaseUrl: string): Promise<PostgresRunStore> {
     const pool = new Pool({ connectionString: databaseUrl, max: 3, connectionTimeoutMillis: 5_000, query_timeout: 30_000 });
-    // An idle connection dropped by a PostgreSQL restart must not crash the process; the next query reconnects.
+    // A connection dropped by a PostgreSQL restart, idle or in use, must not crash the process; the next query reconnects.
     pool.on('error', () => undefined);
+    guardConnections(pool);
     try {
       await applyMigrations(pool, TEMPORAL_MIGRATIONS);
     } catch (error) {

@@ -3,10 +3,12 @@
  * their sessions gone from the server — so a server stopped right after (`npm start` stopping its embedded
  * PostgreSQL) has none of them left to end, and the pool reports no failed idle connection. An idle connection the
  * server does end is reported as an error of its own, not with the whole client hung on it (what a log would print).
+ * A connection the server ends while it is checked out (a transaction between two statements) fails its holder's
+ * queries as the database being unreachable, not the process, and the pool carries on with a new one.
  */
 import { Client } from 'pg';
 import { startTestDatabase, type TestDatabase } from '../../harness/database';
-import { createPool } from '../../db/pool';
+import { createPool, inTransaction, isDatabaseUnreachable } from '../../db/pool';
 import { eventually } from '../support/eventually';
 
 jest.setTimeout(120_000);
@@ -29,6 +31,29 @@ test('an idle connection the server ends is reported without its client', async 
     await other.query('SELECT pg_terminate_backend($1)', [rows[0]!.pid]);
     await eventually(async () => expect(idleErrors).toEqual([expect.objectContaining({ code: '57P01' })]));
     expect(Object.keys(idleErrors[0]!)).not.toContain('client');
+  } finally {
+    await other.end();
+    await pool.end();
+  }
+});
+
+test('a connection the server ends while it is checked out fails its holder, not the process; the pool carries on', async () => {
+  const pool = createPool(server!.url, 2);
+  const other = new Client({ connectionString: server!.url });
+  await other.connect();
+  try {
+    const failure = await inTransaction(pool, async (client) => {
+      const { rows } = await client.query<{ pid: number }>('SELECT pg_backend_pid() AS pid');
+      await other.query('SELECT pg_terminate_backend($1)', [rows[0]!.pid]);
+      // Checked out and between two statements when its server process goes: pg emits 'error' on the client.
+      await eventually(async () => expect((await other.query('SELECT 1 FROM pg_stat_activity WHERE pid = $1', [rows[0]!.pid])).rowCount).toBe(0));
+      await client.query('SELECT 1');
+    }).then(
+      () => undefined,
+      (error: unknown) => error,
+    );
+    expect(isDatabaseUnreachable(failure)).toBe(true);
+    expect((await pool.query<{ one: number }>('SELECT 1 AS one')).rows).toEqual([{ one: 1 }]);
   } finally {
     await other.end();
     await pool.end();
