@@ -306,7 +306,19 @@ export class NamespaceEngine implements RunHost {
     if (this.hasShutDown(request)) return {};
     const queue = this.activityQueues.get(request.taskQueue?.name ?? '');
     const response = await queue.poll(request, this.options.pollTimeoutMs, onCancel);
-    return response ?? {};
+    if (!response) return {};
+    // Handed over only once its start is stored, as the server records a start before answering the poll: a start
+    // that cannot be stored (PostgreSQL down) puts the attempt back in its queue for the next poll, which the SDK
+    // sends after the UNAVAILABLE — else nobody had it and it waited out its start-to-close timeout as a lost attempt.
+    try {
+      await this.persisted();
+    } catch (error) {
+      const token = decodeTaskToken(response.taskToken!);
+      const run = token?.kind === 'activity' ? this.runs.runById(token.runId) : undefined;
+      if (token && run) run.activities.returnToQueue(token);
+      throw error;
+    }
+    return response;
   }
 
   // ---------------------------------------------------------------- history

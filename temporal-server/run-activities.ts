@@ -277,6 +277,30 @@ export class RunActivities {
     };
   }
 
+  /**
+   * Takes back an attempt handed to a poller that never got it (its start could not be stored): scheduled again,
+   * under its schedule-to-start timeout counted from when it was first offered, and offered to the next poll.
+   */
+  returnToQueue(token: TaskToken): void {
+    const activity = this.forToken(token);
+    if (!this.run.isRunning || !activity || activity.state !== 'started') return;
+    this.clearTimers(activity, false);
+    activity.state = 'scheduled';
+    activity.startedTime = undefined;
+    activity.startedIdentity = undefined;
+    activity.requestId = undefined;
+    this.run.touch();
+    if (activity.scheduleToStartMs > 0) {
+      const attempt = activity.attempt;
+      activity.attemptTimers.push(
+        this.run.host.clock.schedule(activity.currentAttemptScheduledTime + activity.scheduleToStartMs, () =>
+          this.timeOut(activity, attempt, TimeoutType.TIMEOUT_TYPE_SCHEDULE_TO_START),
+        ),
+      );
+    }
+    this.run.host.enqueueActivityTask(this, activity);
+  }
+
   private armHeartbeatTimer(activity: PendingActivity): void {
     if (activity.heartbeatMs <= 0) return;
     const attempt = activity.attempt;

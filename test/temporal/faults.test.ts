@@ -2,7 +2,9 @@
  * Faults: PostgreSQL restarted under a running durable Temporal service. Calls made while it is down fail
  * with UNAVAILABLE (the SDK client retries them); the service reconnects once it is back and stores what it
  * had; nothing is lost and nothing is applied twice — checked on the histories a new service start reads back
- * from the database. The test runs its own embedded PostgreSQL (postgres-process.ts) so that it can stop and
+ * from the database. An activity task a poll took while PostgreSQL was down (its start could not be stored, the poll
+ * answered UNAVAILABLE) goes back to its queue: the next poll gets the same attempt, rather than it waiting out its
+ * start-to-close timeout as a lost attempt. The test runs its own embedded PostgreSQL (postgres-process.ts) so that it can stop and
  * start it.
  */
 import { type ChildProcess, fork } from 'node:child_process';
@@ -12,12 +14,13 @@ import { status as GrpcStatus } from '@grpc/grpc-js';
 import { Client, Connection } from '@temporalio/client';
 import { defaultPayloadConverter } from '@temporalio/common';
 import { temporal } from '@temporalio/proto';
+import Long from 'long';
 import { DefaultLogger, Runtime } from '@temporalio/worker';
 import { runWorker } from '../../worker/run-worker';
 import { startTemporalServer, type TemporalServer } from '../../temporal-server';
 import * as activities from '../../harness/temporal-workload/activities';
 import { testWorkflowBundle } from './environment';
-import { accumulatorWorkflow, addSignal, finishSignal, greetWorkflow } from '../../harness/temporal-workload/workflows';
+import { accumulatorWorkflow, addSignal, finishSignal, greetWorkflow, waitForFinishWorkflow } from '../../harness/temporal-workload/workflows';
 
 const EventType = temporal.api.enums.v1.EventType;
 
@@ -116,6 +119,55 @@ test('PostgreSQL restarted under the service: calls in flight fail UNAVAILABLE, 
     expect(eventIds).toEqual(eventIds.map((_, index) => index + 1));
   } finally {
     await worker.stop();
+    await connection.close();
+    await bare.close();
+    await server.stop();
+  }
+});
+
+test('an activity task polled while PostgreSQL is down goes back to its queue: the next poll gets the same attempt', async () => {
+  const server = await startTemporalServer({ databaseUrl, pollTimeoutMs: 5_000 });
+  const connection = await Connection.connect({ address: server.address });
+  // The poll's own answer, without the client's retries.
+  const bare = await Connection.connect({ address: server.address, interceptors: [] });
+  const client = new Client({ connection });
+  const taskQueue = `faults-hand-${Date.now()}`;
+  const poll = { namespace: 'default', taskQueue: { name: taskQueue }, identity: 'hand' };
+  try {
+    const handle = await client.workflow.start(waitForFinishWorkflow, { taskQueue, workflowId: `faults-hand-${Date.now()}` });
+    const workflowTask = await connection.workflowService.pollWorkflowTaskQueue(poll);
+    await connection.workflowService.respondWorkflowTaskCompleted({
+      namespace: 'default',
+      taskToken: workflowTask.taskToken,
+      identity: 'hand',
+      commands: [
+        {
+          commandType: temporal.api.enums.v1.CommandType.COMMAND_TYPE_SCHEDULE_ACTIVITY_TASK,
+          scheduleActivityTaskCommandAttributes: {
+            activityId: 'by-hand',
+            activityType: { name: 'echo' },
+            taskQueue: { name: taskQueue },
+            // One attempt, an hour long: an attempt lost is the activity failed an hour later.
+            startToCloseTimeout: { seconds: Long.fromNumber(3_600) },
+            retryPolicy: { maximumAttempts: 1 },
+          },
+        },
+      ],
+    });
+
+    await postgres('stop');
+    try {
+      await expect(bare.workflowService.pollActivityTaskQueue(poll)).rejects.toMatchObject({ code: GrpcStatus.UNAVAILABLE });
+    } finally {
+      await postgres('start');
+    }
+    const task = await bare.workflowService.pollActivityTaskQueue(poll);
+    expect([task.activityId, task.attempt]).toEqual(['by-hand', 1]);
+    await bare.workflowService.respondActivityTaskCompleted({ namespace: 'default', taskToken: task.taskToken, identity: 'hand' });
+    const history = (await handle.fetchHistory()).events ?? [];
+    expect(history.map((event) => event.eventType)).toContain(EventType.EVENT_TYPE_ACTIVITY_TASK_COMPLETED);
+    await handle.terminate();
+  } finally {
     await connection.close();
     await bare.close();
     await server.stop();
