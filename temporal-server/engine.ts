@@ -239,7 +239,18 @@ export class NamespaceEngine implements RunHost {
     if (this.hasShutDown(request)) return {};
     const queue = this.workflowQueues.get(request.taskQueue?.name ?? '');
     const response = await queue.poll(request, this.options.pollTimeoutMs, onCancel);
-    return response ?? {};
+    if (!response) return {};
+    // A start that cannot be stored (PostgreSQL down): the poll answers UNAVAILABLE and the task, which no worker
+    // holds, is timed out at once and offered again, rather than after its start-to-close timeout.
+    try {
+      await this.persisted();
+    } catch (error) {
+      const token = decodeTaskToken(response.taskToken!);
+      const run = token?.kind === 'workflow' ? this.runs.runById(token.runId) : undefined;
+      if (token && run) run.workflowTasks.abandonStarted(token);
+      throw error;
+    }
+    return response;
   }
 
   respondWorkflowTaskCompleted(request: temporal.api.workflowservice.v1.RespondWorkflowTaskCompletedRequest): temporal.api.workflowservice.v1.IRespondWorkflowTaskCompletedResponse {

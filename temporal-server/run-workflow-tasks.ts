@@ -480,6 +480,17 @@ export class WorkflowTasks {
     this.retry(task, true);
   }
 
+  /**
+   * A started task whose poll was never answered (its start could not be stored): timed out now, as it would be once
+   * its start-to-close timeout passed, and offered again to the next poll.
+   */
+  abandonStarted(token: TaskToken): void {
+    const task = this.startedTask(token);
+    if (!task) return;
+    task.timeoutTimer?.cancel();
+    this.timeOutStarted(task);
+  }
+
   private timeOut(token: TaskToken): void {
     const task = this.startedTask(token);
     if (task) this.timeOutStarted(task);

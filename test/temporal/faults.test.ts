@@ -4,7 +4,7 @@
  * had; nothing is lost and nothing is applied twice — checked on the histories a new service start reads back
  * from the database. An activity task a poll took while PostgreSQL was down (its start could not be stored, the poll
  * answered UNAVAILABLE) goes back to its queue: the next poll gets the same attempt, rather than it waiting out its
- * start-to-close timeout as a lost attempt. The test runs its own embedded PostgreSQL (postgres-process.ts) so that it can stop and
+ * start-to-close timeout as a lost attempt; a workflow task so taken is offered again at once, its attempt counted. The test runs its own embedded PostgreSQL (postgres-process.ts) so that it can stop and
  * start it.
  */
 import { type ChildProcess, fork } from 'node:child_process';
@@ -166,6 +166,33 @@ test('an activity task polled while PostgreSQL is down goes back to its queue: t
     await bare.workflowService.respondActivityTaskCompleted({ namespace: 'default', taskToken: task.taskToken, identity: 'hand' });
     const history = (await handle.fetchHistory()).events ?? [];
     expect(history.map((event) => event.eventType)).toContain(EventType.EVENT_TYPE_ACTIVITY_TASK_COMPLETED);
+    await handle.terminate();
+  } finally {
+    await connection.close();
+    await bare.close();
+    await server.stop();
+  }
+});
+
+test('a workflow task polled while PostgreSQL is down is offered again at once, not after its timeout', async () => {
+  const server = await startTemporalServer({ databaseUrl, pollTimeoutMs: 5_000 });
+  const connection = await Connection.connect({ address: server.address });
+  const bare = await Connection.connect({ address: server.address, interceptors: [] });
+  const client = new Client({ connection });
+  const taskQueue = `faults-hand-${Date.now()}`;
+  const poll = { namespace: 'default', taskQueue: { name: taskQueue }, identity: 'hand' };
+  try {
+    // A task timeout far beyond the test: the task comes back only because it was given back.
+    const handle = await client.workflow.start(waitForFinishWorkflow, { taskQueue, workflowId: `faults-hand-${Date.now()}`, workflowTaskTimeout: '1 hour' });
+    await postgres('stop');
+    try {
+      await expect(bare.workflowService.pollWorkflowTaskQueue(poll)).rejects.toMatchObject({ code: GrpcStatus.UNAVAILABLE });
+    } finally {
+      await postgres('start');
+    }
+    const task = await bare.workflowService.pollWorkflowTaskQueue(poll);
+    expect([task.workflowExecution?.runId, task.attempt]).toEqual([handle.firstExecutionRunId, 2]);
+    await bare.workflowService.respondWorkflowTaskCompleted({ namespace: 'default', taskToken: task.taskToken, identity: 'hand' });
     await handle.terminate();
   } finally {
     await connection.close();
