@@ -97,6 +97,8 @@ export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions): P
   const host = socketDir ? encodeURIComponent(socketDir) : '127.0.0.1';
   const serverUrl = `postgres://${USER}:${PASSWORD}@${host}:${options.port}/postgres`;
   const admin = new Client({ connectionString: serverUrl });
+  // The server dying now fails the queries below (the start fails), not the process with an unhandled 'error'.
+  admin.on('error', () => undefined);
   await admin.connect();
   try {
     const { rowCount } = await admin.query('SELECT 1 FROM pg_database WHERE datname = $1', [DATABASE]);
