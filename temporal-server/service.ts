@@ -33,13 +33,14 @@ function deadlineOf(call: grpc.ServerUnaryCall<unknown, unknown>): number {
 /**
  * Wraps a handler body: validates the namespace, maps thrown errors, and pokes the clock afterwards
  * (anything a call changes may let virtual time move on). In the durable mode a call that may change state
- * is answered only once its changes are stored (UNAVAILABLE if storing fails); `reads` marks a call that
- * changes nothing.
+ * is answered only once its changes are stored (UNAVAILABLE if storing fails); `storedByBody` marks a call that
+ * changes nothing, or whose body stores what it changed itself (a poll, which gives its task back when that fails,
+ * and must not then fail on another call's write after its own succeeded).
  */
 function unary<R>(
   engine: NamespaceEngine,
   body: (request: R, call: grpc.ServerUnaryCall<R, object>) => object | void | Promise<object | void>,
-  reads = false,
+  storedByBody = false,
 ): Handler {
   const handler: grpc.handleUnaryCall<R, object> = (call, callback) => {
     const typed = call;
@@ -51,7 +52,7 @@ function unary<R>(
     Promise.resolve()
       .then(() => body(request, typed))
       .then(async (response) => {
-        const stored = reads ? undefined : engine.persisted();
+        const stored = storedByBody ? undefined : engine.persisted();
         if (stored) await stored;
         return response;
       })
@@ -115,16 +116,20 @@ export function workflowServiceHandlers(engine: NamespaceEngine): grpc.UntypedSe
     ),
     CountWorkflowExecutions: unary(engine, (request: temporal.api.workflowservice.v1.CountWorkflowExecutionsRequest) => engine.countWorkflowExecutions(request), true),
     GetSearchAttributes: unary(engine, () => ({ keys: {} }), true),
-    PollWorkflowTaskQueue: unary(engine, (request: temporal.api.workflowservice.v1.PollWorkflowTaskQueueRequest, call) =>
-      engine.pollWorkflowTaskQueue(request, onCancel(call)),
+    PollWorkflowTaskQueue: unary(
+      engine,
+      (request: temporal.api.workflowservice.v1.PollWorkflowTaskQueueRequest, call) => engine.pollWorkflowTaskQueue(request, onCancel(call)),
+      true,
     ),
     RespondWorkflowTaskCompleted: unary(engine, (request: temporal.api.workflowservice.v1.RespondWorkflowTaskCompletedRequest) => engine.respondWorkflowTaskCompleted(request)),
     RespondWorkflowTaskFailed: unary(engine, (request: temporal.api.workflowservice.v1.RespondWorkflowTaskFailedRequest) => engine.respondWorkflowTaskFailed(request)),
     ResetStickyTaskQueue: unary(engine, (request: temporal.api.workflowservice.v1.ResetStickyTaskQueueRequest) => engine.resetStickyTaskQueue(request)),
     ShutdownWorker: unary(engine, (request: temporal.api.workflowservice.v1.ShutdownWorkerRequest) => engine.shutdownWorker(request)),
     RespondQueryTaskCompleted: unary(engine, (request: temporal.api.workflowservice.v1.RespondQueryTaskCompletedRequest) => engine.queries.respond(request)),
-    PollActivityTaskQueue: unary(engine, (request: temporal.api.workflowservice.v1.PollActivityTaskQueueRequest, call) =>
-      engine.pollActivityTaskQueue(request, onCancel(call)),
+    PollActivityTaskQueue: unary(
+      engine,
+      (request: temporal.api.workflowservice.v1.PollActivityTaskQueueRequest, call) => engine.pollActivityTaskQueue(request, onCancel(call)),
+      true,
     ),
     RecordActivityTaskHeartbeat: unary(engine, (request: temporal.api.workflowservice.v1.RecordActivityTaskHeartbeatRequest) =>
       engine.activityReports.heartbeat(request),
