@@ -22,7 +22,7 @@ import { temporal } from './proto';
 import { type PendingActivity, type RunActivities } from './run-activities';
 import { type WorkflowTasks } from './run-workflow-tasks';
 import { type PollingWorker, TaskQueues } from './task-queues';
-import { decodeTaskToken } from './task-tokens';
+import { decodeTaskToken, type TaskToken } from './task-tokens';
 import { type RunHost, type RunRecord, runInitFromHistory, WorkflowRun } from './workflow-state';
 
 type PollWorkflowTaskResponse = temporal.api.workflowservice.v1.IPollWorkflowTaskQueueResponse;
@@ -239,18 +239,8 @@ export class NamespaceEngine implements RunHost {
     if (this.hasShutDown(request)) return {};
     const queue = this.workflowQueues.get(request.taskQueue?.name ?? '');
     const response = await queue.poll(request, this.options.pollTimeoutMs, onCancel);
-    if (!response) return {};
-    // A start that cannot be stored (PostgreSQL down): the poll answers UNAVAILABLE and the task, which no worker
-    // holds, is timed out at once and offered again, rather than after its start-to-close timeout.
-    try {
-      await this.persisted();
-    } catch (error) {
-      const token = decodeTaskToken(response.taskToken!);
-      const run = token?.kind === 'workflow' ? this.runs.runById(token.runId) : undefined;
-      if (token && run) run.workflowTasks.abandonStarted(token);
-      throw error;
-    }
-    return response;
+    // No worker holds a task whose poll failed: timed out at once and offered again, rather than after its timeout.
+    return response ? this.handOver(response, 'workflow', (run, token) => run.workflowTasks.abandonStarted(token)) : {};
   }
 
   respondWorkflowTaskCompleted(request: temporal.api.workflowservice.v1.RespondWorkflowTaskCompletedRequest): temporal.api.workflowservice.v1.IRespondWorkflowTaskCompletedResponse {
@@ -317,16 +307,26 @@ export class NamespaceEngine implements RunHost {
     if (this.hasShutDown(request)) return {};
     const queue = this.activityQueues.get(request.taskQueue?.name ?? '');
     const response = await queue.poll(request, this.options.pollTimeoutMs, onCancel);
-    if (!response) return {};
-    // Handed over only once its start is stored, as the server records a start before answering the poll: a start
-    // that cannot be stored (PostgreSQL down) puts the attempt back in its queue for the next poll, which the SDK
-    // sends after the UNAVAILABLE — else nobody had it and it waited out its start-to-close timeout as a lost attempt.
+    // The attempt goes back to its queue as it was, rather than waiting out its start-to-close timeout as a lost attempt.
+    return response ? this.handOver(response, 'activity', (run, token) => run.activities.returnToQueue(token)) : {};
+  }
+
+  /**
+   * Answers a poll with the task it took once the task's start is stored, as the server records a start before
+   * handing the task over. A start that cannot be stored (PostgreSQL down) fails the poll (UNAVAILABLE; the SDK polls
+   * again), and `giveBack` returns the task, which no worker holds.
+   */
+  private async handOver<T extends { taskToken?: Uint8Array | null }>(
+    response: T,
+    kind: TaskToken['kind'],
+    giveBack: (run: WorkflowRun, token: TaskToken) => void,
+  ): Promise<T> {
     try {
       await this.persisted();
     } catch (error) {
       const token = decodeTaskToken(response.taskToken!);
-      const run = token?.kind === 'activity' ? this.runs.runById(token.runId) : undefined;
-      if (token && run) run.activities.returnToQueue(token);
+      const run = token?.kind === kind ? this.runs.runById(token.runId) : undefined;
+      if (token && run) giveBack(run, token);
       throw error;
     }
     return response;

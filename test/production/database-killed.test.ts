@@ -7,8 +7,7 @@
  * attestations are made again, none was answered a 500, and every attestation made has its workflow, which the
  * Temporal service stored in the same PostgreSQL. Every process is stopped by its pid whatever happens.
  */
-import { chmodSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { anvilAccount } from '../../chains/anvil';
 import { freePort, freePorts } from '../../config/free-port';
@@ -16,21 +15,17 @@ import { startEmbeddedPostgres, type EmbeddedDatabase } from '../../db/embedded'
 import { createPool, type Database } from '../../db/pool';
 import { createApiKey } from '../../db/queries/api-keys';
 import { startLocalChain, type LocalChain } from '../../harness/local-chain';
-import { removeWithThisProcess } from '../../harness/reaper';
 import { loadSigners } from '../../signing';
 import { DEV_KEY_FILE } from '../../signing/keys';
 import { prepareDatabase } from '../../start/database';
-import { alive, attestationLoad, call, expectWorkflowsOf, killPostmaster } from '../support/database-outage';
+import { alive, attestationLoad, call, expectWorkflowsOf, killPostmaster, openLimits, ownDataDir } from '../support/database-outage';
 import { eventually } from '../support/eventually';
 import { startProcess, type TestProcess } from '../support/processes';
 
 jest.setTimeout(600_000);
 
-const SESSIONS = ['premarket', 'regular', 'postmarket', 'overnight', 'offhours'] as const;
-const dataDir = mkdtempSync(path.join(tmpdir(), 'issuer-production-killed-'));
-// Searchable by all, so that PostgreSQL (run as the `postgres` user under root) keeps its cluster inside it.
-chmodSync(dataDir, 0o755);
-const forgetDataDir = removeWithThisProcess(dataDir);
+const data = ownDataDir('issuer-production-killed-');
+const dataDir = data.path;
 
 let postgres: EmbeddedDatabase | undefined;
 let postgresPort: number;
@@ -109,19 +104,11 @@ afterAll(async () => {
   await chain?.stop();
   await db?.end();
   await postgres?.stop();
-  rmSync(dataDir, { recursive: true, force: true });
-  forgetDataDir();
+  data.remove();
 }, 120_000);
 
 test('PostgreSQL killed under the roles storing attestations: every process stays up, the API answers 503 with Retry-After, and all recover when the server is back', async () => {
-  for (const session of SESSIONS) {
-    const limit = await fetch(`${api}/limits/session/SPYon/${session}`, {
-      method: 'PUT',
-      headers: { 'x-api-key': keys.admin, 'content-type': 'application/json' },
-      body: JSON.stringify({ tradable: true, maxAttestationCount: '100000', maxActiveNotionalValue: '1000000000' }),
-    });
-    expect(limit.status).toBe(200);
-  }
+  await openLimits(api, keys.admin);
   const ready = () => call(`${api.replace(/\/v1$/, '')}/ready`, keys.admin);
 
   const load = attestationLoad(api, keys.write, { lanes: 4, chainId: chain!.chain });

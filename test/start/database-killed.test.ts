@@ -8,23 +8,18 @@
  * workflow. The product is run as `npm start` runs it, on free ports and a data directory of its own; everything this
  * test started is stopped by its pid or process group whatever happens.
  */
-import { mkdtempSync, readdirSync, readFileSync, rmSync, chmodSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { freePorts } from '../../config/free-port';
 import { startEmbeddedPostgres, type EmbeddedDatabase } from '../../db/embedded';
-import { removeWithThisProcess } from '../../harness/reaper';
-import { alive, attestationLoad, call, expectWorkflowsOf, killPostmaster } from '../support/database-outage';
+import { alive, attestationLoad, call, expectWorkflowsOf, killPostmaster, openLimits, ownDataDir } from '../support/database-outage';
 import { eventually } from '../support/eventually';
 import { startProcess, type TestProcess } from '../support/processes';
 
 jest.setTimeout(600_000);
 
-const SESSIONS = ['premarket', 'regular', 'postmarket', 'overnight', 'offhours'] as const;
-const dataDir = mkdtempSync(path.join(tmpdir(), 'issuer-database-killed-'));
-// Searchable by all, so that PostgreSQL (run as the `postgres` user under root) keeps its cluster inside it.
-chmodSync(dataDir, 0o755);
-const forgetDataDir = removeWithThisProcess(dataDir);
+const data = ownDataDir('issuer-database-killed-');
+const dataDir = data.path;
 
 let run: TestProcess | undefined;
 let restarted: EmbeddedDatabase | undefined;
@@ -47,8 +42,7 @@ function chainPids(): number[] {
 afterAll(async () => {
   await run?.stop(70_000);
   await restarted?.stop();
-  rmSync(dataDir, { recursive: true, force: true });
-  forgetDataDir();
+  data.remove();
 }, 120_000);
 
 test('PostgreSQL killed under npm start storing attestations: the process stays up, answers 503 with Retry-After, and recovers when the server is back', async () => {
@@ -73,15 +67,7 @@ test('PostgreSQL killed under npm start storing attestations: the process stays 
   const stack = JSON.parse(readFileSync(path.join(dataDir, 'stack.json'), 'utf8')) as Stack;
   const chains = chainPids();
   expect(chains.length).toBe(2);
-  // Room for every attestation the test asks for, whatever the session.
-  for (const session of SESSIONS) {
-    const limit = await fetch(`${stack.api}/limits/session/SPYon/${session}`, {
-      method: 'PUT',
-      headers: { 'x-api-key': stack.keys.admin, 'content-type': 'application/json' },
-      body: JSON.stringify({ tradable: true, maxAttestationCount: '100000', maxActiveNotionalValue: '1000000000' }),
-    });
-    expect(limit.status).toBe(200);
-  }
+  await openLimits(stack.api, stack.keys.admin);
 
   const load = attestationLoad(stack.api, stack.keys.write, { lanes: 4, chainId: 'ethereum-1' });
   try {

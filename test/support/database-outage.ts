@@ -4,10 +4,30 @@
  * the wait for its server processes to end their sessions, attestations asked for in a loop meanwhile, what is
  * accepted as their answers, and the check that every attestation made has its workflow.
  */
-import { readdirSync, readFileSync } from 'node:fs';
+import { chmodSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { Client, Connection } from '@temporalio/client';
+import { removeWithThisProcess } from '../../harness/reaper';
 import { attestationWorkflowId } from '../../temporal/workflow-ids';
 import { eventually } from './eventually';
+
+/**
+ * A data directory of the test's own, searchable by all so that PostgreSQL (run as the `postgres` user under root)
+ * keeps its cluster inside it; removed with the test process should it end first.
+ */
+export function ownDataDir(prefix: string): { path: string; remove(): void } {
+  const directory = mkdtempSync(path.join(tmpdir(), prefix));
+  chmodSync(directory, 0o755);
+  const forget = removeWithThisProcess(directory);
+  return {
+    path: directory,
+    remove() {
+      rmSync(directory, { recursive: true, force: true });
+      forget();
+    },
+  };
+}
 
 /** Whether process `pid` runs (a zombie does not). */
 export function alive(pid: number): boolean {
@@ -56,6 +76,20 @@ export async function call(url: string, key: string, body?: unknown): Promise<An
   });
   const text = await response.text();
   return { status: response.status, retryAfter: response.headers.get('retry-after'), body: text ? JSON.parse(text) : undefined };
+}
+
+const SESSIONS = ['premarket', 'regular', 'postmarket', 'overnight', 'offhours'] as const;
+
+/** Room for every attestation of SPYon a test asks for, whatever the session. */
+export async function openLimits(api: string, adminKey: string): Promise<void> {
+  for (const session of SESSIONS) {
+    const limit = await fetch(`${api}/limits/session/SPYon/${session}`, {
+      method: 'PUT',
+      headers: { 'x-api-key': adminKey, 'content-type': 'application/json' },
+      body: JSON.stringify({ tradable: true, maxAttestationCount: '100000', maxActiveNotionalValue: '1000000000' }),
+    });
+    expect([session, limit.status]).toEqual([session, 200]);
+  }
 }
 
 /** What an attestation asked for while the database goes and comes back may be answered. */

@@ -125,15 +125,42 @@ test('PostgreSQL restarted under the service: calls in flight fail UNAVAILABLE, 
   }
 });
 
-test('an activity task polled while PostgreSQL is down goes back to its queue: the next poll gets the same attempt', async () => {
+interface HandDriven {
+  connection: Connection;
+  /** The same service without the client's retries: a poll's own answer. */
+  bare: Connection;
+  client: Client;
+  taskQueue: string;
+  poll: { namespace: string; taskQueue: { name: string }; identity: string };
+}
+
+/** A durable service of its own driven by hand (no worker on the task queue), whose polls wait 5 s at most. */
+async function byHand(work: (hand: HandDriven) => Promise<void>): Promise<void> {
   const server = await startTemporalServer({ databaseUrl, pollTimeoutMs: 5_000 });
   const connection = await Connection.connect({ address: server.address });
-  // The poll's own answer, without the client's retries.
   const bare = await Connection.connect({ address: server.address, interceptors: [] });
-  const client = new Client({ connection });
   const taskQueue = `faults-hand-${Date.now()}`;
-  const poll = { namespace: 'default', taskQueue: { name: taskQueue }, identity: 'hand' };
   try {
+    await work({ connection, bare, client: new Client({ connection }), taskQueue, poll: { namespace: 'default', taskQueue: { name: taskQueue }, identity: 'hand' } });
+  } finally {
+    await connection.close();
+    await bare.close();
+    await server.stop();
+  }
+}
+
+/** Runs `poll` with PostgreSQL stopped, expecting UNAVAILABLE, and starts PostgreSQL again whatever happens. */
+async function pollWithPostgresDown(poll: () => Promise<unknown>): Promise<void> {
+  await postgres('stop');
+  try {
+    await expect(poll()).rejects.toMatchObject({ code: GrpcStatus.UNAVAILABLE });
+  } finally {
+    await postgres('start');
+  }
+}
+
+test('an activity task polled while PostgreSQL is down goes back to its queue: the next poll gets the same attempt', async () => {
+  await byHand(async ({ connection, bare, client, taskQueue, poll }) => {
     const handle = await client.workflow.start(waitForFinishWorkflow, { taskQueue, workflowId: `faults-hand-${Date.now()}` });
     const workflowTask = await connection.workflowService.pollWorkflowTaskQueue(poll);
     await connection.workflowService.respondWorkflowTaskCompleted({
@@ -154,49 +181,24 @@ test('an activity task polled while PostgreSQL is down goes back to its queue: t
         },
       ],
     });
-
-    await postgres('stop');
-    try {
-      await expect(bare.workflowService.pollActivityTaskQueue(poll)).rejects.toMatchObject({ code: GrpcStatus.UNAVAILABLE });
-    } finally {
-      await postgres('start');
-    }
+    await pollWithPostgresDown(() => bare.workflowService.pollActivityTaskQueue(poll));
     const task = await bare.workflowService.pollActivityTaskQueue(poll);
     expect([task.activityId, task.attempt]).toEqual(['by-hand', 1]);
     await bare.workflowService.respondActivityTaskCompleted({ namespace: 'default', taskToken: task.taskToken, identity: 'hand' });
     const history = (await handle.fetchHistory()).events ?? [];
     expect(history.map((event) => event.eventType)).toContain(EventType.EVENT_TYPE_ACTIVITY_TASK_COMPLETED);
     await handle.terminate();
-  } finally {
-    await connection.close();
-    await bare.close();
-    await server.stop();
-  }
+  });
 });
 
 test('a workflow task polled while PostgreSQL is down is offered again at once, not after its timeout', async () => {
-  const server = await startTemporalServer({ databaseUrl, pollTimeoutMs: 5_000 });
-  const connection = await Connection.connect({ address: server.address });
-  const bare = await Connection.connect({ address: server.address, interceptors: [] });
-  const client = new Client({ connection });
-  const taskQueue = `faults-hand-${Date.now()}`;
-  const poll = { namespace: 'default', taskQueue: { name: taskQueue }, identity: 'hand' };
-  try {
+  await byHand(async ({ bare, client, taskQueue, poll }) => {
     // A task timeout far beyond the test: the task comes back only because it was given back.
     const handle = await client.workflow.start(waitForFinishWorkflow, { taskQueue, workflowId: `faults-hand-${Date.now()}`, workflowTaskTimeout: '1 hour' });
-    await postgres('stop');
-    try {
-      await expect(bare.workflowService.pollWorkflowTaskQueue(poll)).rejects.toMatchObject({ code: GrpcStatus.UNAVAILABLE });
-    } finally {
-      await postgres('start');
-    }
+    await pollWithPostgresDown(() => bare.workflowService.pollWorkflowTaskQueue(poll));
     const task = await bare.workflowService.pollWorkflowTaskQueue(poll);
     expect([task.workflowExecution?.runId, task.attempt]).toEqual([handle.firstExecutionRunId, 2]);
     await bare.workflowService.respondWorkflowTaskCompleted({ namespace: 'default', taskToken: task.taskToken, identity: 'hand' });
     await handle.terminate();
-  } finally {
-    await connection.close();
-    await bare.close();
-    await server.stop();
-  }
+  });
 });
