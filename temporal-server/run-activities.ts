@@ -279,7 +279,8 @@ export class RunActivities {
 
   /**
    * Takes back an attempt handed to a poller that never got it (its start could not be stored): scheduled again,
-   * under its schedule-to-start timeout counted from when it was first offered, and offered to the next poll.
+   * under its schedule-to-start timeout counted from when it was first offered, and offered to the next poll — or, if
+   * its cancellation was asked for meanwhile, canceled at once, as an attempt no worker runs is.
    */
   returnToQueue(token: TaskToken): void {
     const activity = this.forToken(token);
@@ -290,6 +291,10 @@ export class RunActivities {
     activity.startedIdentity = undefined;
     activity.requestId = undefined;
     this.run.touch();
+    if (activity.cancelRequestedEventId !== undefined) {
+      this.reportCanceled(activity, null, '');
+      return;
+    }
     if (activity.scheduleToStartMs > 0) {
       const attempt = activity.attempt;
       activity.attemptTimers.push(
