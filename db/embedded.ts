@@ -62,6 +62,8 @@ export interface EmbeddedPostgresOptions {
   nativeDir?: string;
   /** Where binaries and data are staged when the `postgres` user cannot reach them; default /var/tmp (else the OS temp dir). */
   stagingRoot?: string;
+  /** The server exited without being asked to (killed: out of memory, by hand), with its exit code or signal. */
+  onUnexpectedExit?: (how: { code: number | null; signal: NodeJS.Signals | null }) => void;
 }
 
 interface UserIds {
@@ -93,6 +95,10 @@ export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions): P
   const logFile = path.join(options.dataDir, 'postgres.log');
   const socketDir = socketDirectory(databaseDir, options.port);
   const child = await startServer({ nativeDir, databaseDir, port: options.port, ids, logFile, socketDir });
+  let stopping = false;
+  child.once('exit', (code, signal) => {
+    if (!stopping) options.onUnexpectedExit?.({ code, signal });
+  });
 
   const host = socketDir ? encodeURIComponent(socketDir) : '127.0.0.1';
   const serverUrl = `postgres://${USER}:${PASSWORD}@${host}:${options.port}/postgres`;
@@ -111,8 +117,14 @@ export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions): P
     serverUrl,
     pid: child.pid!,
     databaseDir,
-    stop: () => stopChild(child),
-    kill: () => killGroup(child, 'SIGKILL'),
+    stop: () => {
+      stopping = true;
+      return stopChild(child);
+    },
+    kill: () => {
+      stopping = true;
+      killGroup(child, 'SIGKILL');
+    },
   };
 }
 

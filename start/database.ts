@@ -26,7 +26,14 @@ export async function startDatabase(
     let url = settings.DATABASE_URL;
     if (!url) {
       logger.info({ dataDir: settings.DATA_DIR, port: settings.EMBEDDED_POSTGRES_PORT }, 'starting embedded PostgreSQL');
-      const embedded = await startEmbeddedPostgres({ dataDir: settings.DATA_DIR, port: settings.EMBEDDED_POSTGRES_PORT, onLog: (line) => logger.info(line) });
+      const embedded = await startEmbeddedPostgres({
+        dataDir: settings.DATA_DIR,
+        port: settings.EMBEDDED_POSTGRES_PORT,
+        onLog: (line) => logger.info(line),
+        // Nothing starts it again: the product answers 503 until a server runs on its data and port.
+        onUnexpectedExit: (how) =>
+          logger.error({ ...how, log: `${settings.DATA_DIR}/postgres.log` }, 'embedded PostgreSQL exited unexpectedly: the product answers 503 until it runs again (restart npm start)'),
+      });
       parts.add({ name: 'PostgreSQL', stop: () => embedded.stop(), deadlineMs: 20_000, kill: () => embedded.kill() });
       url = embedded.url;
     }

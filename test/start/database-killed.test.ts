@@ -2,8 +2,8 @@
  * PostgreSQL killed under a running `npm start` (as an out-of-memory kill or a failover would do): its postmaster gets
  * SIGKILL while attestations are being stored — every request holds a connection in a transaction — beside what the
  * product does by itself (the price feed storing batches, the chain watchers scanning, the brokerage sandbox's passes,
- * the embedded Temporal service storing its runs). The process stays up, its chains too; meanwhile every route answers
- * 503 SERVICE_UNAVAILABLE with Retry-After and /ready says PostgreSQL is down; once the server is back on the same
+ * the embedded Temporal service storing its runs). The process stays up, its chains too, and logs that its PostgreSQL
+ * exited and that nothing starts it again; meanwhile every route answers 503 SERVICE_UNAVAILABLE with Retry-After and /ready says PostgreSQL is down; once the server is back on the same
  * data, /ready is 200, attestations are made again, and every attestation made before, during and after has its
  * workflow. The product is run as `npm start` runs it, on free ports and a data directory of its own; everything this
  * test started is stopped by its pid or process group whatever happens.
@@ -74,6 +74,9 @@ test('PostgreSQL killed under npm start storing attestations: the process stays 
     await eventually(async () => expect(load.count(200)).toBeGreaterThanOrEqual(20), 60_000);
     const postmaster = Number(readFileSync(path.join(dataDir, 'postgres', 'postmaster.pid'), 'utf8').split('\n')[0]);
     const before = load.answers.length;
+    // Listened for from before the kill: the request lines that follow soon push it out of the output kept.
+    const exitLogged = run.waitFor(/embedded PostgreSQL exited unexpectedly/, 60_000);
+    exitLogged.catch(() => undefined);
     await Promise.race([
       (async () => {
         await killPostmaster(postmaster);
@@ -86,6 +89,8 @@ test('PostgreSQL killed under npm start storing attestations: the process stays 
 
     expect([alive(run.pid), run.output().slice(-3_000)]).toEqual([true, expect.any(String)]);
     expect(chains.every(alive)).toBe(true);
+    // The operator is told why everything answers 503, and that nothing will start the server again.
+    expect(JSON.parse(await exitLogged)).toMatchObject({ level: 50, signal: 'SIGKILL', log: `${dataDir}/postgres.log` });
     for (const [route, key] of [
       ['/tickers', stack.keys.read],
       ['/assets/SPYon/market', stack.keys.read],
