@@ -13,11 +13,11 @@ import { claimIdempotencyKey, findIdempotentResponse, storeIdempotentResponse } 
 
 const KEY = /^[\x21-\x7e][\x20-\x7e]{0,127}$/;
 
-/** The `Idempotency-Key` header, if sent; 400 when malformed. */
+/** The `Idempotency-Key` header, if sent; 400 when malformed, empty or blank (Node trims a blank value to ''). */
 export function idempotencyKeyOf(ctx: Context): string | undefined {
-  const value = ctx.get('idempotency-key');
-  if (value === '') return undefined;
-  if (!KEY.test(value)) throw new BrokerError('INVALID_IDEMPOTENCY_KEY', 'Idempotency-Key must be 1–128 printable ASCII characters');
+  const value = ctx.headers['idempotency-key'];
+  if (value === undefined) return undefined;
+  if (typeof value !== 'string' || !KEY.test(value)) throw new BrokerError('INVALID_IDEMPOTENCY_KEY', 'Idempotency-Key must be 1–128 printable ASCII characters');
   return value;
 }
 

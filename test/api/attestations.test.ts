@@ -323,6 +323,16 @@ describe('Idempotency-Key', () => {
   test('a malformed key is 400', async () => {
     expect((await attest(valid).set('Idempotency-Key', 'x'.repeat(300))).body.code).toBe('INVALID_IDEMPOTENCY_KEY');
   });
+
+  test.each([
+    ['an empty key', ''],
+    ['a blank key', '   '],
+  ])('%s is 400, not an attestation without a key', async (_name, key) => {
+    const response = await attest(valid).set('Idempotency-Key', key);
+    expect(response.status).toBe(400);
+    expect(response.body.code).toBe('INVALID_IDEMPOTENCY_KEY');
+    expect(await count()).toBe(0);
+  });
 });
 
 describe('the published signers', () => {

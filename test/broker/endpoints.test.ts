@@ -101,6 +101,8 @@ describe('POST /v1/accounts/{account_id}/tokenization/mint', () => {
     ['another issuer', { ...mintBody, issuer: 'someone-else' }, 422, 'UNKNOWN_ISSUER'],
     ['Idempotency-Key too long', mintBody, 400, 'INVALID_IDEMPOTENCY_KEY', { 'idempotency-key': 'k'.repeat(129) }],
     ['Idempotency-Key with a control character', mintBody, 400, 'INVALID_IDEMPOTENCY_KEY', { 'idempotency-key': 'a\tb' }],
+    ['Idempotency-Key empty', mintBody, 400, 'INVALID_IDEMPOTENCY_KEY', { 'idempotency-key': '' }],
+    ['Idempotency-Key blank', mintBody, 400, 'INVALID_IDEMPOTENCY_KEY', { 'idempotency-key': '   ' }],
   ];
 
   it.each(refusals)('refuses %s and writes nothing', async (_name, body, status, code, headers = {}) => {

@@ -21,7 +21,7 @@ export const createAttestationOperation = defineOperation({
   access: 'write',
   headers: {
     'Idempotency-Key':
-      'Optional, 1–255 printable ASCII characters: a retry with the same key and body answers the first attestation (with `Idempotent-Replayed: true`); the same key with another body is refused.',
+      'Optional, 1–255 printable ASCII characters (an empty or blank value is refused): a retry with the same key and body answers the first attestation (with `Idempotent-Replayed: true`); the same key with another body is refused.',
   },
   body: attestationRequest,
   fieldCodes: REQUEST_FIELD_CODES,
@@ -45,9 +45,10 @@ export const createAttestationOperation = defineOperation({
   ],
   handler: (services) => async (ctx, { body: request }) => {
     const attestations = requireAttestations(services);
-    const idempotencyKey = ctx.get('idempotency-key') || undefined;
-    if (idempotencyKey !== undefined && !IDEMPOTENCY_KEY.test(idempotencyKey)) {
-      throw new ApiError('INVALID_IDEMPOTENCY_KEY', 'Idempotency-Key must be 1 to 255 printable ASCII characters');
+    // A header sent empty or blank (Node trims it to '') is a malformed key, not the absence of one.
+    const idempotencyKey = ctx.headers['idempotency-key'];
+    if (idempotencyKey !== undefined && (typeof idempotencyKey !== 'string' || !IDEMPOTENCY_KEY.test(idempotencyKey))) {
+      throw new ApiError('INVALID_IDEMPOTENCY_KEY', 'Idempotency-Key must be 1 to 255 printable ASCII characters; leave the header out to send no key');
     }
     requireOneAmount(request);
     const asset = await services.assets.resolve(request.symbol);
