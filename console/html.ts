@@ -4,6 +4,7 @@
  * times, forms carrying the session's anti-forgery token). No client framework: the pages are HTML; a few lines of
  * script (assets.ts) add confirmation dialogs and the live refresh of open workflows.
  */
+import type { ConsoleNotice } from './session';
 
 /** Markup that is already safe to send. */
 export class Html {
@@ -84,7 +85,7 @@ export interface LayoutOptions {
   /** The signed-in operator (absent on the sign-in page). */
   operator?: { name: string; csrf: string };
   /** A message from the last action. */
-  notice?: { kind: 'done' | 'error'; text: string };
+  notice?: ConsoleNotice;
   /** Refresh the `[data-live]` parts of the page every few seconds. */
   live?: boolean;
   body: Html;

@@ -12,7 +12,7 @@ import type { ApiServices } from '../api/services';
 import type { ApiState } from '../api/framework/state';
 import { withTemporal } from '../api/v1/workflows/temporal-client';
 import { ApiError, ClientAborted } from '../domain/errors';
-import { recordAudit } from '../db/queries/console';
+import { findOwnAuditEntry, recordAudit } from '../db/queries/console';
 import { findPartnerRequestByAnyId } from '../db/queries/partner-requests';
 import { CONSOLE_ACTIONS, type Fields } from './actions';
 import { CONSOLE_CSS, CONSOLE_JS } from './assets';
@@ -21,7 +21,7 @@ import { attestationPage, chainsPage, partnerQueuePage, partnerRequestPage, rede
 import { auditPage, controlsPage } from './pages/controls';
 import { overviewPage } from './pages/overview';
 import { workflowListPage, workflowPage } from './pages/workflows';
-import { ConsoleSessions, sameOrigin, validCsrf, type ConsoleContext, type SignedIn } from './session';
+import { ConsoleSessions, sameOrigin, validCsrf, type ConsoleContext, type ConsoleNotice, type SignedIn } from './session';
 
 export interface ConsoleOptions {
   /** The failed-authentication throttle the API's keys are under (one per process). */
@@ -59,8 +59,6 @@ export function consoleRouter(services: ApiServices, options: ConsoleOptions): R
 
   const page = (ctx: ConsoleContext, status: number, title: string, body: Html, extra: { live?: boolean; session?: SignedIn } = {}) => {
     const session = extra.session ?? ctx.state.console;
-    const done = text(ctx.query.done);
-    const error = text(ctx.query.error);
     ctx.status = status;
     ctx.type = 'text/html; charset=utf-8';
     ctx.set('cache-control', 'no-store');
@@ -70,7 +68,7 @@ export function consoleRouter(services: ApiServices, options: ConsoleOptions): R
     ctx.body = layout({
       title,
       operator: session && { name: session.key.name, csrf: session.csrf },
-      notice: done ? { kind: 'done', text: done } : error ? { kind: 'error', text: error } : undefined,
+      notice: ctx.state.notice,
       live: extra.live,
       body,
     }).text;
@@ -117,6 +115,15 @@ ${message ? html`<p class="notice notice-error" role="alert">${message}</p>` : '
     ctx.redirect('/console');
   });
 
+  /** `?notice=<audit id>` after an action: that entry's outcome, when the signed-in key recorded it; nothing else. */
+  const noticeOf = async (ctx: ConsoleContext, session: SignedIn): Promise<ConsoleNotice | undefined> => {
+    const id = ctx.method === 'GET' ? text(ctx.query.notice) : undefined;
+    if (!id || !/^[1-9]\d{0,17}$/.test(id)) return undefined;
+    const entry = await findOwnAuditEntry(services.db, id, session.key.id);
+    if (!entry?.detail) return undefined;
+    return entry.outcome === 'done' ? { kind: 'done', text: entry.detail.slice(0, 500) } : { kind: 'error', text: `Refused: ${entry.detail.slice(0, 500)}` };
+  };
+
   // Everything below takes a live session; pages send a browser without one to the sign-in form.
   router.use(async (ctx, next) => {
     const c = ctx as ConsoleContext;
@@ -130,6 +137,7 @@ ${message ? html`<p class="notice notice-error" role="alert">${message}</p>` : '
       return page(c, 401, 'Sign in', signInForm('Your session has ended; sign in again.'));
     }
     c.state.console = session;
+    c.state.notice = await noticeOf(c, session);
     await next();
   });
 
@@ -217,25 +225,23 @@ ${message ? html`<p class="notice notice-error" role="alert">${message}</p>` : '
     if (!action) return page(c, 404, 'Not found', html`<p class="notice notice-error">No console action ${name}.</p>`);
     const target = action.target(fields);
     const back = action.back(fields);
-    const go = (kind: 'done' | 'error', message: string) => {
+    // Back to the page with the audit entry's id: the page shows that entry's outcome, never text from the URL.
+    const go = (auditId: string) => {
       ctx.status = 303;
-      ctx.redirect(`${back}${back.includes('?') ? '&' : '?'}${kind}=${encodeURIComponent(message.slice(0, 500))}`);
+      ctx.redirect(`${back}${back.includes('?') ? '&' : '?'}notice=${auditId}`);
     };
     if (action.reasonRequired && !fields.reason) {
-      await audit(name, target, 'refused', 'no reason given');
-      return go('error', 'Give a reason.');
+      return go(await audit(name, target, 'refused', 'no reason given'));
     }
     try {
       const message = await withTemporal(fields.workflowId, () => action.run({ services, ctx: c, session, fields }));
-      await audit(name, target, 'done', message);
-      go('done', message);
+      go(await audit(name, target, 'done', message));
     } catch (error) {
       if (!(error instanceof ApiError)) {
         await audit(name, target, 'failed', (error as Error).message);
         throw error;
       }
-      await audit(name, target, 'refused', `${error.code}: ${error.message}`);
-      go('error', `${error.code}: ${error.message}`);
+      go(await audit(name, target, 'refused', `${error.code}: ${error.message}`));
     }
   });
 

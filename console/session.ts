@@ -23,7 +23,13 @@ export interface SignedIn {
   csrf: string;
 }
 
-export type ConsoleContext = ParameterizedContext<ApiState & { console?: SignedIn }>;
+/** What a page says on top: the outcome of the operator's own action, read from its audit entry. */
+export interface ConsoleNotice {
+  kind: 'done' | 'error';
+  text: string;
+}
+
+export type ConsoleContext = ParameterizedContext<ApiState & { console?: SignedIn; notice?: ConsoleNotice }>;
 
 export type SignInOutcome = { outcome: 'signed-in' } | { outcome: 'refused'; status: 401 | 403 | 429; message: string };
 

@@ -53,11 +53,23 @@ export interface AuditEntry {
   detail: string | null;
 }
 
-export async function recordAudit(db: Queryable, entry: Omit<AuditEntry, 'id' | 'at'>): Promise<void> {
-  await db.query(
-    `INSERT INTO console_audit (key_id, key_name, action, target, reason, outcome, detail) VALUES ($1, $2, $3, $4, $5, $6, $7)`,
+/** Records an action's outcome; answers the entry's id. */
+export async function recordAudit(db: Queryable, entry: Omit<AuditEntry, 'id' | 'at'>): Promise<string> {
+  const { rows } = await db.query<{ id: string }>(
+    `INSERT INTO console_audit (key_id, key_name, action, target, reason, outcome, detail) VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING id::text`,
     [entry.keyId, entry.keyName, entry.action, entry.target, entry.reason, entry.outcome, entry.detail],
   );
+  return rows[0]!.id;
+}
+
+/** One entry, only if the key `keyId` recorded it (what an operator may be shown of the audit as a notice). */
+export async function findOwnAuditEntry(db: Queryable, id: string, keyId: string): Promise<AuditEntry | undefined> {
+  const { rows } = await db.query<AuditEntry>(
+    `SELECT id::text, at, key_id AS "keyId", key_name AS "keyName", action, target, reason, outcome, detail FROM console_audit
+      WHERE id = $1::bigint AND key_id = $2`,
+    [id, keyId],
+  );
+  return rows[0];
 }
 
 /** Newest first; only those on `target` when given. */
