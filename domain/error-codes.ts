@@ -33,6 +33,10 @@ export const ERROR_CODES = {
   INVALID_NETWORK: { status: 400, description: '`network` is not `ethereum` or `binance`.' },
   INVALID_TOKEN_SYMBOL: { status: 400, description: '`token_symbol` is not the token of `underlying_symbol` (the underlying followed by `on`).' },
   INVALID_BROKER_SIGNATURE: { status: 400, description: "`broker_signature` is not an EIP-712 signature of the mint request by a key holding BROKER_SIGNER_ROLE on the network's issuer contract." },
+  BROKER_NONCE_USED: {
+    status: 400,
+    description: "`nonce` is already held by another issuance signed by the same broker key on this network (the issuer contract takes each signer's nonce once); a rejected issuance frees its nonce.",
+  },
   INVALID_CREATED: { status: 400, description: '`created` is outside the freshness window: more than 15 minutes old, or more than 1 minute in the future.' },
   TOKEN_NOT_ON_NETWORK: { status: 400, description: 'The token is not offered in the partner flow on this network.' },
   MISSING_API_KEY: { status: 401, description: "The key (the `x-api-key` header, or a partner key's basic credentials) is missing, unknown or revoked." },

@@ -1,9 +1,11 @@
 /**
  * The broker's EIP-712 signature of an issuance, checked when the issuance arrives as the issuer contract will check
- * it in `processMint`: the `MintRequest` rebuilt from the issuance (the client's id as `clientAccountId`, `qty` in
- * 1e-9 shares) must recover to a signer holding BROKER_SIGNER_ROLE on that chain's issuer contract. The role is read
- * on chain (`hasRole`), memoised briefly per chain and signer; a chain that cannot be read refuses the issuance with
- * CHAIN_UNAVAILABLE rather than accept a signature nobody checked.
+ * it in `processMint`: 65 bytes r‖s‖v with `v` 27 or 28 and `s` at most n/2 (OpenZeppelin's `ECDSA.tryRecover` refuses
+ * the rest, which viem would recover all the same), and the `MintRequest` rebuilt from the issuance (the client's id as
+ * `clientAccountId`, `qty` in 1e-9 shares) must recover to a signer holding BROKER_SIGNER_ROLE on that chain's issuer
+ * contract. The role is read on chain (`hasRole`), memoised briefly per chain and signer; a chain that cannot be read
+ * refuses the issuance with CHAIN_UNAVAILABLE rather than accept a signature nobody checked. The signer's nonce is
+ * checked where the issuance is stored (one live mint per chain, signer and nonce: see issuance.ts).
  */
 import { getAddress, recoverTypedDataAddress, type Address, type Hex, type PublicClient } from 'viem';
 import { issuerAbi } from '../contracts/abi';
@@ -12,6 +14,9 @@ import { ROLES } from '../contracts/roles';
 import { Decimal } from '../domain/money';
 import type { PartnerChain, PartnerNetwork } from '../domain/partner';
 import { PartnerRefused } from './errors';
+
+/** Half the order of secp256k1: `ECDSA.tryRecover` refuses an `s` above it (the malleable twin of a signature). */
+const SECP256K1_HALF_ORDER = 0x7fffffffffffffffffffffffffffffff5d576e7357a4501ddfe92f46681b20a0n;
 
 /** How long one chain's answer about one signer is used before it is read again. */
 const ROLE_MEMO_MS = 10_000;
@@ -58,12 +63,29 @@ export interface SignedIssuance {
   signature: Hex;
 }
 
-/** Refuses the issuance unless its signature recovers to a broker signer of the chain's issuer contract. */
+/** Refuses a signature of a form the contract refuses before recovering anything: not 65 bytes, `v` not 27 or 28, high `s`. */
+function checkSignatureForm(signature: Hex): void {
+  if (!/^0x[0-9a-fA-F]{130}$/.test(signature)) throw new PartnerRefused('INVALID_BROKER_SIGNATURE', 'broker_signature must be 65 bytes r‖s‖v, as the issuer contract takes it');
+  const s = BigInt(`0x${signature.slice(66, 130)}`);
+  const v = Number.parseInt(signature.slice(130, 132), 16);
+  if (v !== 27 && v !== 28) {
+    throw new PartnerRefused('INVALID_BROKER_SIGNATURE', `broker_signature has v = ${v}; the issuer contract takes only 27 or 28 (add 27 to a recovery id of 0 or 1)`);
+  }
+  if (s > SECP256K1_HALF_ORDER) {
+    throw new PartnerRefused('INVALID_BROKER_SIGNATURE', 'broker_signature has s above n/2, which the issuer contract refuses as malleable (use n − s and flip v)');
+  }
+}
+
+/**
+ * Refuses the issuance unless its signature has a form the contract takes and recovers to a broker signer of the
+ * chain's issuer contract; answers that signer.
+ */
 export async function verifyBrokerSignature(
   signers: BrokerSignerDirectory,
   target: { chain: PartnerChain; chainId: number; issuer: Address },
   issuance: SignedIssuance,
-): Promise<void> {
+): Promise<Address> {
+  checkSignatureForm(issuance.signature);
   let signer: Address;
   try {
     signer = await recoverTypedDataAddress({
@@ -98,4 +120,5 @@ export async function verifyBrokerSignature(
       `broker_signature recovers to ${signer}, which does not hold BROKER_SIGNER_ROLE on the issuer contract on ${issuance.network}: the request was signed by another key, or altered after signing`,
     );
   }
+  return signer;
 }

@@ -3,9 +3,11 @@
  *
  * An issuance is checked against the client (onboarded, eligible, linked to a partner account), the wallet
  * (the client's, enabled for the flow and registered on that chain), the token (offered on that network), its
- * `created` (within the freshness window) and the broker's signature (recovering to a holder of BROKER_SIGNER_ROLE on
- * that chain's issuer contract, see broker-signature.ts), then the session's USD mint limit for the underlying, and
- * only then stored `created` with its `partnerMintWorkflow` started: a refusal writes nothing and holds no limit.
+ * `created` (within the freshness window) and the broker's signature (of a form the contract takes, recovering to a
+ * holder of BROKER_SIGNER_ROLE on that chain's issuer contract, see broker-signature.ts), then the session's USD mint
+ * limit for the underlying, and only then stored `created` with its `partnerMintWorkflow` started: a refusal writes
+ * nothing and holds no limit. The signer's nonce must not be held by another live mint on that chain, as the contract
+ * takes it once: the store itself refuses it (a unique index), so two issuances racing with one nonce get one 201.
  * The limit is measured under a lock per underlying, on the stored requests of the running session, at the
  * underlying's latest price. The broker's `tokenization_request_id` is the idempotency key: a second submission
  * answers the first result, the same id with other fields is a conflict.
@@ -17,7 +19,14 @@ import { randomUUID } from 'node:crypto';
 import { inTransaction, type Database, type Queryable } from '../db/pool';
 import { chainTokenAddresses, findChainDeployment, type ChainDeploymentRecord } from '../db/queries/chain-deployments';
 import { findPartnerClient } from '../db/queries/partner-clients';
-import { findPartnerRequestByTokenizationId, insertPartnerMint, storeBrokerConfirm, type PartnerRequestRecord, type SignedMintRequest } from '../db/queries/partner-requests';
+import {
+  BROKER_NONCE_INDEX,
+  findPartnerRequestByTokenizationId,
+  insertPartnerMint,
+  storeBrokerConfirm,
+  type PartnerRequestRecord,
+  type SignedMintRequest,
+} from '../db/queries/partner-requests';
 import { findPartnerSessionLimit, lockPartnerLimit, partnerSessionUsage } from '../db/queries/partner-limits';
 import { findPartnerWallet } from '../db/queries/wallets';
 import { findLatestPrice } from '../db/queries/latest-prices';
@@ -63,6 +72,11 @@ export interface PartnerDependencies {
  * future (clock skew). A resubmission of a stored request answers the first result whatever its age.
  */
 const ISSUANCE_FRESHNESS = { maxAgeSeconds: 15 * 60, maxAheadSeconds: 60 } as const;
+
+const UNIQUE_VIOLATION = '23505';
+
+const violatesBrokerNonce = (error: unknown): boolean =>
+  (error as { code?: string }).code === UNIQUE_VIOLATION && (error as { constraint?: string }).constraint === BROKER_NONCE_INDEX;
 
 function checkFreshness(created: number, now: number): void {
   const nowSeconds = Math.floor(now / 1000);
@@ -135,7 +149,7 @@ export async function acceptIssuance(deps: PartnerDependencies, request: Issuanc
   const session = sessionIntervalAt(deps.now);
   const limit = await findPartnerSessionLimit(deps.db, request.underlyingSymbol, session.session, 'mint');
   if (limit === undefined) throw new PartnerRefused('TOKEN_NOT_ON_NETWORK', `${request.underlyingSymbol} is not offered in the partner flow`);
-  await verifyBrokerSignature(
+  const brokerSigner = await verifyBrokerSignature(
     deps.brokerSigners,
     { chain: chainOfNetwork(request.network), chainId: deployment.chainId, issuer: deployment.issuer },
     {
@@ -156,7 +170,7 @@ export async function acceptIssuance(deps: PartnerDependencies, request: Issuanc
   if (!price) throw new PartnerRefused('PRICE_UNAVAILABLE', `No price of ${request.underlyingSymbol} to measure the session limit with`);
   const notional = notionalUsd(request.qty, price.underlyingPrice);
 
-  const outcome = await inTransaction(deps.db, async (client): Promise<IssuanceOutcome> => {
+  const store = inTransaction(deps.db, async (client): Promise<IssuanceOutcome> => {
     await lockPartnerLimit(client, 'mint', request.underlyingSymbol);
     const raced = await findPartnerRequestByTokenizationId(client, request.tokenizationRequestId);
     if (raced) return replayOf(raced, request);
@@ -180,7 +194,18 @@ export async function acceptIssuance(deps: PartnerDependencies, request: Issuanc
       notionalUsd: notional,
       tokenizationRequestId: request.tokenizationRequestId,
       mintRequest: request.mintRequest,
+      brokerSigner,
     });
+  });
+  const outcome = await store.catch(async (error: unknown) => {
+    if (!violatesBrokerNonce(error)) throw error;
+    // The same request raced under another underlying's lock answers as a resubmission; any other holds the nonce.
+    const raced = await findPartnerRequestByTokenizationId(deps.db, request.tokenizationRequestId);
+    if (raced) return replayOf(raced, request);
+    throw new PartnerRefused(
+      'BROKER_NONCE_USED',
+      `nonce ${request.mintRequest.nonce} of broker signer ${brokerSigner} is held by another issuance on ${request.network}; the issuer contract takes each nonce of a signer once`,
+    );
   });
   await startPartnerMintWorkflow(deps.workflows, outcome.request.issuerRequestId);
   return outcome;

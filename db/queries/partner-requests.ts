@@ -73,14 +73,22 @@ export interface NewPartnerMint {
   notionalUsd: string;
   tokenizationRequestId: string;
   mintRequest: SignedMintRequest;
+  /** The broker key its signature recovers to: one live mint per chain, signer and nonce. */
+  brokerSigner: `0x${string}`;
 }
 
-/** Stores a mint `created`; a request id already stored answers the row there (`created: false`). */
+/** The unique index a second live mint with a signer's nonce on one chain violates. */
+export const BROKER_NONCE_INDEX = 'partner_requests_broker_nonce';
+
+/**
+ * Stores a mint `created`; a request id already stored answers the row there (`created: false`). A nonce of the same
+ * signer on the same chain held by another live mint fails with a unique violation of BROKER_NONCE_INDEX.
+ */
 export async function insertPartnerMint(db: Queryable, mint: NewPartnerMint): Promise<{ created: boolean; request: PartnerRequestRecord }> {
   const { rows } = await db.query<PartnerRequestRecord>(
     `INSERT INTO partner_requests (issuer_request_id, kind, state, client_id, chain, underlying_symbol, token_symbol, wallet, qty,
-       session_start, notional_usd, tokenization_request_id, mint_request)
-     VALUES ($1, 'mint', 'created', $2, $3, $4, $5, lower($6), $7::numeric, $8, $9::numeric, $10, $11)
+       session_start, notional_usd, tokenization_request_id, mint_request, broker_signer)
+     VALUES ($1, 'mint', 'created', $2, $3, $4, $5, lower($6), $7::numeric, $8, $9::numeric, $10, $11, lower($12))
      ON CONFLICT (tokenization_request_id) DO NOTHING
      RETURNING ${REQUEST_COLUMNS}`,
     [
@@ -95,6 +103,7 @@ export async function insertPartnerMint(db: Queryable, mint: NewPartnerMint): Pr
       mint.notionalUsd,
       mint.tokenizationRequestId,
       JSON.stringify(mint.mintRequest),
+      mint.brokerSigner,
     ],
   );
   if (rows[0]) return { created: true, request: rows[0] };

@@ -6,6 +6,7 @@
  * chain balances, journal rows and callbacks. The amounts are small, so every session's limit takes them: the test
  * runs at the real time, as the chain and the sandbox do.
  */
+import { randomBytes } from 'node:crypto';
 import { maxUint256, parseEventLogs, type Hex, type LocalAccount } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { evmNetwork, publicClientFor } from '../../chains/networks';
@@ -320,6 +321,22 @@ describe('the partner API', () => {
     return { ...body, broker_signature: signature, ...options.after };
   }
 
+  /** A good signed issuance (a nonce of its own) whose signature `change` turns into another form of the same one. */
+  async function malleated(change: (signature: string) => string) {
+    const body = await signedIssuance({ nonce: freshNonce() });
+    return { ...body, broker_signature: change(body.broker_signature) };
+  }
+
+  /** A nonce no other issuance of this run signed. */
+  const freshNonce = () => BigInt(`0x${randomBytes(16).toString('hex')}`).toString();
+
+  /** The malleable twin of a signature (s → n − s, v flipped): viem recovers the same signer, the contract refuses it. */
+  const SECP256K1_ORDER = 0xfffffffffffffffffffffffffffffffebaaedce6af48a03bbfd25e8cd0364141n;
+  const withHighS = (signature: string) =>
+    `${signature.slice(0, 66)}${(SECP256K1_ORDER - BigInt(`0x${signature.slice(66, 130)}`)).toString(16).padStart(64, '0')}${signature.endsWith('1b') ? '1c' : '1b'}`;
+  /** The signature with `v` as a recovery id (0 or 1): viem recovers the same signer, the contract refuses it. */
+  const withRecoveryIdV = (signature: string) => `${signature.slice(0, 130)}${signature.endsWith('1b') ? '00' : '01'}`;
+
   /** USD of the mints counted against the session limits (every state but rejected). */
   const mintUsage = async () =>
     (await stack.database.db.query<{ usd: string }>(`SELECT coalesce(sum(notional_usd), 0)::text AS usd FROM partner_requests WHERE kind = 'mint' AND state <> 'rejected'`)).rows[0]!.usd;
@@ -332,6 +349,8 @@ describe('the partner API', () => {
       ['a signature by a key without the broker role', await signedIssuance({}, { signer: privateKeyToAccount(generatePrivateKey()) }), 400, 'INVALID_BROKER_SIGNATURE'],
       ['a signed request altered after signing', await signedIssuance({ qty: '1' }, { after: { qty: '2' } }), 400, 'INVALID_BROKER_SIGNATURE'],
       ['another client than the one signed for', await signedIssuance({ client_id: 'acct_other' }, { after: { client_id: stack.clientId } }), 400, 'INVALID_BROKER_SIGNATURE'],
+      ['a high-s signature (the malleable twin of a good one)', await malleated(withHighS), 400, 'INVALID_BROKER_SIGNATURE'],
+      ['a good signature with v = 0 or 1', await malleated(withRecoveryIdV), 400, 'INVALID_BROKER_SIGNATURE'],
       ['created 16 minutes ago', await signedIssuance({ created: now - 16 * 60 }), 400, 'INVALID_CREATED'],
       ['created 2 minutes ahead', await signedIssuance({ created: now + 120 }), 400, 'INVALID_CREATED'],
     ];
@@ -351,6 +370,41 @@ describe('the partner API', () => {
     expect((await stack.api.http.post('/v1/tokenization/inkind/issuance/confirm').set('x-api-key', stack.partnerKey).send(confirm)).status).toBe(200);
     await eventually(async () => expect((await issuerRequest(accepted.body.issuer_request_id)).body.state).toBe('rejected'));
     expect(await mintUsage()).toBe(before.usage);
+  });
+
+  test("refuses a nonce another live issuance of the signer holds, also when issuances race with it; a rejected one frees it", async () => {
+    const post = (body: object) => stack.api.http.post('/v1/tokenization/inkind/issuance').set('x-api-key', stack.partnerKey).send(body);
+    const reject = async (body: { tokenization_request_id: string }, issuerRequestId: string) => {
+      const confirm = { tokenization_request_id: body.tokenization_request_id, issuer_request_id: issuerRequestId, status: 'rejected', reason: 'test: nonce drill' };
+      expect((await stack.api.http.post('/v1/tokenization/inkind/issuance/confirm').set('x-api-key', stack.partnerKey).send(confirm)).status).toBe(200);
+      await eventually(async () => expect((await issuerRequest(issuerRequestId)).body.state).toBe('rejected'));
+    };
+    const nonce = freshNonce();
+    const before = await countRows('SELECT count(*)::int AS n FROM partner_requests');
+    // Other underlyings too: each is measured under its own lock, so only the store can tell them apart.
+    const bodies = await Promise.all(
+      ['AAPL', 'AAPL', 'TSLA', 'TSLA', 'NVDA', 'MSFT'].map((underlying) => signedIssuance({ nonce, underlying_symbol: underlying, token_symbol: `${underlying}on` })),
+    );
+    const answers = await Promise.all(bodies.map(post));
+    const taken = answers.filter((answer) => answer.status === 201);
+    expect(taken).toHaveLength(1);
+    for (const answer of answers.filter((answer) => answer.status !== 201)) {
+      expect([answer.status, answer.body.code]).toEqual([400, 'BROKER_NONCE_USED']);
+      expect(answer.body.message).toContain(`nonce ${nonce} of broker signer ${stack.brokerSigner.address}`);
+    }
+    expect(await countRows('SELECT count(*)::int AS n FROM partner_requests')).toBe(before + 1);
+
+    // The one taken still answers its resubmission; another request with the nonce is refused while it lives.
+    const first = bodies[answers.indexOf(taken[0]!)]!;
+    expect((await post(first)).status).toBe(200);
+    expect((await post(await signedIssuance({ nonce }))).body.code).toBe('BROKER_NONCE_USED');
+
+    // Rejected, it minted nothing: the contract would take the nonce again, and so does the issuance.
+    await reject(first, taken[0]!.body.issuer_request_id);
+    const again = await signedIssuance({ nonce });
+    const retaken = await post(again);
+    expect(retaken.status).toBe(201);
+    await reject(again, retaken.body.issuer_request_id);
   });
 
   test('answers 503 CHAIN_UNAVAILABLE, writing nothing, while the chain that says who may sign cannot be read', async () => {

@@ -66,6 +66,7 @@ async function mintedRequest(): Promise<string> {
     notionalUsd: '200',
     tokenizationRequestId: randomUUID(),
     mintRequest: { created: 1, nonce: '1', brokerSignature: `0x${'11'.repeat(65)}` },
+    brokerSigner: `0x${randomUUID().replace(/-/g, '').padEnd(40, '0')}`,
   });
   await updatePartnerRequest(database.db, request.issuerRequestId, { state: 'minted', confirmStatus: 'completed', txHash: `0x${'ab'.repeat(32)}` });
   return request.issuerRequestId;
@@ -93,6 +94,7 @@ withTimeSkipping('a mint the broker does not confirm in time is rejected, and a 
     notionalUsd: '200',
     tokenizationRequestId,
     mintRequest: { created: 1, nonce: '1', brokerSignature: `0x${'11'.repeat(65)}` },
+    brokerSigner: `0x${randomUUID().replace(/-/g, '').padEnd(40, '0')}`,
   });
   const handle = await temporal.client.workflow.start<typeof partnerMintWorkflow>('partnerMintWorkflow', {
     workflowId: partnerMintWorkflowId(request.issuerRequestId),

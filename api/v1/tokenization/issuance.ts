@@ -16,7 +16,7 @@ export const issuanceOperation = defineOperation({
   operationId: 'submitIssuance',
   summary: 'Ask the issuer to mint for delivered shares',
   description: [
-    "The broker's in-kind issuance: the client must be onboarded, eligible and linked to a partner account; the wallet the client's, enabled for the flow and registered on the network; `token_symbol` the token of `underlying_symbol`, offered on the network; `created` (epoch seconds) at most 15 minutes old and at most 1 minute ahead (`INVALID_CREATED`); `broker_signature` the EIP-712 signature of the `MintRequest` rebuilt from the body (`clientAccountId` = `client_id`, `qty` in 1e-9 shares) by a key holding BROKER_SIGNER_ROLE on the network's issuer contract (`INVALID_BROKER_SIGNATURE`; 503 `CHAIN_UNAVAILABLE` while the chain cannot be read); and the USD value of `qty` at the underlying's latest price must fit in what remains of the running session's mint limit for the underlying. A refusal stores nothing and holds no limit. The request is then stored `created` and its workflow started: it mints `qty` ÷ shares multiplier tokens to the wallet once the broker confirms the journal of the shares.",
+    "The broker's in-kind issuance: the client must be onboarded, eligible and linked to a partner account; the wallet the client's, enabled for the flow and registered on the network; `token_symbol` the token of `underlying_symbol`, offered on the network; `created` (epoch seconds) at most 15 minutes old and at most 1 minute ahead (`INVALID_CREATED`); `broker_signature` the EIP-712 signature of the `MintRequest` rebuilt from the body (`clientAccountId` = `client_id`, `qty` in 1e-9 shares) by a key holding BROKER_SIGNER_ROLE on the network's issuer contract, in the form the contract takes — 65 bytes r‖s‖v, `v` 27 or 28, `s` at most n/2 (`INVALID_BROKER_SIGNATURE`; 503 `CHAIN_UNAVAILABLE` while the chain cannot be read); `nonce` not held by another issuance of the same signer on the network that is not rejected, as the contract takes each once (`BROKER_NONCE_USED`); and the USD value of `qty` at the underlying's latest price must fit in what remains of the running session's mint limit for the underlying. A refusal stores nothing and holds no limit. The request is then stored `created` and its workflow started: it mints `qty` ÷ shares multiplier tokens to the wallet once the broker confirms the journal of the shares.",
     '`tokenization_request_id` is the idempotency key: a resubmission of the same request answers the first result (200 with `Idempotent-Replayed: true`) and makes sure its workflow runs; the same id with any other field is 409 `REQUEST_CONFLICT`.',
   ].join('\n\n'),
   access: 'partner',
@@ -37,6 +37,7 @@ export const issuanceOperation = defineOperation({
     'INVALID_NETWORK',
     'INVALID_WALLET_ADDRESS',
     'INVALID_BROKER_SIGNATURE',
+    'BROKER_NONCE_USED',
     'INVALID_CREATED',
     'TOKEN_NOT_ON_NETWORK',
     'CLIENT_NOT_ELIGIBLE',
