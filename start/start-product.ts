@@ -1,11 +1,12 @@
 /**
  * The whole product in one process on embedded defaults, composed of its parts (start/*.ts): the database
  * (embedded PostgreSQL unless DATABASE_URL) with its migrations and catalogue, the market data (backfill and feed),
- * the EVM chains (local anvil unless RPC URLs) with the contracts deployed once, Temporal and the worker (with a
- * watcher per chain), the API with its live streams, and the development extras: keys, wallets and the brokerage
- * sandbox of the partner flow (unless BROKER_URL names a broker) — on the embedded PostgreSQL, or on DATABASE_URL only
- * when DEVELOPMENT_KEYS=true —, and the metrics on METRICS_PORT. `stop()` takes it down in reverse order, each part
- * within its deadline (start/parts.ts); `signal` aborts a start under way, stopping whatever had started.
+ * the EVM chains (local anvil unless RPC URLs) with the contracts deployed once, Temporal, the API with its live
+ * streams, the brokerage sandbox of the partner flow (unless BROKER_URL names a broker), the worker (with a watcher per
+ * chain) once what its activities call listens, the metrics on METRICS_PORT, and the development extras: keys,
+ * wallets, the sandbox's participant — on the embedded PostgreSQL, or on DATABASE_URL only when DEVELOPMENT_KEYS=true.
+ * `stop()` takes it down in reverse order, each part within its deadline (start/parts.ts); `signal` aborts a start
+ * under way, stopping whatever had started.
  */
 import type { Config } from '../config';
 import type { Logger } from '../config/logger';
@@ -78,33 +79,10 @@ export async function startProduct(config: Config, options: StartProductOptions)
 
     const temporal = started(await startTemporal(config, { logger, databaseUrl }));
     const broker = externalBroker ?? (sandboxSecrets && sandboxConnection(sandboxUrl(config.HOST, config.BROKER_SANDBOX_PORT), sandboxSecrets));
-    const runtimeMetricsAddress = `127.0.0.1:${await freePort()}`;
-    started(await startWorker({ config, temporal, db, logger, chains, broker, runtimeMetricsAddress }));
-    const metrics = started(
-      await startMetricsServer({
-        host: config.HOST,
-        port: config.METRICS_PORT,
-        registry: createProcessMetrics({ role: 'all', db, poolMax: 20, chains: () => chains.chains }),
-        temporalMetricsUrl: () => `http://${runtimeMetricsAddress}/metrics`,
-        logger,
-      }),
-    );
-
     const api = started(await startApi({ config, db, databaseUrl, logger, temporal: temporal.client, signers, chains: chains.chains, pipeline, broker: () => broker }));
     toLiveStreams = api.onStored;
-
-    const previous = readStackFile(config.DATA_DIR);
-    const keys = development ? await ensureDevKeys(db, previous?.keys, async (secret) => (await findActiveApiKey(db, secret)) !== undefined) : undefined;
-    const writeKey = keys && (await findActiveApiKey(db, keys.write))!;
-    const wallets = writeKey && chains.local
-      ? await ensureDevWallets({
-          db,
-          chains,
-          deployments,
-          workflows: { client: temporal.client, taskQueue: config.TEMPORAL_TASK_QUEUE },
-          account: { id: writeKey.accountId!, userId: writeKey.userId! },
-        })
-      : [];
+    // The sandbox calls the API back; the worker's activities call the sandbox (the reserves at once, the hedges and
+    // the partner callbacks later): the sandbox listens before the worker starts, and the worker stops before it.
     const sandbox = sandboxSecrets
       ? started(
           await startSandbox({
@@ -120,6 +98,30 @@ export async function startProduct(config: Config, options: StartProductOptions)
           }),
         )
       : undefined;
+    const runtimeMetricsAddress = `127.0.0.1:${await freePort()}`;
+    started(await startWorker({ config, temporal, db, logger, chains, broker, runtimeMetricsAddress }));
+    const metrics = started(
+      await startMetricsServer({
+        host: config.HOST,
+        port: config.METRICS_PORT,
+        registry: createProcessMetrics({ role: 'all', db, poolMax: 20, chains: () => chains.chains }),
+        temporalMetricsUrl: () => `http://${runtimeMetricsAddress}/metrics`,
+        logger,
+      }),
+    );
+
+    const previous = readStackFile(config.DATA_DIR);
+    const keys = development ? await ensureDevKeys(db, previous?.keys, async (secret) => (await findActiveApiKey(db, secret)) !== undefined) : undefined;
+    const writeKey = keys && (await findActiveApiKey(db, keys.write))!;
+    const wallets = writeKey && chains.local
+      ? await ensureDevWallets({
+          db,
+          chains,
+          deployments,
+          workflows: { client: temporal.client, taskQueue: config.TEMPORAL_TASK_QUEUE },
+          account: { id: writeKey.accountId!, userId: writeKey.userId! },
+        })
+      : [];
     if (sandbox && writeKey) {
       await onboardDevelopmentClient(db, { accountId: writeKey.accountId!, wallets: wallets.map((wallet) => wallet.address) }, deployments);
       await sandbox.connectParticipant();

@@ -2,7 +2,9 @@
  * `npm start` stops everything it starts. The real command, on free ports and a data directory of its own, is started
  * on the fresh directory and then restarted, and each run is ended with SIGTERM to its process group — once while it is
  * still starting. After each: no process of the run is left (none in its process group, neither its PostgreSQL nor its
- * chains by pid, none naming its data directory on its command line), and its last log line is `stopped`.
+ * chains by pid, none naming its data directory on its command line), its last log line is `stopped`, it logged no
+ * error, and a run that became ready logged no failed activity (as the reserves did when the worker started before
+ * the brokerage sandbox listened).
  * Whatever happens, everything this test started is killed by process group and pid at the end.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -106,7 +108,7 @@ function serverPids(): number[] {
 }
 
 /** Sends SIGTERM to the run's process group and checks that nothing of it is left. */
-async function terminate(run: Run, pids: number[]): Promise<void> {
+async function terminate(run: Run, pids: number[]): Promise<{ msg?: string; level?: number }[]> {
   process.kill(-run.pgid, 'SIGTERM');
   await Promise.race([run.exited, new Promise((_, reject) => setTimeout(() => reject(new Error(`npm start did not exit: ${run.output().slice(-2_000)}`)), 90_000))]);
   await waitUntil(`the run's processes to go (${leftovers(run.pgid, pids).join('; ')}); its output ends: ${run.output().slice(-3_000)}`, () => leftovers(run.pgid, pids).length === 0, STOP_WITHIN_MS);
@@ -119,6 +121,7 @@ async function terminate(run: Run, pids: number[]): Promise<void> {
   // With the output's end beside it, so that a failure shows how the run ended.
   expect([logLines.at(-1), run.output().slice(-3_000)]).toMatchObject([{ msg: 'stopped', level: 30 }, expect.any(String)]);
   expect(logLines.filter((line) => (line.level ?? 0) >= 50)).toEqual([]);
+  return logLines;
 }
 
 beforeAll(async () => {
@@ -169,5 +172,8 @@ test.each([
   const pids = serverPids();
   expect(pids.length).toBe(3);
   expect(pids.every(alive)).toBe(true);
-  await terminate(run, pids);
+  const logLines = await terminate(run, pids);
+  // The parts start in the order they need one another (the worker once the sandbox it calls listens) and stop in
+  // reverse: no activity of a run that started and stopped cleanly fails.
+  if (when === 'ready') expect(logLines.filter((line) => line.msg === 'Activity failed')).toEqual([]);
 }, 300_000);
