@@ -35,7 +35,7 @@ export const ERROR_CODES = {
   INVALID_BROKER_SIGNATURE: { status: 400, description: "`broker_signature` is not an EIP-712 signature of the mint request by a key holding BROKER_SIGNER_ROLE on the network's issuer contract." },
   BROKER_NONCE_USED: {
     status: 400,
-    description: "`nonce` is already held by another issuance signed by the same broker key on this network (the issuer contract takes each signer's nonce once); a rejected issuance frees its nonce.",
+    description: "`nonce` was already used on chain by a mint signed by the same broker key, or is held by another issuance of that key on this network (the issuer contract takes each signer's nonce once); a rejected issuance frees its nonce.",
   },
   INVALID_CREATED: { status: 400, description: '`created` is outside the freshness window: more than 15 minutes old, or more than 1 minute in the future.' },
   TOKEN_NOT_ON_NETWORK: { status: 400, description: 'The token is not offered in the partner flow on this network.' },

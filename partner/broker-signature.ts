@@ -4,8 +4,9 @@
  * the rest, which viem would recover all the same), and the `MintRequest` rebuilt from the issuance (the client's id as
  * `clientAccountId`, `qty` in 1e-9 shares) must recover to a signer holding BROKER_SIGNER_ROLE on that chain's issuer
  * contract. The role is read on chain (`hasRole`), memoised briefly per chain and signer; a chain that cannot be read
- * refuses the issuance with CHAIN_UNAVAILABLE rather than accept a signature nobody checked. The signer's nonce is
- * checked where the issuance is stored (one live mint per chain, signer and nonce: see issuance.ts).
+ * refuses the issuance with CHAIN_UNAVAILABLE rather than accept a signature nobody checked. The signer's nonce must
+ * not be used on chain yet (`brokerNonceUsed`, read every time), nor held by another live issuance (where the issuance
+ * is stored: one live mint per chain, signer and nonce, see issuance.ts).
  */
 import { getAddress, recoverTypedDataAddress, type Address, type Hex, type PublicClient } from 'viem';
 import { issuerAbi } from '../contracts/abi';
@@ -21,9 +22,12 @@ const SECP256K1_HALF_ORDER = 0x7fffffffffffffffffffffffffffffff5d576e7357a4501dd
 /** How long one chain's answer about one signer is used before it is read again. */
 const ROLE_MEMO_MS = 10_000;
 
-/** Whether a signer holds BROKER_SIGNER_ROLE on an issuer contract; throws when the chain cannot be read. */
+/** What an issuer contract knows of the broker's signers; each throws when the chain cannot be read. */
 export interface BrokerSignerDirectory {
+  /** Whether `signer` holds BROKER_SIGNER_ROLE. */
   isBrokerSigner(chain: PartnerChain, issuer: Address, signer: Address): Promise<boolean>;
+  /** Whether a mint signed by `signer` with `nonce` was processed already (`brokerNonceUsed`). */
+  hasUsedNonce(chain: PartnerChain, issuer: Address, signer: Address, nonce: bigint): Promise<boolean>;
 }
 
 /** The directory of the chains this process reads (a chain without a client cannot be read). */
@@ -43,6 +47,12 @@ export function onChainBrokerSigners(clients: Partial<Record<PartnerChain, Publi
       // A failed read is not remembered: the next issuance asks the chain again.
       holds.catch(() => memo.delete(key));
       return await holds;
+    },
+    // Read every time: a nonce unused a moment ago may be used now.
+    async hasUsedNonce(chain, issuer, signer, nonce) {
+      const client = clients[chain];
+      if (!client) throw new Error(`this process reads no RPC of ${chain}`);
+      return await client.readContract({ address: issuer, abi: issuerAbi, functionName: 'brokerNonceUsed', args: [signer, nonce] });
     },
   };
 }
@@ -109,8 +119,12 @@ export async function verifyBrokerSignature(
     throw new PartnerRefused('INVALID_BROKER_SIGNATURE', `broker_signature is not a valid signature of the mint request: ${(error as Error).message.split('\n')[0]}`);
   }
   let holds: boolean;
+  let used: boolean;
   try {
-    holds = await signers.isBrokerSigner(target.chain, target.issuer, signer);
+    [holds, used] = await Promise.all([
+      signers.isBrokerSigner(target.chain, target.issuer, signer),
+      signers.hasUsedNonce(target.chain, target.issuer, signer, BigInt(issuance.nonce)),
+    ]);
   } catch (error) {
     throw new PartnerRefused('CHAIN_UNAVAILABLE', `The broker signature cannot be checked now: ${target.chain} cannot be read (${(error as Error).message.split('\n')[0]})`);
   }
@@ -119,6 +133,9 @@ export async function verifyBrokerSignature(
       'INVALID_BROKER_SIGNATURE',
       `broker_signature recovers to ${signer}, which does not hold BROKER_SIGNER_ROLE on the issuer contract on ${issuance.network}: the request was signed by another key, or altered after signing`,
     );
+  }
+  if (used) {
+    throw new PartnerRefused('BROKER_NONCE_USED', `nonce ${issuance.nonce} of broker signer ${signer} was already used by a mint on ${issuance.network}; the issuer contract takes each nonce of a signer once`);
   }
   return signer;
 }

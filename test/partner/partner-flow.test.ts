@@ -407,6 +407,21 @@ describe('the partner API', () => {
     await reject(again, retaken.body.issuer_request_id);
   });
 
+  test('refuses a nonce a mint already used on chain, also where no stored request holds it (one stored before its signer was recorded)', async () => {
+    const submitted = await mint('1');
+    expect(submitted.status).toBe(201);
+    const id = submitted.body.tokenization_request_id as string;
+    expect((await settled(id)).status).toBe('completed');
+    const { rows } = await stack.database.db.query<{ nonce: string }>(`SELECT mint_request ->> 'nonce' AS nonce FROM partner_requests WHERE tokenization_request_id = $1`, [id]);
+    // As a request stored before migration 014: no signer recorded, so the store's index does not hold its nonce.
+    await stack.database.db.query(`UPDATE partner_requests SET broker_signer = NULL WHERE tokenization_request_id = $1`, [id]);
+    const before = await countRows('SELECT count(*)::int AS n FROM partner_requests');
+    const reused = await stack.api.http.post('/v1/tokenization/inkind/issuance').set('x-api-key', stack.partnerKey).send(await signedIssuance({ nonce: rows[0]!.nonce }));
+    expect([reused.status, reused.body.code]).toEqual([400, 'BROKER_NONCE_USED']);
+    expect(reused.body.message).toContain(`nonce ${rows[0]!.nonce} of broker signer ${stack.brokerSigner.address} was already used by a mint on ethereum`);
+    expect(await countRows('SELECT count(*)::int AS n FROM partner_requests')).toBe(before);
+  });
+
   test('answers 503 CHAIN_UNAVAILABLE, writing nothing, while the chain that says who may sign cannot be read', async () => {
     const services = stack.api.app.services;
     const working = services.brokerSigners;
