@@ -108,7 +108,14 @@ function serverPids(): number[] {
 }
 
 /** Sends SIGTERM to the run's process group and checks that nothing of it is left. */
-async function terminate(run: Run, pids: number[]): Promise<{ msg?: string; level?: number }[]> {
+interface LogLine {
+  msg?: string;
+  level?: number;
+  /** What the Temporal SDK's logger adds: the activity's type and its error, among others. */
+  temporal?: { activityType?: string; error?: { name?: string; message?: string; shortMessage?: string } };
+}
+
+async function terminate(run: Run, pids: number[]): Promise<LogLine[]> {
   process.kill(-run.pgid, 'SIGTERM');
   await Promise.race([run.exited, new Promise((_, reject) => setTimeout(() => reject(new Error(`npm start did not exit: ${run.output().slice(-2_000)}`)), 90_000))]);
   await waitUntil(`the run's processes to go (${leftovers(run.pgid, pids).join('; ')}); its output ends: ${run.output().slice(-3_000)}`, () => leftovers(run.pgid, pids).length === 0, STOP_WITHIN_MS);
@@ -117,7 +124,7 @@ async function terminate(run: Run, pids: number[]): Promise<{ msg?: string; leve
     .output()
     .split('\n')
     .filter((line) => line.startsWith('{'))
-    .map((line) => JSON.parse(line) as { msg?: string; level?: number });
+    .map((line) => JSON.parse(line) as LogLine);
   // With the output's end beside it, so that a failure shows how the run ended.
   expect([logLines.at(-1), run.output().slice(-3_000)]).toMatchObject([{ msg: 'stopped', level: 30 }, expect.any(String)]);
   expect(logLines.filter((line) => (line.level ?? 0) >= 50)).toEqual([]);
@@ -175,5 +182,6 @@ test.each([
   const logLines = await terminate(run, pids);
   // The parts start in the order they need one another (the worker once the sandbox it calls listens) and stop in
   // reverse: no activity of a run that started and stopped cleanly fails.
-  if (when === 'ready') expect(logLines.filter((line) => line.msg === 'Activity failed')).toEqual([]);
+  const failedActivities = logLines.filter((line) => line.msg === 'Activity failed').map(({ temporal }) => `${temporal?.activityType}: ${temporal?.error?.name} ${temporal?.error?.shortMessage ?? temporal?.error?.message ?? ''}`);
+  if (when === 'ready') expect(failedActivities).toEqual([]);
 }, 300_000);
