@@ -14,6 +14,10 @@ export interface TextProblem {
   problem: string;
 }
 
+/** Text without a control character (C0, DEL or C1): what every path and query parameter must be. */
+export const NO_CONTROL_CHARACTERS = /^\P{Cc}*$/u;
+export const CONTROL_CHARACTER_MESSAGE = 'must not contain control characters';
+
 const NUL = 'must not contain the NUL character (U+0000)';
 const LONE_SURROGATE = 'must be valid Unicode text (it contains a lone surrogate)';
 /** A high surrogate not followed by a low one, or a low one not preceded by a high one. */

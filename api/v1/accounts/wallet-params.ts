@@ -1,6 +1,7 @@
 /** The accounts resource's parameters and wallet view, shared by its routes. */
 import { z } from 'zod';
 import type { ErrorCode } from '../../../domain/error-codes';
+import { parameterText } from '../../framework/parameters';
 import type { WalletRecord } from '../../../db/queries/wallets';
 import { EVM_CHAINS } from '../../../chains/networks';
 import type { Wallet } from './schemas';
@@ -8,7 +9,7 @@ import type { Wallet } from './schemas';
 const evmChain = z.enum(EVM_CHAINS, { error: `must be an EVM chain: ${EVM_CHAINS.join(', ')}` });
 const walletAddress = z.string({ error: 'must be a string' }).regex(/^0x[0-9a-fA-F]{40}$/, 'must be a 0x-prefixed 20-byte hex address');
 
-export const accountParams = z.object({ accountId: z.string().min(1).max(100).describe('The account.') });
+export const accountParams = z.object({ accountId: parameterText(100).min(1).describe('The account.') });
 export const walletParams = accountParams.extend({ chainId: evmChain.describe('The EVM chain.'), address: walletAddress.describe('The wallet.') });
 export const walletBody = z.strictObject({
   chainId: evmChain.describe('The EVM chain whose identity registry holds the wallet.'),

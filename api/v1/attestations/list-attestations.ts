@@ -8,18 +8,13 @@
 import { z } from 'zod';
 import { listAccountAttestations } from '../../../db/queries/attestation-list';
 import { symbolSchema } from '../../../domain/token-symbol';
-
-
 import { defineOperation } from '../../contract/operation';
+import { instantParameter, parameterText } from '../../framework/parameters';
 import { attestationRecordView, callerOf } from './context';
 import { attestationPageSchema, type AttestationPage } from './schemas';
 
-const instant = z.union([z.string().regex(/^\d+$/).transform(Number), z.iso.datetime({ offset: true }).transform((s) => Date.parse(s))]);
-
 /** A cursor is the last row's `createdAt.attestationId`, base64url-encoded; clients treat it as opaque. */
-const cursor = z
-  .string()
-  .max(200)
+const cursor = parameterText(200)
   .transform((value, context) => {
     const match = /^(\d{1,15})\.(\d{1,39})$/.exec(Buffer.from(value, 'base64url').toString('utf8'));
     if (!match) {
@@ -32,8 +27,8 @@ const cursor = z
 const listQuery = z.strictObject({
   state: z.enum(['outstanding', 'executing', 'executed', 'expired']).optional().describe('Only attestations in this state (as clients see it).'),
   symbol: symbolSchema.optional().describe('Only attestations of this token.'),
-  createdAfter: instant.optional().describe('Created at or after this time: epoch ms or ISO-8601.'),
-  createdBefore: instant.optional().describe('Created before this time: epoch ms or ISO-8601.'),
+  createdAfter: instantParameter.optional().describe('Created at or after this time: epoch ms or ISO-8601.'),
+  createdBefore: instantParameter.optional().describe('Created before this time: epoch ms or ISO-8601.'),
   limit: z.coerce.number().int().min(1).max(100).default(50).describe('Attestations per page, 1–100.'),
   cursor: cursor.optional().describe("The previous page's `nextCursor`."),
 });

@@ -11,6 +11,7 @@ import { loadTradingStatus } from '../../../attestations/trading-status';
 import { sessionExposure, userUsage, type UserUsage } from '../../../db/queries/attestations';
 import { Decimal, formatDecimal, Rounding } from '../../../domain/money';
 import { quotePrice, tokenAmountForNotional } from '../../../domain/pricing';
+import { symbolSchema } from '../../../domain/token-symbol';
 import { defineOperation } from '../../contract/operation';
 import { documentationUrl } from '../../../domain/errors';
 
@@ -19,7 +20,7 @@ import { requireAttestations } from '../attestations/context';
 import { tradingLimitsSchema, type TradingLimitReason, type TradingLimits } from './schemas';
 
 const tradingQuery = z.object({
-  symbol: z.string({ error: 'symbol is required' }).describe('The token.'),
+  symbol: symbolSchema.describe('The token.'),
   side: z.enum(['buy', 'sell'], { error: 'side is required and must be buy or sell' }).describe('`buy` (mint) or `sell` (redeem).'),
 });
 

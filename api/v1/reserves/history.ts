@@ -2,14 +2,13 @@
 import { z } from 'zod';
 import { reserveHistory } from '../../../db/queries/reserves';
 import { defineOperation } from '../../contract/operation';
+import { instantParameter } from '../../framework/parameters';
 import { reserveHistorySchema, type ReserveHistory } from './schemas';
-
-const instant = z.union([z.string().regex(/^\d+$/).transform(Number), z.iso.datetime({ offset: true }).transform((s) => Date.parse(s))]);
 
 const historyQuery = z.object({
   underlying: z.string().regex(/^[A-Z][A-Z0-9.]{0,9}$/, 'must be an underlying ticker such as AAPL').describe('The underlying, e.g. `AAPL`.'),
-  from: instant.optional().describe('Snapshots at or after this (epoch ms or ISO-8601); default 24 hours before `to`.'),
-  to: instant.optional().describe('Snapshots before this (epoch ms or ISO-8601); default now.'),
+  from: instantParameter.optional().describe('Snapshots at or after this (epoch ms or ISO-8601); default 24 hours before `to`.'),
+  to: instantParameter.optional().describe('Snapshots before this (epoch ms or ISO-8601); default now.'),
   limit: z.coerce.number().int().min(1).max(1000).default(100).describe('At most this many; default 100.'),
 });
 

@@ -4,6 +4,7 @@
  */
 import { z } from 'zod';
 import { listCurrentAssetEvents, type AssetStatusEventRecord } from '../../../db/queries/operator-controls';
+import { symbolSchema } from '../../../domain/token-symbol';
 import { defineOperation } from '../../contract/operation';
 import { respondCached } from '../respond';
 import { assetStatusSchema, type AssetStatus } from './schemas';
@@ -21,7 +22,7 @@ export function assetStatusView(event: AssetStatusEventRecord, now: number): Ass
   };
 }
 
-const statusQuery = z.object({ symbol: z.string().optional().describe('Only this asset; default every asset.') });
+const statusQuery = z.object({ symbol: symbolSchema.optional().describe('Only this asset; default every asset.') });
 
 export const assetStatusesOperation = defineOperation({
   method: 'get',

@@ -7,13 +7,13 @@ import { z } from 'zod';
 import { STREAM_INTERVALS } from '../../../streams/events';
 import { candleStreamRequest } from '../../../streams/requests';
 import { defineOperation } from '../../contract/operation';
+import { parameterText } from '../../framework/parameters';
 import { SYMBOL_PARAM_CODES, symbolParams } from '../../framework/path-params';
 import { LAST_EVENT_ID_HEADER, STREAM_ERRORS, streamDescription } from './describe-stream';
 import { marketStreams, openEventStream } from './open-stream';
 
 const candleStreamQuery = z.object({
-  interval: z
-    .string()
+  interval: parameterText(16)
     .optional()
     .describe(`One of ${STREAM_INTERVALS.map((interval) => `\`${interval}\``).join(', ')}; default \`1min\`.`),
 });

@@ -1,14 +1,19 @@
 /** GET /v1/stream/prices?symbols=AAPLon,TSLAon — `price` events: the latest price of each symbol, then every change. */
 import { z } from 'zod';
+import { MAX_SYMBOL_LENGTH } from '../../../domain/token-symbol';
 import { MAX_STREAM_SYMBOLS, priceStreamRequest } from '../../../streams/requests';
 import { defineOperation } from '../../contract/operation';
+import { parameterText } from '../../framework/parameters';
 import { LAST_EVENT_ID_HEADER, STREAM_ERRORS, streamDescription } from './describe-stream';
 import { marketStreams, openEventStream } from './open-stream';
+
+/** One `symbols` value: room for the most symbols a stream takes, comma-separated. */
+const symbolList = parameterText(MAX_STREAM_SYMBOLS * (MAX_SYMBOL_LENGTH + 1));
 
 /** `symbols` comma-separated, repeated, or absent (every asset). */
 const priceStreamQuery = z.object({
   symbols: z
-    .union([z.string(), z.array(z.string())])
+    .union([symbolList, z.array(symbolList).max(MAX_STREAM_SYMBOLS)])
     .optional()
     .describe(`Token symbols, comma-separated or repeated, at most ${MAX_STREAM_SYMBOLS}; absent: every asset.`),
 });

@@ -5,6 +5,7 @@ import type { PartnerClientRecord } from '../../../db/queries/partner-clients';
 import type { PartnerRequestRecord } from '../../../db/queries/partner-requests';
 import type { PartnerWalletRecord } from '../../../db/queries/wallets';
 import type { ErrorCode } from '../../../domain/error-codes';
+import { parameterText } from '../../framework/parameters';
 import { networkOfChain, partnerStatus, PARTNER_NETWORKS, type PartnerNetwork } from '../../../domain/partner';
 import type { PartnerRequestWorkflowState } from '../../../temporal/messages';
 import type { PartnerClient, PartnerRequest } from './schemas';
@@ -58,7 +59,7 @@ export const connectBody = z.strictObject({
   account: identifier,
 });
 
-export const clientParams = z.object({ clientId: z.string().min(1).max(100) });
+export const clientParams = z.object({ clientId: parameterText(100).min(1) });
 export const clientWalletParams = clientParams.extend({ chainId: evmChain, address: walletAddress });
 export const clientWalletBody = z.strictObject({ chainId: evmChain, address: walletAddress });
 export const CLIENT_WALLET_FIELD_CODES: Partial<Record<string, ErrorCode>> = { chainId: 'INVALID_CHAIN_ID', address: 'INVALID_WALLET_ADDRESS' };

@@ -6,6 +6,7 @@
 import { z } from 'zod';
 import { EVM_CHAINS } from '../../../chains/networks';
 import { listPartnerRequests } from '../../../db/queries/partner-requests';
+import { parameterText } from '../../framework/parameters';
 import { requestView } from './fields';
 import { defineOperation } from '../../contract/operation';
 import { partnerRequestPageSchema, PARTNER_REQUEST_STATES, type PartnerRequestPage } from './schemas';
@@ -16,13 +17,11 @@ const listQuery = z.strictObject({
     .optional()
     .describe('`pending` (every state short of `completed`, `rejected` or `cancelled`), `completed`, `rejected`, or one workflow state such as `awaiting_finality`.'),
   type: z.enum(['mint', 'redeem']).optional(),
-  clientId: z.string().min(1).max(100).optional(),
+  clientId: parameterText(100).min(1).optional(),
   chainId: z.enum(EVM_CHAINS).optional(),
   limit: z.coerce.number().int().min(1).max(200).default(50).describe('Requests per page.'),
-  cursor: z
-    .string()
+  cursor: parameterText(200)
     .min(1)
-    .max(200)
     .transform((cursor) => Buffer.from(cursor, 'base64url').toString('latin1'))
     .pipe(z.string().regex(/^[\x21-\x7e]{1,128}$/, "must be a previous page's nextCursor"))
     .optional()

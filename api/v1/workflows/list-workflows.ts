@@ -2,18 +2,16 @@
 import { z } from 'zod';
 import { listWorkflows } from '../../../inspection/workflows';
 import { defineOperation } from '../../contract/operation';
+import { instantParameter, parameterText } from '../../framework/parameters';
 import { workflowListSchema, type WorkflowList } from './schemas';
 import { requireTemporal, withTemporal } from './temporal-client';
 
-const instant = z.union([z.string().regex(/^\d+$/).transform(Number), z.iso.datetime({ offset: true }).transform((s) => Date.parse(s))]);
-
 const listQuery = z.object({
-  type: z.string().min(1).max(200).optional().describe('Only this workflow type, e.g. `attestationWorkflow`.'),
+  type: parameterText(200).min(1).optional().describe('Only this workflow type, e.g. `attestationWorkflow`.'),
   status: z.enum(['RUNNING', 'COMPLETED', 'FAILED', 'CANCELLED', 'TERMINATED', 'CONTINUED_AS_NEW', 'TIMED_OUT']).optional().describe('Only this execution status.'),
-  idPrefix: z.string().min(1).max(200).optional().describe('Only workflow ids starting with this, e.g. `attestation-`.'),
-  /** Epoch ms or ISO-8601. */
-  startedAfter: instant.optional().describe('Only workflows started at or after this: epoch ms or ISO-8601.'),
-  startedBefore: instant.optional().describe('Only workflows started before this: epoch ms or ISO-8601.'),
+  idPrefix: parameterText(200).min(1).optional().describe('Only workflow ids starting with this, e.g. `attestation-`.'),
+  startedAfter: instantParameter.optional().describe('Only workflows started at or after this: epoch ms or ISO-8601.'),
+  startedBefore: instantParameter.optional().describe('Only workflows started before this: epoch ms or ISO-8601.'),
   limit: z.coerce.number().int().min(1).max(1000).default(100).describe('At most this many; default 100.'),
 });
 
