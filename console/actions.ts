@@ -45,7 +45,8 @@ function temporalOf(services: ApiServices) {
   return services.temporal;
 }
 
-export const CONSOLE_ACTIONS: Record<string, ConsoleAction> = {
+/** The actions by name; a form names one of these own keys (console/routes.ts declares them as the only names). */
+export const CONSOLE_ACTIONS = {
   'workflow-terminate': {
     target: (fields) => fields.workflowId ?? '',
     back: workflowPath,
@@ -166,4 +167,8 @@ export const CONSOLE_ACTIONS: Record<string, ConsoleAction> = {
       return `Limits of ${fields.symbol} (${fields.session}) saved`;
     },
   },
-};
+} satisfies Record<string, ConsoleAction>;
+
+export type ConsoleActionName = keyof typeof CONSOLE_ACTIONS;
+
+export const CONSOLE_ACTION_NAMES = Object.keys(CONSOLE_ACTIONS) as ConsoleActionName[];

@@ -12,15 +12,17 @@ import type { ApiServices } from '../api/services';
 import type { ApiState } from '../api/framework/state';
 import { withTemporal } from '../api/v1/workflows/temporal-client';
 import { ApiError, ClientAborted } from '../domain/errors';
+import { unstorableText } from '../domain/input-text';
 import { findOwnAuditEntry, recordAudit } from '../db/queries/console';
 import { findPartnerRequestByAnyId } from '../db/queries/partner-requests';
-import { CONSOLE_ACTIONS, type Fields } from './actions';
+import { CONSOLE_ACTIONS, type ConsoleAction, type Fields } from './actions';
 import { CONSOLE_CSS, CONSOLE_JS } from './assets';
 import { html, layout, type Html } from './html';
 import { attestationPage, chainsPage, partnerQueuePage, partnerRequestPage, redemptionsPage } from './pages/business';
 import { auditPage, controlsPage } from './pages/controls';
 import { overviewPage } from './pages/overview';
 import { workflowListPage, workflowPage } from './pages/workflows';
+import { AUDIT_ID, consoleInput, type ConsoleInput, type ConsoleRouteKey } from './routes';
 import { ConsoleSessions, sameOrigin, validCsrf, type ConsoleContext, type ConsoleNotice, type SignedIn } from './session';
 
 export interface ConsoleOptions {
@@ -48,10 +50,11 @@ async function readForm(ctx: ConsoleContext): Promise<Fields> {
   if (size > 0 && !ctx.is('application/x-www-form-urlencoded')) throw new ApiError('UNSUPPORTED_MEDIA_TYPE', 'A console form is application/x-www-form-urlencoded');
   const fields: Fields = {};
   for (const [name, value] of new URLSearchParams(Buffer.concat(chunks).toString('utf8'))) fields[name] = value.trim();
+  // Text PostgreSQL cannot store (a NUL) would fail the audit's own insert: refused like the API's bodies.
+  const unstorable = unstorableText(fields);
+  if (unstorable) throw new ApiError('INVALID_REQUEST_BODY', `Invalid form field ${unstorable.path.join('.')}: ${unstorable.problem}`);
   return fields;
 }
-
-const text = (value: unknown): string | undefined => (typeof value === 'string' && value.length <= 1000 ? value : undefined);
 
 export function consoleRouter(services: ApiServices, options: ConsoleOptions): Router<ApiState> {
   const sessions = new ConsoleSessions(services.db, services.keys, options.failures, options.sessionTtlMs);
@@ -88,12 +91,23 @@ export function consoleRouter(services: ApiServices, options: ConsoleOptions): R
   };
   router.use(errors);
 
-  router.get('/assets/console.css', (ctx) => {
+  /** Mounts route `key` (console/routes.ts): its page or action is handed the parameters its schemas parsed. */
+  const mount = <K extends ConsoleRouteKey>(key: K, show: (ctx: ConsoleContext, input: ConsoleInput<K>) => unknown) => {
+    const [method, path] = key.split(' ') as ['GET' | 'POST', string];
+    const handle = async (ctx: Parameters<Parameters<typeof router.get>[1]>[0]) => {
+      const c = ctx as ConsoleContext;
+      await show(c, consoleInput(key, c));
+    };
+    if (method === 'GET') router.get(path, handle);
+    else router.post(path, handle);
+  };
+
+  mount('GET /assets/console.css', (ctx) => {
     ctx.type = 'text/css; charset=utf-8';
     ctx.set('cache-control', 'public, max-age=300');
     ctx.body = CONSOLE_CSS;
   });
-  router.get('/assets/console.js', (ctx) => {
+  mount('GET /assets/console.js', (ctx) => {
     ctx.type = 'application/javascript; charset=utf-8';
     ctx.set('cache-control', 'public, max-age=300');
     ctx.body = CONSOLE_JS;
@@ -104,21 +118,20 @@ ${message ? html`<p class="notice notice-error" role="alert">${message}</p>` : '
 <label for="key">Admin API key</label><input id="key" name="key" type="password" autocomplete="off" required autofocus>
 <button>Sign in</button><p class="muted">The key is exchanged for a session; it is not kept in the browser.</p></form>`;
 
-  router.get('/sign-in', (ctx) => page(ctx as ConsoleContext, 200, 'Sign in', signInForm()));
-  router.post('/sign-in', async (ctx) => {
-    const c = ctx as ConsoleContext;
+  mount('GET /sign-in', (ctx) => page(ctx, 200, 'Sign in', signInForm()));
+  mount('POST /sign-in', async (c) => {
     if (!sameOrigin(c)) return page(c, 403, 'Sign in', signInForm('Refused: the form was sent from another site.'));
     const fields = await readForm(c);
     const outcome = await sessions.signIn(c, fields.key ?? '');
     if (outcome.outcome === 'refused') return page(c, outcome.status, 'Sign in', signInForm(outcome.message));
-    ctx.status = 303;
-    ctx.redirect('/console');
+    c.status = 303;
+    c.redirect('/console');
   });
 
-  /** `?notice=<audit id>` after an action: that entry's outcome, when the signed-in key recorded it; nothing else. */
+  /** `?notice=<audit id>` after an action (its schema checked the form): that entry's outcome, when the signed-in key recorded it; nothing else. */
   const noticeOf = async (ctx: ConsoleContext, session: SignedIn): Promise<ConsoleNotice | undefined> => {
-    const id = ctx.method === 'GET' ? text(ctx.query.notice) : undefined;
-    if (!id || !/^[1-9]\d{0,17}$/.test(id)) return undefined;
+    const id = ctx.method === 'GET' ? ctx.query.notice : undefined;
+    if (typeof id !== 'string' || !AUDIT_ID.test(id)) return undefined;
     const entry = await findOwnAuditEntry(services.db, id, session.key.id);
     if (!entry?.detail) return undefined;
     return entry.outcome === 'done' ? { kind: 'done', text: entry.detail.slice(0, 500) } : { kind: 'error', text: `Refused: ${entry.detail.slice(0, 500)}` };
@@ -146,36 +159,29 @@ ${message ? html`<p class="notice notice-error" role="alert">${message}</p>` : '
     if (!services.temporal) throw new ApiError('TEMPORAL_UNAVAILABLE', 'This API process has no workflow service configured');
     return services.temporal;
   };
-  const q = (ctx: ConsoleContext, name: string) => text(ctx.query[name]);
-  const pageNumber = (ctx: ConsoleContext) => Math.max(1, Math.min(1_000_000, Number(q(ctx, 'page')) || 1));
 
-  router.get('/', async (ctx) => {
-    page(ctx as ConsoleContext, 200, 'Overview', await overviewPage({ db: services.db, broker: services.broker?.(), now: services.clock(), probes: services.readinessChecks }), { live: true });
+  mount('GET /', async (ctx) => {
+    page(ctx, 200, 'Overview', await overviewPage({ db: services.db, broker: services.broker?.(), now: services.clock(), probes: services.readinessChecks }), { live: true });
   });
-  router.get('/workflows', async (ctx) => {
-    const c = ctx as ConsoleContext;
-    page(c, 200, 'Workflows', await workflowListPage(temporal(), { type: q(c, 'type'), status: q(c, 'status'), prefix: q(c, 'prefix'), after: q(c, 'after'), page: q(c, 'page') }));
+  mount('GET /workflows', async (ctx, { query }) => {
+    page(ctx, 200, 'Workflows', await workflowListPage(temporal(), query));
   });
-  router.get('/workflows/:workflowId', async (ctx) => {
-    const c = ctx as ConsoleContext;
-    const workflowId = ctx.params.workflowId!;
-    const shown = await withTemporal(workflowId, () => workflowPage(temporal(), workflowId, { view: q(c, 'view'), page: pageNumber(c), csrf: signedIn(c).csrf }));
-    page(c, 200, workflowId, shown.body, { live: shown.live });
+  mount('GET /workflows/:workflowId', async (ctx, { params: { workflowId }, query }) => {
+    const shown = await withTemporal(workflowId, () => workflowPage(temporal(), workflowId, { view: query.view, page: query.page, csrf: signedIn(ctx).csrf }));
+    page(ctx, 200, workflowId, shown.body, { live: shown.live });
   });
-  router.get('/partner-requests', async (ctx) => {
-    const c = ctx as ConsoleContext;
-    page(c, 200, 'Partner requests', await partnerQueuePage(services.db, { status: q(c, 'status'), type: q(c, 'type'), cursor: q(c, 'cursor') }));
+  mount('GET /partner-requests', async (ctx, { query }) => {
+    page(ctx, 200, 'Partner requests', await partnerQueuePage(services.db, query));
   });
-  router.get('/partner-requests/:id', async (ctx) => {
-    const c = ctx as ConsoleContext;
-    const request = await findPartnerRequestByAnyId(services.db, ctx.params.id!);
-    if (!request) throw new ApiError('REQUEST_NOT_FOUND', `No partner request has the id ${ctx.params.id!}`);
-    const shown = await partnerRequestPage({ db: services.db, temporal: services.temporal, broker: services.broker?.(), csrf: signedIn(c).csrf }, request);
-    page(c, 200, `${request.kind === 'mint' ? 'Mint' : 'Redemption'} ${request.issuerRequestId}`, shown.body, { live: shown.live });
+  mount('GET /partner-requests/:id', async (ctx, { params: { id } }) => {
+    const request = await findPartnerRequestByAnyId(services.db, id);
+    if (!request) throw new ApiError('REQUEST_NOT_FOUND', `No partner request has the id ${id}`);
+    const shown = await partnerRequestPage({ db: services.db, temporal: services.temporal, broker: services.broker?.(), csrf: signedIn(ctx).csrf }, request);
+    page(ctx, 200, `${request.kind === 'mint' ? 'Mint' : 'Redemption'} ${request.issuerRequestId}`, shown.body, { live: shown.live });
   });
   // Any id: a partner request's (issuer, broker, workflow, tx), an attestation's, else a workflow's.
-  router.get('/find', async (ctx) => {
-    const id = (q(ctx as ConsoleContext, 'id') ?? '').trim();
+  mount('GET /find', async (ctx, { query }) => {
+    const id = query.id?.trim();
     if (!id) return ctx.redirect('/console');
     const request = await findPartnerRequestByAnyId(services.db, id);
     ctx.status = 303;
@@ -184,31 +190,27 @@ ${message ? html`<p class="notice notice-error" role="alert">${message}</p>` : '
     if (/^0x[0-9a-fA-F]{64}$/.test(id)) return ctx.redirect(`/console/chains?tx=${id}`);
     ctx.redirect(`/console/workflows/${encodeURIComponent(id)}`);
   });
-  router.get('/redemptions', async (ctx) => {
-    page(ctx as ConsoleContext, 200, 'Redemptions', await redemptionsPage(services.db, pageNumber(ctx as ConsoleContext)));
+  mount('GET /redemptions', async (ctx, { query }) => {
+    page(ctx, 200, 'Redemptions', await redemptionsPage(services.db, query.page));
   });
-  router.get('/attestations/:id', async (ctx) => {
-    const body = await attestationPage({ db: services.db, temporal: services.temporal, now: services.clock() }, ctx.params.id!);
-    if (!body) throw new ApiError('ATTESTATION_NOT_FOUND', `No attestation ${ctx.params.id!}`);
-    page(ctx as ConsoleContext, 200, `Attestation ${ctx.params.id!}`, body);
+  mount('GET /attestations/:id', async (ctx, { params: { id } }) => {
+    const body = await attestationPage({ db: services.db, temporal: services.temporal, now: services.clock() }, id);
+    if (!body) throw new ApiError('ATTESTATION_NOT_FOUND', `No attestation ${id}`);
+    page(ctx, 200, `Attestation ${id}`, body);
   });
-  router.get('/chains', async (ctx) => {
-    const c = ctx as ConsoleContext;
-    page(c, 200, 'Chains', await chainsPage(services.db, { tx: q(c, 'tx'), page: pageNumber(c) }, services.readinessChecks));
+  mount('GET /chains', async (ctx, { query }) => {
+    page(ctx, 200, 'Chains', await chainsPage(services.db, query, services.readinessChecks));
   });
-  router.get('/controls', async (ctx) => {
-    const c = ctx as ConsoleContext;
-    page(c, 200, 'Controls', await controlsPage(services.db, { csrf: signedIn(c).csrf, now: services.clock() }));
+  mount('GET /controls', async (ctx) => {
+    page(ctx, 200, 'Controls', await controlsPage(services.db, { csrf: signedIn(ctx).csrf, now: services.clock() }));
   });
-  router.get('/audit', async (ctx) => {
-    const c = ctx as ConsoleContext;
-    page(c, 200, 'Audit', await auditPage(services.db, { target: q(c, 'target'), before: q(c, 'before') }));
+  mount('GET /audit', async (ctx, { query }) => {
+    page(ctx, 200, 'Audit', await auditPage(services.db, query));
   });
 
-  router.post('/actions/:action', async (ctx) => {
-    const c = ctx as ConsoleContext;
+  mount('POST /actions/:action', async (c, { params: { action: name } }) => {
+    const ctx = c;
     const session = signedIn(c);
-    const name = ctx.params.action!;
     const fields = await readForm(c);
     const audit = (action: string, target: string, outcome: 'done' | 'refused' | 'failed', detail: string | null) =>
       recordAudit(services.db, { keyId: session.key.id, keyName: session.key.name, action, target, reason: fields.reason || null, outcome, detail });
@@ -221,8 +223,8 @@ ${message ? html`<p class="notice notice-error" role="alert">${message}</p>` : '
       ctx.status = 303;
       return ctx.redirect('/console/sign-in');
     }
-    const action = CONSOLE_ACTIONS[name];
-    if (!action) return page(c, 404, 'Not found', html`<p class="notice notice-error">No console action ${name}.</p>`);
+    // The name is one of the declared actions (its schema lists them), never a property every object has.
+    const action: ConsoleAction = CONSOLE_ACTIONS[name];
     const target = action.target(fields);
     const back = action.back(fields);
     // Back to the page with the audit entry's id: the page shows that entry's outcome, never text from the URL.

@@ -13,19 +13,19 @@ import { workflowActions } from './workflow-actions';
 
 export interface WorkflowListQuery {
   type?: string;
-  status?: string;
+  status?: (typeof WORKFLOW_STATUSES)[number];
   prefix?: string;
-  after?: string;
+  /** Epoch ms. */
+  after?: number;
   page?: string;
 }
 
 function filtersOf(query: WorkflowListQuery): ListWorkflowsParameters {
-  const startedAfter = query.after ? new Date(query.after) : undefined;
   return {
-    type: query.type || undefined,
-    status: query.status && (WORKFLOW_STATUSES as readonly string[]).includes(query.status) ? query.status : undefined,
-    idPrefix: query.prefix || undefined,
-    startedAfter: startedAfter && !Number.isNaN(startedAfter.getTime()) ? startedAfter : undefined,
+    type: query.type,
+    status: query.status,
+    idPrefix: query.prefix,
+    startedAfter: query.after === undefined ? undefined : new Date(query.after),
   };
 }
 
@@ -33,8 +33,9 @@ export const PAGE_SIZE = 50;
 
 export async function workflowListPage(client: Client, query: WorkflowListQuery): Promise<Html> {
   const filters = filtersOf(query);
-  const [page, counts] = await Promise.all([listWorkflowPage(client, { ...filters, pageSize: PAGE_SIZE, pageToken: query.page || undefined }), countWorkflowsByStatus(client, filters)]);
-  const base = { type: query.type, prefix: query.prefix, after: query.after };
+  const [page, counts] = await Promise.all([listWorkflowPage(client, { ...filters, pageSize: PAGE_SIZE, pageToken: query.page }), countWorkflowsByStatus(client, filters)]);
+  const after = query.after === undefined ? undefined : new Date(query.after).toISOString();
+  const base = { type: query.type, prefix: query.prefix, after };
   const rows = page.workflows.map((workflow) => [
     html`<a href="/console/workflows/${enc(workflow.workflowId)}">${workflow.workflowId}</a>`,
     html`${workflow.type}`,
@@ -48,7 +49,7 @@ export async function workflowListPage(client: Client, query: WorkflowListQuery)
   <label>Type<input name="type" value="${query.type ?? ''}" placeholder="partnerMintWorkflow"></label>
   <label>Status<select name="status"><option value="">any</option>${WORKFLOW_STATUSES.map((status) => html`<option ${filters.status === status ? 'selected' : ''}>${status}</option>`)}</select></label>
   <label>Id prefix<input name="prefix" value="${query.prefix ?? ''}" placeholder="partner-mint-"></label>
-  <label>Started after<input name="after" value="${query.after ?? ''}" placeholder="2025-01-31T00:00:00Z"></label>
+  <label>Started after<input name="after" value="${after ?? ''}" placeholder="2025-01-31T00:00:00Z"></label>
   <button>Filter</button>
 </form>
 <div class="cards">${WORKFLOW_STATUSES.map(
