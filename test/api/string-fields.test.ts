@@ -14,6 +14,7 @@ import { createMarketStreams, type MarketStreams } from '../../streams/market-st
 import { startTemporalServer, type TemporalServer } from '../../temporal-server';
 import { createTestApi, TEST_BASE_URL, type TestApi } from '../support/api';
 import { cloneTemplateDatabase, type TestDb } from '../support/database';
+import { ADDRESS, VALID_PARAMETERS } from '../support/valid-parameters';
 
 type JsonSchema = Record<string, unknown> & { type?: string | string[]; properties?: Record<string, JsonSchema>; items?: JsonSchema; anyOf?: JsonSchema[]; oneOf?: JsonSchema[]; enum?: unknown[] };
 interface Parameter {
@@ -31,27 +32,6 @@ interface DocumentOperation {
 
 const document = openApiDocument(TEST_BASE_URL);
 const accessOf = new Map<string, Access>(API_RESOURCES.flatMap((resource) => resource.operations.map((operation) => [operation.operationId, operation.access] as const)));
-const ADDRESS = `0x${'44'.repeat(20)}`;
-
-/** A valid value of each path and query parameter, by name; an operation's other parameters keep these while one is probed. */
-const VALID_PARAMETERS: Record<string, string> = {
-  underlying: 'AAPL',
-  symbol: 'AAPLon',
-  attestationId: '1',
-  session: 'regular',
-  eventId: 'evt_missing',
-  clientId: 'acct-nobody',
-  accountId: 'acct-nobody',
-  chainId: 'ethereum-1',
-  address: ADDRESS,
-  issuerRequestId: 'mint-nobody',
-  workflowId: 'market-data-retention',
-  sort: 'asc',
-  interval: '1hour',
-  range: '1month',
-  side: 'buy',
-};
-
 /** A valid body of each operation that takes one; its string fields are probed one at a time. */
 const VALID_BODIES: Record<string, () => Record<string, unknown>> = {
   createAttestation: () => ({ symbol: 'SPYon', side: 'buy', tokenAmount: '1', duration: 'short', chainId: 'ethereum-1' }),
