@@ -7,7 +7,6 @@
  * the exact requests issue 33 found answered 500: times past PostgreSQL's bigint or a JS Date, a NUL in the console's
  * ids, cursors and filters, and console actions named after properties every object has.
  */
-import { Client, Connection } from '@temporalio/client';
 import request from 'supertest';
 import type { Test } from 'supertest';
 import type TestAgent from 'supertest/lib/agent';
@@ -15,14 +14,11 @@ import { z } from 'zod';
 import { FailedAuthentications, failedAuthPolicy } from '../../access/failed-auth';
 import type { Access } from '../../api/contract/operation';
 import { API_RESOURCES, openApiDocument } from '../../api/resources';
-import { createApiKey } from '../../db/queries/api-keys';
 import { consoleRouter } from '../../console/router';
 import { CONSOLE_ROUTES, type ConsoleRoute } from '../../console/routes';
-import { createMarketStreams, type MarketStreams } from '../../streams/market-streams';
-import { startTemporalServer, type TemporalServer } from '../../temporal-server';
-import { createTestApi, TEST_BASE_URL, type TestApi } from '../support/api';
-import { cloneTemplateDatabase, type TestDb } from '../support/database';
+import { TEST_BASE_URL, type TestApi } from '../support/api';
 import { VALID_PARAMETERS } from '../support/valid-parameters';
+import { startWalkApi, type WalkApi } from '../support/walk-api';
 
 type JsonSchema = Record<string, unknown> & { type?: string | string[]; anyOf?: JsonSchema[]; oneOf?: JsonSchema[]; allOf?: JsonSchema[]; items?: JsonSchema };
 interface Parameter {
@@ -137,28 +133,15 @@ function consoleCases(): Case[] {
 const API_CASES = apiCases();
 const CONSOLE_CASES = consoleCases();
 
-let database: TestDb;
+let walk: WalkApi;
 let api: TestApi;
-let streams: MarketStreams;
-let temporalServer: TemporalServer;
-let temporalConnection: Connection;
+let keyOf: WalkApi['keyOf'];
 let operator: TestAgent;
 let csrf: string;
-const keyOf: Partial<Record<Access, string>> = {};
 
 beforeAll(async () => {
-  temporalServer = await startTemporalServer({});
-  temporalConnection = await Connection.connect({ address: temporalServer.address });
-  const temporal = new Client({ connection: temporalConnection, namespace: temporalServer.namespace });
-  database = await cloneTemplateDatabase();
-  streams = createMarketStreams({ db: database.db });
-  await streams.hub.start();
-  api = await createTestApi({ temporal, taskQueue: `parameter-bounds-${process.pid}`, streams, database });
-  keyOf.read = api.keys.read;
-  keyOf.write = api.keys.write;
-  keyOf.admin = api.keys.admin;
-  keyOf.partner = (await createApiKey(api.db, { name: 'parameter bounds partner', scope: 'partner' })).secret;
-
+  walk = await startWalkApi('parameter-bounds');
+  ({ api, keyOf } = walk);
   operator = request.agent(api.app.koa.callback());
   const signedIn = await operator.post('/console/sign-in').type('form').send({ key: api.keys.admin });
   expect(signedIn.status).toBe(303);
@@ -166,12 +149,7 @@ beforeAll(async () => {
   csrf = /name="csrf" value="([^"]+)"/.exec(controls.text)![1]!;
 }, 60_000);
 
-afterAll(async () => {
-  await streams?.hub.stop();
-  await database?.drop();
-  await temporalConnection?.close();
-  await temporalServer?.stop();
-});
+afterAll(() => walk?.close());
 
 async function sendApi(item: Case): Promise<{ status: number; body: Record<string, unknown> }> {
   let call = (api.http as unknown as Record<string, (url: string) => Test>)[item.method]!(item.url).timeout({ response: 10_000 });

@@ -5,16 +5,12 @@
  * surrogates) is a 400 in the documented shape wherever it can be sent, and nothing is written. Every answer is also
  * checked against the document (CHECK_ANSWERS=fail), so each code is one the operation declares.
  */
-import { Client, Connection } from '@temporalio/client';
 import type { Test } from 'supertest';
 import type { Access } from '../../api/contract/operation';
 import { API_RESOURCES, openApiDocument } from '../../api/resources';
-import { createApiKey } from '../../db/queries/api-keys';
-import { createMarketStreams, type MarketStreams } from '../../streams/market-streams';
-import { startTemporalServer, type TemporalServer } from '../../temporal-server';
-import { createTestApi, TEST_BASE_URL, type TestApi } from '../support/api';
-import { cloneTemplateDatabase, type TestDb } from '../support/database';
+import { TEST_BASE_URL, type TestApi } from '../support/api';
 import { ADDRESS, VALID_PARAMETERS } from '../support/valid-parameters';
+import { startWalkApi, type WalkApi } from '../support/walk-api';
 
 type JsonSchema = Record<string, unknown> & { type?: string | string[]; properties?: Record<string, JsonSchema>; items?: JsonSchema; anyOf?: JsonSchema[]; oneOf?: JsonSchema[]; enum?: unknown[] };
 interface Parameter {
@@ -174,33 +170,16 @@ function cases(): Case[] {
 
 const ALL_CASES = cases();
 
-let database: TestDb;
+let walk: WalkApi;
 let api: TestApi;
-let streams: MarketStreams;
-let temporalServer: TemporalServer;
-let temporalConnection: Connection;
-const keyOf: Partial<Record<Access, string>> = {};
+let keyOf: WalkApi['keyOf'];
 
 beforeAll(async () => {
-  temporalServer = await startTemporalServer({});
-  temporalConnection = await Connection.connect({ address: temporalServer.address });
-  const temporal = new Client({ connection: temporalConnection, namespace: temporalServer.namespace });
-  database = await cloneTemplateDatabase();
-  streams = createMarketStreams({ db: database.db });
-  await streams.hub.start();
-  api = await createTestApi({ temporal, taskQueue: `string-fields-${process.pid}`, streams, database });
-  keyOf.read = api.keys.read;
-  keyOf.write = api.keys.write;
-  keyOf.admin = api.keys.admin;
-  keyOf.partner = (await createApiKey(api.db, { name: 'string fields partner', scope: 'partner' })).secret;
+  walk = await startWalkApi('string-fields');
+  ({ api, keyOf } = walk);
 }, 60_000);
 
-afterAll(async () => {
-  await streams?.hub.stop();
-  await database?.drop();
-  await temporalConnection?.close();
-  await temporalServer?.stop();
-});
+afterAll(() => walk?.close());
 
 /** Row counts of every table of the product's schema. */
 async function rowCounts(): Promise<Record<string, number>> {
