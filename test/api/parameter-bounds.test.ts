@@ -233,6 +233,25 @@ describe('the requests issue 33 found answered 500', () => {
     });
   });
 
+  test.each([
+    ['/v1/attestations?createdAfter=0&createdBefore=253402300799999', 'write'],
+    ['/v1/attestations?createdAfter=9999-12-31T23:59:59.999Z', 'write'],
+    ['/v1/workflows?startedAfter=0&startedBefore=253402300799999', 'admin'],
+    ['/v1/workflows?startedAfter=9999-12-31T23:59:59.999Z', 'admin'],
+    ['/v1/reserves/history?underlying=AAPL&from=0&to=253402300799999', 'read'],
+  ] as const)('GET %s, the bounds themselves, is answered', async (url, scope) => {
+    const response = await api.http.get(url).set('x-api-key', api.keys[scope]);
+    expect(response.status).toBe(200);
+  });
+
+  test.each(['/console/workflows?after=253402300799999', '/console/workflows?after=9999-12-31T23:59:59.999Z&status=RUNNING', '/console/audit?before=999999999999999999', '/console/redemptions?page=1000000'])(
+    'GET %s, the bounds themselves, is a page',
+    async (url) => {
+      const response = await operator.get(url);
+      expect(response.status).toBe(200);
+    },
+  );
+
   test.each(['/console/partner-requests/%00', '/console/find?id=%00', '/console/partner-requests?cursor=%00', '/console/chains?tx=%00', '/console/audit?target=%00'])(
     'GET %s is a 400 page',
     async (url) => {
