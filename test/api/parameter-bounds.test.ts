@@ -288,6 +288,8 @@ describe('the requests issue 33 found answered 500', () => {
   test('a console action still runs: the walk was refused by its schemas, not by a broken session', async () => {
     const response = await operator.post('/console/actions/market-resume').type('form').send({ csrf });
     expect(response.status).toBe(303);
-    expect(response.headers.location).toMatch(/^\/console\/controls\?done=/);
+    expect(response.headers.location).toMatch(/^\/console\/controls\?notice=\d+$/);
+    const page = await operator.get(response.headers.location!);
+    expect([page.status, page.text]).toEqual([200, expect.stringContaining('notice-done')]);
   });
 });
