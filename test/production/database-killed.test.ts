@@ -20,7 +20,7 @@ import { DEV_KEY_FILE } from '../../signing/keys';
 import { prepareDatabase } from '../../start/database';
 import { alive, attestationLoad, call, expectWorkflowsOf, killPostmaster, openLimits, ownDataDir } from '../support/database-outage';
 import { eventually } from '../support/eventually';
-import { startProcess, type TestProcess } from '../support/processes';
+import { roleEnv, startProcess, type TestProcess } from '../support/processes';
 
 jest.setTimeout(600_000);
 
@@ -35,14 +35,6 @@ const started: TestProcess[] = [];
 let api: string;
 let temporalAddress: string;
 const keys = { admin: '', write: '' };
-
-function baseEnv(): NodeJS.ProcessEnv {
-  const env = { ...process.env };
-  for (const name of Object.keys(env)) {
-    if (/^(DATABASE_URL|TEMPORAL_|RPC_URL_|BROKER_|NODE_OPTIONS|METRICS_PORT|PORT|GRPC_PORT|DEVELOPMENT_KEYS|ATTESTATION_)/.test(name)) delete env[name];
-  }
-  return { ...env, LOG_FORMAT: 'json', LOG_LEVEL: 'info', HOST: '127.0.0.1' };
-}
 
 function launch(name: string, entry: string, args: string[], env: NodeJS.ProcessEnv): TestProcess {
   const child = startProcess(name, entry, args, env);
@@ -67,9 +59,9 @@ beforeAll(async () => {
 
   const temporalPort = await freePort();
   temporalAddress = `127.0.0.1:${temporalPort}`;
-  await launch('temporal', 'temporal-server/main.ts', ['--port', String(temporalPort), '--database-url', postgres.url], baseEnv()).waitFor(/Durable Temporal listening/);
+  await launch('temporal', 'temporal-server/main.ts', ['--port', String(temporalPort), '--database-url', postgres.url], roleEnv()).waitFor(/Durable Temporal listening/);
   const shared = {
-    ...baseEnv(),
+    ...roleEnv(),
     DATABASE_URL: postgres.url,
     TEMPORAL_ADDRESS: temporalAddress,
     RPC_URL_ETHEREUM: chain.context.network.rpcUrl,

@@ -34,7 +34,7 @@ import { newSandboxSecrets, sandboxConnection, startSandbox, type RunningSandbox
 import { attestationWorkflowId, partnerMintWorkflowId } from '../../temporal/workflow-ids';
 import { SseClient } from '../streams/support';
 import { cloneTemplateDatabase, type TestDb } from '../support/database';
-import { startProcess, type TestProcess } from '../support/processes';
+import { roleEnv, startProcess, type TestProcess } from '../support/processes';
 
 const ROOT = path.join(__dirname, '..', '..');
 const ISSUER_ID = 'issuer-production-test';
@@ -96,14 +96,6 @@ function total(samples: Samples, name: string, labels: Record<string, string> = 
   return sum;
 }
 
-function baseEnv(): NodeJS.ProcessEnv {
-  const env = { ...process.env };
-  for (const name of Object.keys(env)) {
-    if (/^(DATABASE_URL|TEMPORAL_|RPC_URL_|BROKER_|NODE_OPTIONS|METRICS_PORT|PORT|GRPC_PORT|DEVELOPMENT_KEYS|ATTESTATION_)/.test(name)) delete env[name];
-  }
-  return { ...env, LOG_FORMAT: 'json', LOG_LEVEL: 'info', HOST: '127.0.0.1' };
-}
-
 function launch(name: string, entry: string, args: string[], env: NodeJS.ProcessEnv): TestProcess {
   const child = startProcess(name, entry, args, env);
   started.push(child);
@@ -143,14 +135,14 @@ beforeAll(async () => {
 
   // The durable Temporal service on its own port, its state in the same PostgreSQL.
   const temporalPort = await freePort();
-  const temporalProcess = launch('temporal', 'temporal-server/main.ts', ['--port', String(temporalPort), '--database-url', database.url], baseEnv());
+  const temporalProcess = launch('temporal', 'temporal-server/main.ts', ['--port', String(temporalPort), '--database-url', database.url], roleEnv());
   await temporalProcess.waitFor(/Durable Temporal listening/);
   const temporalAddress = `127.0.0.1:${temporalPort}`;
   temporalConnection = await Connection.connect({ address: temporalAddress });
   temporal = new Client({ connection: temporalConnection });
 
   const shared = {
-    ...baseEnv(),
+    ...roleEnv(),
     DATABASE_URL: database.url,
     TEMPORAL_ADDRESS: temporalAddress,
     TEMPORAL_TASK_QUEUE: `issuer-production-${process.pid}`,
@@ -190,7 +182,7 @@ beforeAll(async () => {
   // The first admin key, as a production database gets it.
   const created = await promisify(execFile)(process.execPath, ['--import', 'tsx', path.join(ROOT, 'scripts/keys.ts'), 'create', '--scope', 'admin', '--name', 'first admin'], {
     cwd: ROOT,
-    env: { ...baseEnv(), DATABASE_URL: database.url },
+    env: { ...roleEnv(), DATABASE_URL: database.url },
   });
   keys.admin = /secret: (\S+)/.exec(created.stdout)![1]!;
   keys.write = (await createApiKey(database.db, { name: 'production test write', scope: 'write' })).secret;

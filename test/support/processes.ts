@@ -98,3 +98,16 @@ export function startProcess(name: string, entry: string, args: string[], env: N
     },
   };
 }
+
+/**
+ * The environment of a product role started as its own process (the production shape): this one's, without anything
+ * that would point it at another deployment (database, Temporal, chains, brokerage, ports, keys) or preload a clock;
+ * JSON logs at info, on 127.0.0.1. The test adds what the role is to use.
+ */
+export function roleEnv(): NodeJS.ProcessEnv {
+  const env = { ...process.env };
+  for (const name of Object.keys(env)) {
+    if (/^(DATABASE_URL|TEMPORAL_|RPC_URL_|BROKER_|NODE_OPTIONS|METRICS_PORT|PORT|GRPC_PORT|DEVELOPMENT_KEYS|ATTESTATION_)/.test(name)) delete env[name];
+  }
+  return { ...env, LOG_FORMAT: 'json', LOG_LEVEL: 'info', HOST: '127.0.0.1' };
+}
