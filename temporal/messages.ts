@@ -139,6 +139,8 @@ export interface ChainWatcherInput {
   chain: string;
   /** How long a caught-up watcher waits before polling again. */
   pollIntervalMs: number;
+  /** What the previous run showed, carried when the watcher continues as new, so its state query keeps it. */
+  carried?: Pick<ChainWatcherState, 'lastScan' | 'lastReorg' | 'scans'>;
 }
 
 /** An IssuerRedeem log: the tokens a wallet burned through the issuer contract. Amounts are base-unit decimal strings. */

@@ -7,7 +7,8 @@
  * A reorganisation deeper than the watcher's window, or a log it cannot process, halts it: the activity records the
  * halt in SQL (`chain_cursors.status`, which `/ready` reports) and the workflow shows it in its state query, logs it,
  * and does nothing more on that chain until an operator sends `chainWatcherResume`. Continues as new by the rule of
- * the long-lived workflows (workflows/long-lived.ts).
+ * the long-lived workflows (workflows/long-lived.ts), carrying what its state query shows (last scan, last
+ * reorganisation, scans) into the next run.
  */
 import { ActivityFailure, ApplicationFailure, condition, log, proxyActivities, setHandler, sleep } from '@temporalio/workflow';
 import type { ChainWatcherActivities } from '../activities/chain-watcher';
@@ -43,7 +44,8 @@ function haltOf(error: unknown): ChainWatcherHalt | undefined {
 }
 
 export async function chainWatcherWorkflow(input: ChainWatcherInput): Promise<void> {
-  const view: ChainWatcherState = { chain: input.chain, status: 'watching', lastScan: null, lastReorg: null, halt: null, scans: 0 };
+  const { carried, ...settings } = input;
+  const view: ChainWatcherState = { chain: input.chain, status: 'watching', lastScan: null, lastReorg: null, scans: 0, ...carried, halt: null };
   const resumes: ChainWatcherResume[] = [];
   setHandler(chainWatcherStateQuery, () => ({ ...view }));
   setHandler(chainWatcherResumeSignal, (resume) => {
@@ -81,7 +83,7 @@ export async function chainWatcherWorkflow(input: ChainWatcherInput): Promise<vo
       at,
     };
     if (scan.rewound) view.lastReorg = { ...scan.rewound, at };
-    if (runIsLong()) await continueLongLivedAsNew<typeof chainWatcherWorkflow>(input);
+    if (runIsLong()) await continueLongLivedAsNew<typeof chainWatcherWorkflow>({ ...settings, carried: { lastScan: view.lastScan, lastReorg: view.lastReorg, scans: view.scans } });
     if (scan.caughtUp) await sleep(input.pollIntervalMs);
   }
 }

@@ -430,3 +430,15 @@ test('a log recorded live in another block (a reorganisation the watcher missed)
   await eventually(async () => expect(await watcherState()).toMatchObject({ status: 'watching', lastScan: { head } }), 30_000);
   await expectInvariant();
 }, 120_000);
+
+test('the watcher continues as new by the rule of the long-lived workflows, and its state query keeps what it showed', async () => {
+  const before = await watcherState();
+  expect(before.lastReorg).not.toBeNull();
+  const { runId } = await watcher().describe();
+  // A caught-up watcher polling every 200 ms reaches the rule's 1,000 events in a minute or so.
+  await eventually(async () => expect((await watcher().describe()).runId).not.toBe(runId), 150_000);
+  const after = await watcherState();
+  expect(after).toMatchObject({ status: 'watching', lastReorg: before.lastReorg });
+  expect(after.scans).toBeGreaterThan(before.scans);
+  expect(after.lastScan!.at).toBeGreaterThanOrEqual(before.lastScan!.at);
+}, 180_000);
