@@ -99,12 +99,14 @@ export const configSchema = z.object({
    * `fail` also turns the answer into 500 INTERNAL_ERROR naming it (what the test suite runs with).
    */
   CHECK_ANSWERS: z.enum(['off', 'log', 'fail']).default('off'),
-  /** Port of the gRPC live streams (StreamPriceUpdates, StreamOHLC) served on HOST beside the HTTP API; 0 picks a free one. */
+  /** Port of the gRPC live streams (ondo.gm.backend.v1.BackendService, and MarketDataStream) served on HOST beside the HTTP API; 0 picks a free one. */
   GRPC_PORT: z.coerce.number().int().min(0).max(65_535).default(9090),
   /** How often an idle Server-Sent Events stream gets a heartbeat comment. */
   STREAM_HEARTBEAT_MS: positiveInt.default(15_000),
   /** Live streams (SSE and gRPC together) one API key may hold open in one API process. */
   STREAMS_PER_KEY: positiveInt.default(100),
+  /** How long a gRPC BackendService stream gathers updates into one frame. */
+  STREAM_FRAME_WINDOW_MS: positiveInt.default(50),
   /** A latest price older than this is not quoted (503 PRICE_UNAVAILABLE). */
   QUOTE_MAX_PRICE_AGE_MS: positiveInt.default(15_000),
   /** Largest order (USD notional) while an asset is ASSET_LIMITED. */

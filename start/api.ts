@@ -47,6 +47,7 @@ export type ApiSettings = AttestationConfig &
     | 'CHECK_ANSWERS'
     | 'STREAM_HEARTBEAT_MS'
     | 'STREAMS_PER_KEY'
+    | 'STREAM_FRAME_WINDOW_MS'
     | 'TEMPORAL_TASK_QUEUE'
     | 'PRICE_SOURCE'
   >;
@@ -144,7 +145,7 @@ export async function startApi(parameters: StartApiParameters): Promise<RunningA
       logger,
       clock: parameters.clock,
       ...parameters.streams,
-      settings: { heartbeatMs: config.STREAM_HEARTBEAT_MS, streamsPerKey: config.STREAMS_PER_KEY, ...parameters.streams?.settings },
+      settings: { heartbeatMs: config.STREAM_HEARTBEAT_MS, streamsPerKey: config.STREAMS_PER_KEY, frameWindowMs: config.STREAM_FRAME_WINDOW_MS, ...parameters.streams?.settings },
     });
     const streamsFeed = await feedMarketStreams({ hub: streams.hub, db, databaseUrl: parameters.databaseUrl, logger });
     parts.add({ name: 'stream feed', stop: () => streamsFeed.stop(), deadlineMs: 5_000 });
@@ -168,6 +169,8 @@ export async function startApi(parameters: StartApiParameters): Promise<RunningA
     parts.add({ name: 'live streams', stop: async () => streams.hub.endSubscriptions('the server is shutting down'), deadlineMs: 5_000 });
     const grpc = await startGrpcServer({
       streams,
+      db,
+      depth: { maxPriceAgeMs: config.QUOTE_MAX_PRICE_AGE_MS, limitedMaxOrderNotional: config.LIMITED_MAX_ORDER_NOTIONAL },
       keys: app.services.keys,
       host: config.HOST,
       port: config.GRPC_PORT,
@@ -175,7 +178,7 @@ export async function startApi(parameters: StartApiParameters): Promise<RunningA
       logger,
     });
     parts.add({ name: 'gRPC streams', stop: () => grpc.stop(), deadlineMs: 5_000 });
-    logger.info({ address: grpc.address }, 'gRPC live streams listening (proto/market_stream.proto)');
+    logger.info({ address: grpc.address }, 'gRPC live streams listening (proto/ondo/gm/backend/v1/backend.proto, proto/market_stream.proto)');
     const whole = parts.asPart('API');
     let stopped = false;
     return {

@@ -37,6 +37,8 @@ interface EventBase {
   readonly publishedAt: number;
   /** The gRPC encoding, made by the first gRPC subscriber that sends it and reused by the others. */
   encoded?: Buffer;
+  /** As one entry of the `updates` of a BackendService frame (backend-proto.ts), made once like `encoded`. */
+  encodedUpdate?: Buffer;
 }
 
 export type StreamEvent = (EventBase & { readonly name: 'price'; readonly data: PriceEventData }) | (EventBase & { readonly name: 'candle'; readonly data: CandleEventData });

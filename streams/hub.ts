@@ -37,8 +37,8 @@ export interface HubBatch {
   candles: Pick<CandleWrite, 'symbol' | 'interval' | 'bucketStart'>[];
 }
 
-/** What a stream asks for: the prices of some symbols, or the candles of one symbol and interval. */
-export type StreamRequest = { kind: 'prices'; symbols: string[] } | { kind: 'candles'; symbol: string; interval: StreamInterval };
+/** What a stream asks for: the prices of some symbols, or the candles of some symbols in one interval. */
+export type StreamRequest = { kind: 'prices'; symbols: string[] } | { kind: 'candles'; symbols: string[]; interval: StreamInterval };
 
 export interface MarketStreamHubOptions {
   db: Database;
@@ -165,14 +165,26 @@ export class MarketStreamHub {
   async prepare(request: StreamRequest): Promise<void> {
     await this.ready();
     if (request.kind !== 'candles') return;
-    const topic = candleTopic(request.symbol, request.interval);
-    if (this.candles.has(topic)) return;
-    const asset = await this.asset(request.symbol);
-    const rows = await readNewestCandles(this.options.db, request.symbol, request.interval);
-    if (!asset || rows.length === 0 || this.candles.has(topic)) return;
-    const bucket = rows[0]!.bucketStart;
-    const closed = bucketEnd(bucket, request.interval) + this.closeGraceMs <= this.clock();
-    this.candles.set(topic, this.make(topic, 'candle', candleEventData(asset, request.interval, bucket, byMarket(rows), closed)));
+    for (const symbol of request.symbols) {
+      const topic = candleTopic(symbol, request.interval);
+      if (this.candles.has(topic)) continue;
+      const asset = await this.asset(symbol);
+      const rows = await readNewestCandles(this.options.db, symbol, request.interval);
+      if (!asset || rows.length === 0 || this.candles.has(topic)) continue;
+      const bucket = rows[0]!.bucketStart;
+      const closed = bucketEnd(bucket, request.interval) + this.closeGraceMs <= this.clock();
+      this.candles.set(topic, this.make(topic, 'candle', candleEventData(asset, request.interval, bucket, byMarket(rows), closed)));
+    }
+  }
+
+  /** The hub's clock (epoch ms): what the streams take as now. */
+  now(): number {
+    return this.clock();
+  }
+
+  /** The latest published price of `symbol`, if any. */
+  latestPrice(symbol: string): PriceEventData | undefined {
+    return this.prices.get(priceTopic(symbol))?.data;
   }
 
   /**
@@ -327,7 +339,7 @@ export class MarketStreamHub {
 }
 
 export function topicsOf(request: StreamRequest): string[] {
-  return request.kind === 'prices' ? request.symbols.map(priceTopic) : [candleTopic(request.symbol, request.interval)];
+  return request.kind === 'prices' ? request.symbols.map(priceTopic) : request.symbols.map((symbol) => candleTopic(symbol, request.interval));
 }
 
 function byMarket(rows: StoredCandle[]): { primary?: CandleRecord; underlying?: CandleRecord } {

@@ -14,6 +14,8 @@ export interface StreamSettings {
   maxPendingMessages: number;
   /** Streams one API key may hold open in this process (default 100). */
   streamsPerKey: number;
+  /** How long a BackendService stream gathers updates into one frame (default 50 ms). */
+  frameWindowMs: number;
 }
 
 export interface MarketStreams {
@@ -27,6 +29,7 @@ export const DEFAULT_STREAM_SETTINGS: StreamSettings = {
   maxBufferedBytes: 1024 * 1024,
   maxPendingMessages: 4_096,
   streamsPerKey: 100,
+  frameWindowMs: 50,
 };
 
 export function createMarketStreams(options: MarketStreamHubOptions & { settings?: Partial<StreamSettings> }): MarketStreams {

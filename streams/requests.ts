@@ -19,20 +19,25 @@ async function resolveSymbol(hub: MarketStreamHub, symbol: string): Promise<stri
   return symbol;
 }
 
-/** The prices of `symbols` (duplicates removed); none means every asset. */
-export async function priceStreamRequest(hub: MarketStreamHub, symbols: readonly string[]): Promise<StreamRequest> {
+/** The symbols of a stream (duplicates removed), each of the catalogue; none means every asset. */
+export async function streamSymbols(hub: MarketStreamHub, symbols: readonly string[]): Promise<string[]> {
   const unique = [...new Set(symbols)];
   if (unique.length > MAX_STREAM_SYMBOLS) throw new ApiError('INVALID_PARAMETER', `At most ${MAX_STREAM_SYMBOLS} symbols per stream`);
-  if (unique.length === 0) return { kind: 'prices', symbols: await hub.symbols() };
+  if (unique.length === 0) return hub.symbols();
   const resolved: string[] = [];
   for (const symbol of unique) resolved.push(await resolveSymbol(hub, symbol));
-  return { kind: 'prices', symbols: resolved };
+  return resolved;
 }
 
-/** The candles of one symbol; no interval means `1min`. */
-export async function candleStreamRequest(hub: MarketStreamHub, symbol: string, interval: string | undefined): Promise<StreamRequest> {
+/** The prices of `symbols` (duplicates removed); none means every asset. */
+export async function priceStreamRequest(hub: MarketStreamHub, symbols: readonly string[]): Promise<StreamRequest> {
+  return { kind: 'prices', symbols: await streamSymbols(hub, symbols) };
+}
+
+/** The candles of `symbols` (none: every asset); no interval means `1min`. */
+export async function candleStreamRequest(hub: MarketStreamHub, symbols: readonly string[], interval: string | undefined): Promise<StreamRequest> {
   const parsed = streamIntervalSchema.safeParse(interval === undefined || interval === '' ? '1min' : interval);
-  const resolved = await resolveSymbol(hub, symbol);
+  const resolved = await streamSymbols(hub, symbols);
   if (!parsed.success) throw new ApiError('INVALID_INTERVAL', `Invalid interval ${interval}: streams serve ${STREAM_INTERVALS.join(', ')}`);
-  return { kind: 'candles', symbol: resolved, interval: parsed.data as StreamInterval };
+  return { kind: 'candles', symbols: resolved, interval: parsed.data as StreamInterval };
 }

@@ -221,10 +221,12 @@ export class GrpcStream<T> {
   readonly call: grpc.ClientReadableStream<T>;
   private readonly client: grpc.Client;
 
-  constructor(address: string, method: 'StreamPriceUpdates' | 'StreamOHLC', request: object, key: string | null) {
-    this.client = new MarketDataStreamClient(address, grpc.credentials.createInsecure());
+  /** `Client`: a client constructor of the service (default: MarketDataStream); `extra`: more call metadata. */
+  constructor(address: string, method: string, request: object, key: string | null, Client: grpc.ServiceClientConstructor = MarketDataStreamClient, extra: Record<string, string> = {}) {
+    this.client = new Client(address, grpc.credentials.createInsecure());
     const metadata = new grpc.Metadata();
     if (key !== null) metadata.set('x-api-key', key);
+    for (const [name, value] of Object.entries(extra)) metadata.set(name, value);
     const start = (this.client as unknown as Record<string, (request: object, metadata: grpc.Metadata) => grpc.ClientReadableStream<T>>)[method]!;
     this.call = start.call(this.client, request, metadata);
     this.call.on('data', (message: T) => this.messages.push(message));

@@ -41,6 +41,6 @@ export const candleStreamOperation = defineOperation({
   errors: [...STREAM_ERRORS, 'INVALID_INTERVAL'],
   handler: (services) => async (ctx, { params: { symbol }, query: { interval } }) => {
     const streams = marketStreams(services);
-    await openEventStream(ctx, streams, await candleStreamRequest(streams.hub, symbol, interval));
+    await openEventStream(ctx, streams, await candleStreamRequest(streams.hub, [symbol], interval));
   },
 });
