@@ -205,7 +205,8 @@ describe('npm run stream', () => {
     client.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
     const code = await new Promise<number | null>((resolve) => client.once('close', resolve));
     clearTimeout(stopClient);
-    const symbols = stdout.trim() === '' ? [] : stdout.trim().split('\n').map((line) => (JSON.parse(line) as PriceUpdateMessage).primaryMarket.symbol);
+    // One JSON line per frame of the reference's StreamPriceUpdates.
+    const symbols = stdout.trim() === '' ? [] : stdout.trim().split('\n').flatMap((line) => (JSON.parse(line) as { updates: { symbol: string }[] }).updates.map((update) => update.symbol));
     expect({ code, symbols, stderr: stderr.trim() }).toEqual({
       code: 1,
       symbols: ['AAPLon'],
