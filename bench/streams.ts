@@ -3,7 +3,10 @@
  * start/api.ts, with the fan-out, the SSE routes and the gRPC server); 1,000 SSE subscribers and 1,000 gRPC streams of one symbol's prices in this
  * process. It prints the delivery latency from a tick handed to the pipeline to it received (p50/p99, per transport),
  * the API process's memory per subscriber, and the ticks per second the pipeline sustains while every subscriber
- * still receives every update. Figures are printed, never asserted.
+ * still receives every update. Then, those closed, the frames phase: subscribers of every asset's prices on the
+ * reference's BackendService (one frame per drain window) beside as many on MarketDataStream (one update per frame),
+ * every asset ticked at the same rate: updates per second received, p99 tick → received, frames and bytes per
+ * update (the protobuf messages with gRPC's 5-byte prefix). Figures are printed, never asserted.
  *
  * The same file is the child: `BENCH_STREAMS_DATABASE_URL` set means "serve".
  */
@@ -17,7 +20,8 @@ import { defaultConfig, quietLogger } from '../harness/settings';
 import { MarketDataPipeline } from '../price-feed/pipeline';
 import type { PriceTick } from '../price-feed/price-source';
 import { startApi } from '../start/api';
-import { MarketDataStreamClient } from '../streams/grpc-proto';
+import { BackendServiceClient, backendService } from '../streams/backend-proto';
+import { MarketDataStreamClient, marketDataService } from '../streams/grpc-proto';
 
 const SYMBOL = 'AAPLon';
 const GRPC_CHANNELS = 10;
@@ -34,6 +38,18 @@ export interface StreamsBenchResult {
   fanOut: { p50Ms: number; p99Ms: number };
   memory: { rssBaselineMb: number; ssePerSubscriberKb: number; grpcPerStreamKb: number; heapSsePerSubscriberKb: number; heapGrpcPerStreamKb: number };
   sustained: { ticksPerSecond: number; batchesPerSecond: number; ticksPerBatch: number; delivered: number; expected: number; p99Ms: number };
+  /** Subscribers of every asset on each service, every asset ticked `tickRateHz` times a second. */
+  frames: { subscribers: number; assets: number; batched: FramesFigures; perUpdate: FramesFigures };
+}
+
+export interface FramesFigures {
+  updatesPerSecond: number;
+  received: number;
+  expected: number;
+  p50Ms: number;
+  p99Ms: number;
+  updatesPerFrame: number;
+  bytesPerUpdate: number;
 }
 
 type Command = { kind: 'memory' } | { kind: 'tick'; rateHz: number; seconds: number } | { kind: 'flood'; seconds: number };
@@ -180,6 +196,56 @@ function openGrpc(client: grpc.Client, key: string, recorder: Recorder): Promise
   });
 }
 
+/** What the subscribers of one service received in the frames phase. */
+class FramesRecorder {
+  recording = false;
+  readonly latencies: number[] = [];
+  updates = 0;
+  frames = 0;
+  bytes = 0;
+  record(timestampsMs: number[], bytes: number): void {
+    if (!this.recording) return;
+    const now = Date.now();
+    this.frames += 1;
+    this.bytes += bytes + 5;
+    this.updates += timestampsMs.length;
+    for (const timestamp of timestampsMs) this.latencies.push(now - timestamp);
+  }
+}
+
+/**
+ * A stream of every asset's prices on `service`, counting each frame's bytes as received; resolves once the first
+ * frame (the latest prices) came, and records the frames after it.
+ */
+function openFrames(client: grpc.Client, service: grpc.ServiceDefinition, key: string, recorder: FramesRecorder, timestampsOf: (message: unknown) => number[]): Promise<grpc.ClientReadableStream<unknown>> {
+  return new Promise((resolve, reject) => {
+    const method = service.StreamPriceUpdates!;
+    const metadata = new grpc.Metadata();
+    metadata.set('x-api-key', key);
+    let size = 0;
+    const call = client.makeServerStreamRequest(
+      method.path,
+      method.requestSerialize,
+      (bytes: Buffer) => {
+        size = bytes.length;
+        return method.responseDeserialize(bytes);
+      },
+      { symbols: [] },
+      metadata,
+    );
+    let first = true;
+    call.on('data', (message: unknown) => {
+      if (first) {
+        first = false;
+        resolve(call);
+      } else recorder.record(timestampsOf(message), size);
+    });
+    call.on('error', (error: grpc.ServiceError) => {
+      if (first) reject(error);
+    });
+  });
+}
+
 async function inBatches<T>(count: number, size: number, open: (index: number) => Promise<T>): Promise<T[]> {
   const opened: T[] = [];
   for (let from = 0; from < count; from += size) {
@@ -189,8 +255,9 @@ async function inBatches<T>(count: number, size: number, open: (index: number) =
 }
 
 /** Runs the benchmark against a prepared database (bench/api.ts prepareBenchDatabase). */
-export async function benchStreams(databaseUrl: string, options: { subscribers?: number; seconds?: number; tickRateHz?: number } = {}): Promise<StreamsBenchResult> {
+export async function benchStreams(databaseUrl: string, options: { subscribers?: number; seconds?: number; tickRateHz?: number; frameSubscribers?: number } = {}): Promise<StreamsBenchResult> {
   const subscribers = options.subscribers ?? 1_000;
+  const frameSubscribers = options.frameSubscribers ?? 100;
   const seconds = options.seconds ?? 10;
   const tickRateHz = options.tickRateHz ?? 10;
   const db = createPool(databaseUrl, 2);
@@ -279,6 +346,39 @@ export async function benchStreams(databaseUrl: string, options: { subscribers?:
     sse.recording = grpcRecorder.recording = false;
     const all = [...sse.latencies, ...grpcRecorder.latencies].sort((a, b) => a - b);
 
+    // Batched frames beside one update per frame: the subscribers above closed, as many of every asset on each service.
+    for (const request of sseRequests.splice(0)) request.destroy();
+    for (const call of grpcCalls.splice(0)) call.cancel();
+    const batched = new FramesRecorder();
+    const perUpdate = new FramesRecorder();
+    const frameChannels = Array.from({ length: GRPC_CHANNELS }, () => new BackendServiceClient(ready.grpc, grpc.credentials.createInsecure(), { 'grpc.use_local_subchannel_pool': 1 }));
+    channels.push(...frameChannels);
+    grpcCalls.push(
+      ...(await inBatches(frameSubscribers, 50, (index) =>
+        openFrames(frameChannels[index % GRPC_CHANNELS]!, backendService, secret, batched, (message) =>
+          (message as { updates: { timestamp: string }[] }).updates.map((update) => Number(BigInt(update.timestamp) / 1_000_000n)),
+        ),
+      )),
+      ...(await inBatches(frameSubscribers, 50, (index) => openFrames(channels[index % GRPC_CHANNELS]!, marketDataService, secret, perUpdate, (message) => [(message as { timestamp: number }).timestamp]))),
+    );
+    batched.recording = perUpdate.recording = true;
+    command({ kind: 'tick', rateHz: tickRateHz, seconds });
+    const framesRun = await reply('ticked');
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    batched.recording = perUpdate.recording = false;
+    const framesOf = (recorder: FramesRecorder): FramesFigures => {
+      const sorted = [...recorder.latencies].sort((a, b) => a - b);
+      return {
+        updatesPerSecond: Math.round(recorder.updates / (framesRun.ms / 1000)),
+        received: recorder.updates,
+        expected: framesRun.ticks * frameSubscribers,
+        p50Ms: percentile(sorted, 50),
+        p99Ms: percentile(sorted, 99),
+        updatesPerFrame: Math.round((recorder.updates / Math.max(1, recorder.frames)) * 10) / 10,
+        bytesPerUpdate: Math.round((recorder.bytes / Math.max(1, recorder.updates)) * 10) / 10,
+      };
+    };
+
     const kb = (bytes: number) => Math.round(bytes / subscribers / 102.4) / 10;
     return {
       sseSubscribers: subscribers,
@@ -305,6 +405,7 @@ export async function benchStreams(databaseUrl: string, options: { subscribers?:
         expected: flood.batches * subscribers * 2,
         p99Ms: percentile(all, 99),
       },
+      frames: { subscribers: frameSubscribers, assets: CATALOGUE.length, batched: framesOf(batched), perUpdate: framesOf(perUpdate) },
     };
   } finally {
     for (const request of sseRequests) request.destroy();
@@ -317,6 +418,8 @@ export async function benchStreams(databaseUrl: string, options: { subscribers?:
 
 export function formatStreams(result: StreamsBenchResult): string[] {
   const { latency, memory, sustained } = result;
+  const frames = (name: string, figures: FramesFigures) =>
+    `    ${name}: ${figures.updatesPerSecond} updates/s received (${figures.received} of ${figures.expected}), tick → received p50 ${figures.p50Ms} ms, p99 ${figures.p99Ms} ms; ${figures.updatesPerFrame} updates a frame, ${figures.bytesPerUpdate} bytes an update`;
   const line = (name: string, figures: StreamsBenchResult['latency']['sse']) =>
     `  ${name}: p50 ${figures.p50Ms} ms, p99 ${figures.p99Ms} ms (goal p99 ≤ 100 ms); from the commit p50 ${figures.fromCommitP50Ms} ms, p99 ${figures.fromCommitP99Ms} ms; ${figures.received} of ${figures.expected} updates received`;
   return [
@@ -326,6 +429,9 @@ export function formatStreams(result: StreamsBenchResult): string[] {
     `  storing one batch (the pipeline's PostgreSQL transaction): p50 ${result.storeP50Ms} ms; handing its update to all ${result.sseSubscribers + result.grpcStreams} subscribers (the socket writes): p50 ${result.fanOut.p50Ms} ms, p99 ${result.fanOut.p99Ms} ms`,
     `  API process memory: ${memory.rssBaselineMb} MB RSS before; per SSE subscriber ${memory.ssePerSubscriberKb} KB RSS (${memory.heapSsePerSubscriberKb} KB heap), per gRPC stream ${memory.grpcPerStreamKb} KB RSS (${memory.heapGrpcPerStreamKb} KB heap)`,
     `  sustained: ${sustained.ticksPerSecond} ticks/s (${sustained.batchesPerSecond} batches/s of ${sustained.ticksPerBatch} ticks, stored and streamed) with all ${result.sseSubscribers + result.grpcStreams} subscribers; ${sustained.delivered} of ${sustained.expected} updates delivered, p99 ${sustained.p99Ms} ms`,
+    `  frames: ${result.frames.subscribers} gRPC subscribers of all ${result.frames.assets} assets on each service, every asset ticked ${result.tickRateHz} times a second, the others closed`,
+    frames('BackendService (batched, one frame per drain window)', result.frames.batched),
+    frames('MarketDataStream (one update per frame)', result.frames.perUpdate),
   ];
 }
 
