@@ -214,8 +214,9 @@ class FramesRecorder {
 }
 
 /**
- * A stream of every asset's prices on `service`, counting each frame's bytes as received; resolves once the first
- * frame (the latest prices) came, and records the frames after it.
+ * A stream of every asset's prices on `service`, counting each frame's bytes as received; resolves once the latest
+ * price of every asset came (one frame on BackendService, one frame each on MarketDataStream), and records the frames
+ * after them.
  */
 function openFrames(client: grpc.Client, service: grpc.ServiceDefinition, key: string, recorder: FramesRecorder, timestampsOf: (message: unknown) => number[]): Promise<grpc.ClientReadableStream<unknown>> {
   return new Promise((resolve, reject) => {
@@ -233,15 +234,18 @@ function openFrames(client: grpc.Client, service: grpc.ServiceDefinition, key: s
       { symbols: [] },
       metadata,
     );
-    let first = true;
+    let initial = CATALOGUE.length;
     call.on('data', (message: unknown) => {
-      if (first) {
-        first = false;
-        resolve(call);
-      } else recorder.record(timestampsOf(message), size);
+      const timestamps = timestampsOf(message);
+      if (initial <= 0) {
+        recorder.record(timestamps, size);
+        return;
+      }
+      initial -= timestamps.length;
+      if (initial <= 0) resolve(call);
     });
     call.on('error', (error: grpc.ServiceError) => {
-      if (first) reject(error);
+      if (initial > 0) reject(error);
     });
   });
 }
