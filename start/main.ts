@@ -32,7 +32,7 @@ function printBanner(running: RunningProduct, dataDir: string): void {
       : ['  keys         none made on DATABASE_URL (DEVELOPMENT_KEYS=true asks for them): npm run keys -- create --scope admin']),
     ...(typeof stack.metrics === 'string' ? [`  metrics      ${stack.metrics}`] : []),
     ...(stack.temporal ? [`  Temporal     ${stack.temporal.address} (namespace ${stack.temporal.namespace})`] : []),
-    ...(grpcAddress ? [`  gRPC streams ${grpcAddress} (proto/market_stream.proto, x-api-key metadata)`] : []),
+    ...(grpcAddress ? [`  gRPC streams ${grpcAddress} (ondo.gm.backend.v1.BackendService: proto/ondo/gm/backend/v1/backend.proto, x-api-key metadata)`] : []),
     ...(brokerUrl ? [`  broker       ${brokerUrl} (brokerage sandbox: partner flow, see the README)`] : []),
     `  stack file   ${dataDir}/stack.json`,
     ...(keys ? [`  try          curl -s -H 'x-api-key: ${keys.read}' ${stack.api}/assets/all/prices/latest`] : []),

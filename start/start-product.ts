@@ -138,7 +138,7 @@ export async function startProduct(config: Config, options: StartProductOptions)
       signers: signerPublicInfo(signers, Object.fromEntries(deployments.map((deployment) => [deployment.chain, deployment.tokenManager]))),
       chains: await stackChains(db, chains, deployments),
       wallets,
-      grpc: { address: api.grpcAddress, proto: 'proto/market_stream.proto' },
+      grpc: { address: api.grpcAddress, proto: 'proto/ondo/gm/backend/v1/backend.proto', service: 'ondo.gm.backend.v1.BackendService' },
       ...(sandbox ? { broker: sandbox.stackEntry, issuer: { id: DEVELOPMENT_ISSUER_ID, partnerKey: sandboxSecrets!.partnerApiKey } } : {}),
     };
     writeStackFile(config.DATA_DIR, stack);

@@ -11,7 +11,7 @@
 import type { AssetRecord } from '../db/queries/assets';
 import type { Queryable } from '../db/pool';
 import { Decimal, Rounding } from '../domain/money';
-import { QUOTE_DECIMALS, tokenAmountForNotional } from '../domain/pricing';
+import { QUOTE_DECIMALS, tokenAmountForNotional, type PricingPolicy } from '../domain/pricing';
 import { pricingPolicy } from '../attestations/price-request';
 import { loadTradingStatus } from '../attestations/trading-status';
 import { nanoseconds, type SoftQuoteDepthMessage } from './backend-proto';
@@ -38,7 +38,12 @@ export async function softQuoteDepth(db: Queryable, asset: AssetRecord, now: num
   const caps = [status.sessionLimit.maxActiveNotionalValue, status.sessionLimit.maxSessionNotionalValue, ...(status.limited ? [policy.limitedMaxOrderNotional] : [])];
   const largest = Decimal.min(...caps.map((cap) => new Decimal(cap)));
   if (largest.lte(0)) return { ...depth, error: `SESSION_LIMIT_REACHED: ${asset.symbol} has no notional to trade in the ${status.session} session` };
-  const mid = new Decimal(context.tokenPrice);
+  const { bids, asks } = depthLadder(new Decimal(context.tokenPrice), pricing, largest);
+  return { ...depth, bids, asks: context.reservesPauseReason === null ? asks : [] };
+}
+
+/** The ladder around `mid` for orders up to `largest` (USD notional): DEPTH_LEVELS levels a side, best first. */
+export function depthLadder(mid: Decimal, pricing: Pick<PricingPolicy, 'shortSpreadBps' | 'longSpreadBps'>, largest: Decimal): Pick<SoftQuoteDepthMessage, 'bids' | 'asks'> {
   const slice = largest.dividedBy(DEPTH_LEVELS);
   const bids: SoftQuoteDepthMessage['bids'] = [];
   const asks: SoftQuoteDepthMessage['asks'] = [];
@@ -50,5 +55,5 @@ export async function softQuoteDepth(db: Queryable, asset: AssetRecord, now: num
     asks.push({ price: ask.toFixed(QUOTE_DECIMALS), quantity: tokenAmountForNotional(slice, ask).toFixed(QUOTE_DECIMALS) });
     if (bid.gt(0)) bids.push({ price: bid.toFixed(QUOTE_DECIMALS), quantity: tokenAmountForNotional(slice, bid).toFixed(QUOTE_DECIMALS) });
   }
-  return { ...depth, bids, asks: context.reservesPauseReason === null ? asks : [] };
+  return { bids, asks };
 }

@@ -1,5 +1,5 @@
 /**
- * Live streams over gRPC (proto/market_stream.proto) against the real server, pipeline and PostgreSQL: the API key
+ * Live streams over gRPC, our first service (proto/market_stream.proto), against the real server, pipeline and PostgreSQL: the API key
  * as metadata, the shared per-key allowance, latest prices first then changes, and candles equal to the SSE events
  * and to `/prices/ohlc` once closed.
  */
