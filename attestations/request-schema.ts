@@ -4,6 +4,7 @@
  * field's names it in `params.errorCode`.
  */
 import { z } from 'zod';
+import { chainIdSchema } from '../domain/chain-id';
 import { CHAINS, DEFAULT_CHAIN, SOLANA_CHAIN } from '../domain/chains';
 import type { ErrorCode } from '../domain/error-codes';
 import { isValidSolanaAddress } from '../signing';
@@ -25,15 +26,15 @@ const softQuoteFields = {
     .enum(['short', 'long'], { error: 'duration must be short or long' })
     .default('short')
     .describe('`short` (the default) has the tighter spread, `long` the longer validity.'),
-  chainId: z
-    .enum(CHAINS, { error: `chainId must be one of ${CHAINS.join(', ')}` })
+  chainId: chainIdSchema(`chainId must be one of ${CHAINS.join(', ')}`)
     .default(DEFAULT_CHAIN)
-    .describe(`The chain; default \`${DEFAULT_CHAIN}\`.`),
+    .describe(`The chain; default \`${DEFAULT_CHAIN}\`. Solana's genesis hash names \`${SOLANA_CHAIN}\` too, as the reference issuer's pages spell it.`),
 };
 
-export const softQuoteRequest = z.strictObject(softQuoteFields);
+// Fields the schema does not name are dropped, not refused: the reference issuer's request schemas allow them.
+export const softQuoteRequest = z.object(softQuoteFields);
 export const attestationRequest = z
-  .strictObject({
+  .object({
     ...softQuoteFields,
     /** The user's Solana wallet: required for solana-900, where the signature binds it; refused on EVM chains. */
     userAddress: z
@@ -67,7 +68,7 @@ export const attestationRequest = z
 export type SoftQuoteRequest = z.infer<typeof softQuoteRequest>;
 export type AttestationRequest = z.infer<typeof attestationRequest>;
 
-/** The code a failing field answers with; unknown fields and non-objects are INVALID_REQUEST_BODY. */
+/** The code a failing field answers with; a body that is not an object is INVALID_REQUEST_BODY. */
 export const SOFT_QUOTE_FIELD_CODES: Partial<Record<keyof SoftQuoteRequest, ErrorCode>> = {
   symbol: 'INVALID_SYMBOL',
   side: 'INVALID_SIDE',

@@ -26,6 +26,8 @@ export interface ChainEntry {
   };
   /** The local anvil chain's default port. */
   defaultAnvilPort?: number;
+  /** Other names the reference issuer's published documents give the chain, taken in requests as the named id. */
+  aliases?: readonly string[];
 }
 
 export const CHAIN_TABLE = {
@@ -52,6 +54,8 @@ export const CHAIN_TABLE = {
     kind: 'solana',
     nativeCurrency: { name: 'Solana', symbol: 'SOL', decimals: 9 },
     tokenDecimals: 9,
+    // The reference's documentation pages name Solana by its mainnet genesis hash; its OpenAPI document by solana-900.
+    aliases: ['5eykt4UsFv8P8NJdTREpY1vzqKqZKvdpKuc147dw2N9d'],
   },
 } as const satisfies Record<string, ChainEntry>;
 
@@ -86,6 +90,17 @@ export const DEFAULT_CHAIN: EvmChain = EVM_CHAINS[0]!;
 
 /** The one Solana chain. */
 export const SOLANA_CHAIN = CHAINS.find((chain) => CHAIN_TABLE[chain].kind === 'solana') as SolanaChain;
+
+/** Every spelling a request may name a chain by, with the chain it names: the named ids, then the aliases. */
+export const CHAIN_SPELLINGS: ReadonlyMap<string, Chain> = new Map<string, Chain>([
+  ...CHAINS.map((chain) => [chain, chain] as const),
+  ...CHAINS.flatMap((chain) => ((CHAIN_TABLE[chain] as ChainEntry).aliases ?? []).map((alias) => [alias, chain] as const)),
+]);
+
+/** The chain a request's spelling names (`ethereum-1`, or Solana's genesis hash for `solana-900`); undefined for none. */
+export function chainNamed(spelling: string): Chain | undefined {
+  return CHAIN_SPELLINGS.get(spelling);
+}
 
 /** The bare id of a chain (`ethereum-1` → 1n). */
 export function bareChainId(chain: Chain): bigint {

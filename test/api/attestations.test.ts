@@ -58,7 +58,6 @@ describe('request validation', () => {
     [{ ...valid, duration: 'medium' }, 'INVALID_DURATION', 'duration'],
     [{ ...valid, chainId: 'polygon-137' }, 'INVALID_CHAIN_ID', 'chainId'],
     [{ ...valid, chainId: 1 }, 'INVALID_CHAIN_ID', 'chainId'],
-    [{ ...valid, price: '1' }, 'INVALID_REQUEST_BODY', 'price'],
     [{ ...valid, chainId: 'solana-900' }, 'MISSING_USER_ADDRESS', 'userAddress'],
     [{ ...valid, chainId: 'solana-900', userAddress: 'not-base58!' }, 'INVALID_USER_ADDRESS', 'userAddress'],
     [{ ...valid, chainId: 'solana-900', userAddress: '3yZe7d' }, 'INVALID_USER_ADDRESS', 'userAddress'],
@@ -145,6 +144,23 @@ describe('an attestation', () => {
       type: 'spki',
     });
     expect(verify(null, message, publicKey, Buffer.from(body.signature, 'base64'))).toBe(true);
+  });
+
+  test("on Solana's genesis hash, as the reference's pages name the chain, is the solana-900 attestation", async () => {
+    const response = await attest({ ...valid, chainId: '5eykt4UsFv8P8NJdTREpY1vzqKqZKvdpKuc147dw2N9d', userAddress: SOLANA_WALLET });
+    expect(response.status).toBe(200);
+    expect(response.body.chainId).toBe('900');
+    expect(Buffer.from(response.body.additionalData, 'base64')).toEqual(Buffer.from(decodeBase58(SOLANA_WALLET)!));
+    const { rows } = await api.db.query('SELECT chain FROM attestations WHERE attestation_id = $1', [response.body.attestationId]);
+    expect(rows).toEqual([{ chain: 'solana-900' }]);
+  });
+
+  test('ignores fields its schema does not name, as the reference issuer does: they change nothing', async () => {
+    const response = await attest({ ...valid, price: '1', expiration: 1, note: 'from a generated client' });
+    expect(response.status).toBe(200);
+    expect(BigInt(response.body.price)).toBeGreaterThan(10n ** 18n);
+    expect(response.body.expiration).toBe(Math.floor(MONDAY_10AM / 1000) + 30);
+    expect(await count()).toBe(1);
   });
 
   test('by notional buys the notional divided by the price, rounded down', async () => {
@@ -383,13 +399,20 @@ describe('soft quotes', () => {
   });
 
   test.each([
-    [{ ...valid, userAddress: SOLANA_WALLET }, 400, 'INVALID_REQUEST_BODY'],
     [{ ...valid, tokenAmount: '0' }, 400, 'INVALID_TOKEN_AMOUNT'],
     [{ ...valid, symbol: 'ZZZon' }, 404, 'ASSET_NOT_FOUND'],
   ])('refuses %j', async (body, status, code) => {
     const response = await soft(body);
     expect(response.status).toBe(status);
     expect(response.body.code).toBe(code);
+  });
+
+  test('ignore fields their schema does not name (a userAddress, an attestation\'s fields) and take the genesis-hash chain id', async () => {
+    const plain = await soft(valid);
+    expect((await soft({ ...valid, userAddress: SOLANA_WALLET, attestationId: '1', price: '1' })).body).toEqual(plain.body);
+    const solana = await soft({ ...valid, chainId: '5eykt4UsFv8P8NJdTREpY1vzqKqZKvdpKuc147dw2N9d' });
+    expect(solana.status).toBe(200);
+    expect(solana.body.chainId).toBe('900');
   });
 
   test('are refused for a read-only key and when the market is closed', async () => {
