@@ -36,6 +36,22 @@ describe('GET /v1/limits/session', () => {
     expect(CATALOGUE.filter((asset) => asset.tradableOffhours).length).toBeLessThan(CATALOGUE.length / 2);
   });
 
+  test('?symbol= answers the array holding one object whose limits are that asset\'s entry alone', async () => {
+    const all = (await get('/v1/limits/session')).body[0].limits;
+    const response = await get('/v1/limits/session?symbol=NVDAon');
+    expect(response.status).toBe(200);
+    expect(response.body).toEqual([{ limits: [all.find((entry: { symbol: string }) => entry.symbol === 'NVDAon')], timestamp: expect.any(Number) }]);
+  });
+
+  test.each([
+    ['ZZZZon', 404, 'ASSET_NOT_FOUND'],
+    ['AAPL', 400, 'INVALID_SYMBOL'],
+  ])('?symbol=%s → %i %s', async (symbol, status, code) => {
+    const response = await get(`/v1/limits/session?symbol=${symbol}`);
+    expect(response.status).toBe(status);
+    expect(response.body.code).toBe(code);
+  });
+
   test('an operator edit is stored and answered at once', async () => {
     await get('/v1/limits/session');
     const body = { tradable: true, maxAttestationCount: '3', maxActiveNotionalValue: '12345.5' };
