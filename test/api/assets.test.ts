@@ -132,6 +132,54 @@ describe('GET /v1/assets/{symbol}/market', () => {
   });
 });
 
+describe('GET /v1/assets/all/market', () => {
+  test('every priced asset, each entry what its own market route answers', async () => {
+    const response = await get('/v1/assets/all/market');
+    expect(response.status).toBe(200);
+    expect(response.body.map((entry: { primaryMarket: { symbol: string } }) => entry.primaryMarket.symbol)).toEqual(CATALOGUE.map((asset) => asset.symbol).sort());
+    for (const symbol of ['AAPLon', CATALOGUE.find((asset) => asset.kind === 'portfolio')!.symbol]) {
+      const one = (await get(`/v1/assets/${symbol}/market`)).body;
+      expect(response.body.find((entry: { primaryMarket: { symbol: string } }) => entry.primaryMarket.symbol === symbol)).toEqual(one);
+    }
+  });
+
+  test('an asset without a price yet is left out, not a failure of the whole list', async () => {
+    const { rows } = await api.db.query(`DELETE FROM latest_prices WHERE symbol = 'TSLAon' RETURNING *`);
+    try {
+      api.app.services.forget('prices');
+      const response = await get('/v1/assets/all/market');
+      expect(response.status).toBe(200);
+      expect(response.body.map((entry: { primaryMarket: { symbol: string } }) => entry.primaryMarket.symbol)).not.toContain('TSLAon');
+      expect(response.body).toHaveLength(CATALOGUE.length - 1);
+    } finally {
+      const row = rows[0];
+      await api.db.query('INSERT INTO latest_prices (symbol, token_price, underlying_price, observed_at) VALUES ($1, $2, $3, $4)', [
+        row.symbol, row.token_price, row.underlying_price, row.observed_at,
+      ]);
+      api.app.services.forget('prices');
+    }
+  });
+});
+
+describe('GET /v1/assets/all/metadata', () => {
+  test('every token with its ticker, classification and the addresses /v1/assets/all/addresses lists', async () => {
+    const [metadata, addresses] = await Promise.all([get('/v1/assets/all/metadata'), get('/v1/assets/all/addresses')]);
+    expect(metadata.status).toBe(200);
+    expect(metadata.body).toHaveLength(CATALOGUE.length);
+    const addressesOf = new Map(addresses.body.map((entry: { symbol: string; addresses: unknown[] }) => [entry.symbol, entry.addresses]));
+    for (const asset of CATALOGUE) {
+      expect(metadata.body.find((entry: { symbol: string }) => entry.symbol === asset.symbol)).toEqual({
+        symbol: asset.symbol,
+        ticker: asset.ticker,
+        coingeckoId: null,
+        coinmarketcapId: null,
+        addresses: addressesOf.get(asset.symbol),
+        tags: { assetClass: 'equities', instrumentType: asset.kind },
+      });
+    }
+  });
+});
+
 describe('GET /v1/assets/{symbol}/prices/ohlc', () => {
   test.each(VALID_PAIRS.map((pair) => [pair.interval, pair.range] as const))('%s over %s returns candles of both markets', async (interval, range) => {
     const response = await get(`/v1/assets/AAPLon/prices/ohlc?interval=${interval}&range=${range}`);

@@ -31,6 +31,34 @@ async function underlyingMarket(services: ApiServices, asset: AssetRecord, price
   };
 }
 
+/** The market data of one asset now; 404 ASSET_NOT_FOUND while it has no price yet. */
+export async function marketDataOf(services: ApiServices, asset: AssetRecord): Promise<MarketData> {
+  const now = services.clock();
+  const from = windowStart(asset, '1day', now);
+  const [latest, history, opens, multipliers] = await Promise.all([
+    findLatestPrice(services.db, asset.symbol),
+    listCandles(services.db, { symbol: asset.symbol, interval: '15min', from }),
+    windowOpenPrices(services.db, 'primary', [{ symbol: asset.symbol, from }]),
+    multipliersAt(services.db, now),
+  ]);
+  if (!latest) throw new ApiError('ASSET_NOT_FOUND', `No price for ${asset.symbol} yet`);
+  const windowOpen = opens.get(asset.symbol) ?? latest.tokenPrice;
+  return {
+    primaryMarket: {
+      symbol: asset.symbol,
+      price: latest.tokenPrice,
+      ...change24h(latest.tokenPrice, windowOpen),
+      priceHistory24h: history.primary.map((candle) => ({ timestamp: candle.bucketStart, price: candle.close })),
+      totalHolders: asset.holders,
+      sharesMultiplier: multipliers.get(asset.symbol) ?? '1',
+      tradableSessions: asset.tradableSessions,
+    },
+    underlyingMarket: asset.kind === 'portfolio' ? null : await underlyingMarket(services, asset, latest.underlyingPrice, now),
+    constituentTokens: asset.constituents.map((constituent) => constituent.symbol),
+    timestamp: latest.observedAt,
+  };
+}
+
 export const marketDataOperation = defineOperation({
   method: 'get',
   path: '/v1/assets/{symbol}/market',
@@ -44,31 +72,6 @@ export const marketDataOperation = defineOperation({
   errors: ['ASSET_NOT_FOUND'],
   handler: (services) => async (ctx, { params }) => {
     const asset = await services.assets.resolve(params.symbol);
-    await respondCached(ctx, services, { tag: 'prices', key: `market:${asset.symbol}`, ttlMs: 60_000 }, async (): Promise<MarketData> => {
-      const now = services.clock();
-      const from = windowStart(asset, '1day', now);
-      const [latest, history, opens, multipliers] = await Promise.all([
-        findLatestPrice(services.db, asset.symbol),
-        listCandles(services.db, { symbol: asset.symbol, interval: '15min', from }),
-        windowOpenPrices(services.db, 'primary', [{ symbol: asset.symbol, from }]),
-        multipliersAt(services.db, now),
-      ]);
-      if (!latest) throw new ApiError('ASSET_NOT_FOUND', `No price for ${asset.symbol} yet`);
-      const windowOpen = opens.get(asset.symbol) ?? latest.tokenPrice;
-      return {
-        primaryMarket: {
-          symbol: asset.symbol,
-          price: latest.tokenPrice,
-          ...change24h(latest.tokenPrice, windowOpen),
-          priceHistory24h: history.primary.map((candle) => ({ timestamp: candle.bucketStart, price: candle.close })),
-          totalHolders: asset.holders,
-          sharesMultiplier: multipliers.get(asset.symbol) ?? '1',
-          tradableSessions: asset.tradableSessions,
-        },
-        underlyingMarket: asset.kind === 'portfolio' ? null : await underlyingMarket(services, asset, latest.underlyingPrice, now),
-        constituentTokens: asset.constituents.map((constituent) => constituent.symbol),
-        timestamp: latest.observedAt,
-      };
-    });
+    await respondCached(ctx, services, { tag: 'prices', key: `market:${asset.symbol}`, ttlMs: 60_000 }, () => marketDataOf(services, asset));
   },
 });

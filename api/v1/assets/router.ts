@@ -1,6 +1,8 @@
 /** The assets resource: prices, market data, candles, corporate actions and contract addresses. */
 import type { Resource } from '../../contract/operation';
 import { allAddressesOperation } from './all-addresses';
+import { allMarketDataOperation } from './all-market';
+import { allMetadataOperation } from './all-metadata';
 import { assetAddressesOperation } from './asset-addresses';
 import { assetPriceOperation } from './asset-price';
 import { dividendsOperation } from './dividends';
@@ -13,11 +15,13 @@ import { sharesMultiplierOperation } from './shares-multiplier';
 /** In matching order: the `all` paths come before the `{symbol}` ones they would otherwise match. */
 export const assetsResource: Resource = {
   tag: 'Assets',
-  description: 'Prices, market data, candles, corporate actions and contract addresses of the tokens.',
+  description: 'Prices, market data, candles, corporate actions, contract addresses and metadata of the tokens.',
   operations: [
     latestPricesOperation,
     enhancedPricesOperation,
     allAddressesOperation,
+    allMarketDataOperation,
+    allMetadataOperation,
     assetPriceOperation,
     ohlcOperation,
     marketDataOperation,

@@ -20,20 +20,33 @@ export const enhancedPriceSchema = component(
 );
 export type EnhancedPrice = z.infer<typeof enhancedPriceSchema>;
 
-export const addressEntrySchema = component(
-  'ContractAddresses',
+const contractAddressSchema = z.object({
+  networkChainId: z.string().describe('`<chain name>-<chain id>`, e.g. `ethereum-1`.'),
+  address: z.string().describe('The token contract.'),
+  decimals: z.int().nonnegative(),
+});
+
+export const addressEntrySchema = component('ContractAddresses', z.object({ symbol: z.string(), addresses: z.array(contractAddressSchema) }));
+export type AddressEntry = z.infer<typeof addressEntrySchema>;
+
+export const assetMetadataSchema = component(
+  'AssetMetadata',
   z.object({
     symbol: z.string(),
-    addresses: z.array(
-      z.object({
-        networkChainId: z.string().describe('`<chain name>-<chain id>`, e.g. `ethereum-1`.'),
-        address: z.string().describe('The token contract.'),
-        decimals: z.int().nonnegative(),
-      }),
-    ),
+    ticker: z.string().describe('The stock behind the token (for a portfolio token, its own ticker).'),
+    coingeckoId: z.string().nullable().optional().describe("The token's CoinGecko id; null while it is not listed there."),
+    coinmarketcapId: z.string().nullable().optional().describe("The token's CoinMarketCap id; null while it is not listed there."),
+    addresses: z.array(contractAddressSchema).optional().describe('The token contract on each chain.'),
+    tags: z.object({
+      assetClass: z.string().describe('The high-level category: `equities` for every token here.'),
+      instrumentType: z.string().describe('The kind of instrument: `stock`, `etf` or `portfolio`.'),
+      sectorIndustry: z.array(z.string()).optional(),
+      typeFactorRiskProfile: z.array(z.string()).optional(),
+      regionMarketExposure: z.array(z.string()).optional(),
+    }),
   }),
 );
-export type AddressEntry = z.infer<typeof addressEntrySchema>;
+export type AssetMetadata = z.infer<typeof assetMetadataSchema>;
 
 component('Candle', candleSchema);
 
