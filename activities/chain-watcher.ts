@@ -4,7 +4,8 @@
  * 2. the stored tip checked against the chain; on a mismatch, the stored window walked back to the common ancestor
  *    and everything seen above it undone in one transaction (nothing final may lie there: a reorganisation that
  *    reaches the last final block halts the watcher);
- * 3. the next bounded range scanned: TradeExecuted and IssuerRedeem logs, the headers of its blocks that are not
+ * 3. the next bounded range scanned: TradeExecuted and IssuerRedeem logs, the Transfer logs of the product's tokens
+ *    (the balances `GET /v1/chains/{chainId}/balances` answers), the headers of its blocks that are not
  *    final, each log checked against its block's hash and each block against its parent (the chain moving under the
  *    scan abandons the poll);
  * 4. logs recorded `seen` (or `final` at once), blocks, promotions to `final`, the cursor: one transaction;
@@ -20,13 +21,14 @@ import { Context } from '@temporalio/activity';
 import type { Client } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
 import { getAddress, type Log, type PublicClient } from 'viem';
-import { issuerAbi, tokenManagerAbi } from '../contracts/abi';
+import { issuerAbi, stockTokenAbi, tokenManagerAbi } from '../contracts/abi';
 import type { ChainContext, ChainContexts } from '../chains/context';
 import { describeFinality, finalBlockNumber, headerOf, type BlockHeader } from '../chains/finality';
 import { publicClientFor } from '../chains/networks';
 import { inTransaction, type Database } from '../db/pool';
-import { chainTokensByAddress, findChainDeployment, type ChainDeploymentRecord } from '../db/queries/chain-deployments';
+import { chainTokenAddresses, chainTokensByAddress, findChainDeployment, type ChainDeploymentRecord } from '../db/queries/chain-deployments';
 import { conflictingLogs, firstFinalLogAbove, promoteFinal, recordObservedExecutions, recordObservedRedemptions, rewindChain, type ObservedExecution, type ObservedRedemption } from '../db/queries/chain-observations';
+import { recordObservedTransfers, type ObservedTransfer } from '../db/queries/token-transfers';
 import { haltChainWatcher, loadChainWindow, lockWatcherCursor, readWatcherCursor, recordWatcherError, recordWatcherProgress, resumeChainWatcher, storeChainBlocks, type WatcherCursor } from '../db/queries/chain-watcher';
 import type { EvmChain } from '../signing';
 import { chainFailureTypes, chainWatcherHaltTypes, type ChainWatcherHalt, type ChainWatcherResume, type ChainWatcherState } from '../temporal/messages';
@@ -222,17 +224,20 @@ export function createChainWatcherActivities(deps: ChainWatcherActivityDependenc
     const toBlock = Math.min(head.number, fromBlock + deps.blockRange - 1);
     let executions: ObservedExecution[] = [];
     let redemptions: ObservedRedemption[] = [];
+    let transfers: ObservedTransfer[] = [];
     let scanned: BlockHeader[] = [];
     if (fromBlock <= toBlock) {
       // Headers of the blocks that are not final (and of the last final one, the anchor), plus the first and last of the range.
       const storedFrom = Math.max(fromBlock, Math.min(finalBlock, toBlock));
       const logRange = { fromBlock: BigInt(fromBlock), toBlock: BigInt(toBlock), strict: true } as const;
-      const [known, trades, redeems] = await Promise.all([
+      const tokenAddresses = Object.values(await chainTokenAddresses(db, chain));
+      const [known, trades, redeems, moves] = await Promise.all([
         headers(client, [...new Set([fromBlock, ...range(storedFrom, toBlock)])]),
         client.getContractEvents({ address: deployment.tokenManager, abi: tokenManagerAbi, eventName: 'TradeExecuted', ...logRange }),
         client.getContractEvents({ address: deployment.issuer, abi: issuerAbi, eventName: 'IssuerRedeem', ...logRange }),
+        tokenAddresses.length === 0 ? [] : client.getContractEvents({ address: tokenAddresses, abi: stockTokenAbi, eventName: 'Transfer', ...logRange }),
       ]);
-      const logs: Log[] = [...trades, ...redeems];
+      const logs: Log[] = [...trades, ...redeems, ...moves];
       const missing = [...new Set(logs.map((log) => Number(log.blockNumber)))].filter((number) => !known.has(number));
       for (const [number, header] of await headers(client, missing)) known.set(number, header);
 
@@ -283,6 +288,14 @@ export function createChainWatcherActivities(deps: ChainWatcherActivityDependenc
           final: location.blockNumber <= finalBlock,
         };
       });
+      transfers = moves.map((log) => ({
+        ...where(log),
+        token: log.address.toLowerCase() as `0x${string}`,
+        sender: log.args.from!.toLowerCase() as `0x${string}`,
+        recipient: log.args.to!.toLowerCase() as `0x${string}`,
+        amount: log.args.value!.toString(),
+        final: Number(log.blockNumber) <= finalBlock,
+      }));
       scanned = range(storedFrom, toBlock).map((number) => known.get(number)!);
     }
 
@@ -295,10 +308,11 @@ export function createChainWatcherActivities(deps: ChainWatcherActivityDependenc
       if (!locked || locked.status !== 'ok' || locked.nextBlock !== fromBlock) return undefined;
       const moved = await storeChainBlocks(tx, chain, scanned);
       if (moved.length > 0) throw new ChainMovedError(`blocks ${moved.join(', ')} are stored with other hashes`);
-      const [conflict] = await conflictingLogs(tx, chain, { executions, redemptions });
+      const [conflict] = await conflictingLogs(tx, chain, { executions, redemptions, transfers });
       if (conflict) throw unprocessable(chain, conflict, `it is recorded live in another block (${conflict.recordedBlockHash}): a reorganisation was missed`);
       const newExecutions = await recordObservedExecutions(tx, chain, executions);
       const newRedemptions = await recordObservedRedemptions(tx, chain, redemptions);
+      await recordObservedTransfers(tx, chain, transfers);
       if (promoteTo >= 0) await promoteFinal(tx, chain, promoteTo);
       await recordWatcherProgress(tx, chain, { nextBlock: Math.max(fromBlock, toBlock + 1), seenHead: head.number, finalBlock: promoteTo });
       return { executions: newExecutions, redemptions: newRedemptions };

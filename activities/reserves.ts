@@ -12,10 +12,10 @@
  * Each computation is stored (reserve_snapshots) and answered.
  */
 import { Context } from '@temporalio/activity';
-import { ContractFunctionExecutionError, ContractFunctionZeroDataError, type PublicClient } from 'viem';
+import type { PublicClient } from 'viem';
 import type { ChainContexts } from '../chains/context';
+import { tokenSupplyAt } from '../chains/token-supply';
 import { receiptOf } from '../chains/transactions';
-import { stockTokenAbi } from '../contracts/abi';
 import { inTransaction, type Database, type Queryable } from '../db/pool';
 import { listChainDeployments } from '../db/queries/chain-deployments';
 import { readWatcherCursor } from '../db/queries/chain-watcher';
@@ -87,22 +87,6 @@ async function partnerOutsideSupply(chains: ChainContexts, requests: PartnerInFl
   return requests.filter((_, index) => !inSupply[index]);
 }
 
-/**
- * A token's supply at `block`: zero while the token had no code there yet — a fresh deployment's tokens land in the
- * blocks after its first one (the deployment block read until the watcher has a final block past them), and a token
- * not deployed yet has minted nothing. A token with code that answers no data is an error still.
- */
-async function supplyAt(client: PublicClient, token: `0x${string}`, block: number): Promise<bigint> {
-  try {
-    return (await client.readContract({ address: token, abi: stockTokenAbi, functionName: 'totalSupply', blockNumber: BigInt(block) })) as bigint;
-  } catch (error) {
-    if (!(error instanceof ContractFunctionExecutionError && error.cause instanceof ContractFunctionZeroDataError)) throw error;
-    const code = await client.getCode({ address: token, blockNumber: BigInt(block) });
-    if (code === undefined || code === '0x') return 0n;
-    throw error;
-  }
-}
-
 /** Each asset's supply per chain, read on chain at that chain's block. */
 async function supplies(chains: ChainContexts, deployed: FinalTokens[]): Promise<{ byAsset: Map<string, Record<string, string>>; blocks: Record<string, number>; tickers: Map<string, string> }> {
   const byAsset = new Map<string, Record<string, string>>();
@@ -111,7 +95,7 @@ async function supplies(chains: ChainContexts, deployed: FinalTokens[]): Promise
   for (const { chain, block, tokens } of deployed) {
     blocks[chain] = block;
     const client = chains[chain]!.client as PublicClient;
-    const totals = await Promise.all(tokens.map((token) => supplyAt(client, token.address, block)));
+    const totals = await Promise.all(tokens.map((token) => tokenSupplyAt(client, token.address, block)));
     tokens.forEach((token, index) => {
       tickers.set(token.symbol, token.ticker);
       byAsset.set(token.symbol, { ...byAsset.get(token.symbol), [chain]: new Decimal(totals[index]!.toString()).div(TOKEN_UNIT).toFixed() });

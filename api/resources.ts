@@ -8,6 +8,7 @@ import { healthResource } from './health/router';
 import { accountsResource } from './v1/accounts/router';
 import { assetsResource } from './v1/assets/router';
 import { attestationsResource } from './v1/attestations/router';
+import { chainsResource } from './v1/chains/router';
 import { limitsResource } from './v1/limits/router';
 import { marketDataResource } from './v1/market-data/router';
 import { reservesResource } from './v1/reserves/router';
@@ -36,6 +37,7 @@ export const API_RESOURCES: readonly Resource[] = [
   assetsResource,
   streamsResource,
   tickersResource,
+  chainsResource,
   attestationsResource,
   limitsResource,
   statusResource,

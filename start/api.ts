@@ -98,6 +98,7 @@ export function createProductApp(parameters: ProductAppParameters): App {
     temporal: parameters.temporal,
     taskQueue: config.TEMPORAL_TASK_QUEUE,
     streams: parameters.streams,
+    chains,
     readinessChecks: chains && chainProbes(db, chains),
     attestations: parameters.signers && {
       signers: parameters.signers,

@@ -2,6 +2,7 @@
 import type { Client as TemporalClient } from '@temporalio/client';
 import type { BatchedStore } from '../../attestations/batched-store';
 import type { AttestationSettings } from '../../attestations/issue-attestation';
+import type { ChainContexts } from '../../chains/context';
 import type { Config } from '../../config';
 import type { CheckedAnswer } from '../contract/answer-check';
 import type { Signers } from '../../signing';
@@ -45,6 +46,8 @@ export interface ApiDependencies {
   taskQueue?: string;
   /** Signing and limits of attestations; without it the attestation routes answer 503. */
   attestations?: AttestationServices;
+  /** The EVM chains this process reaches (token reads on chain); without one, its chain reads answer 503 CHAIN_UNAVAILABLE. */
+  chains?: ChainContexts;
   /** Probes of further dependencies `GET /ready` reports beside PostgreSQL and Temporal (e.g. one per chain). */
   readinessChecks?: Record<string, ReadinessProbe>;
   /** The live price and candle fan-out the pipeline feeds; without it the stream routes answer 404. */
@@ -77,6 +80,7 @@ export interface ApiServices {
   taskQueue: string;
   attestations?: AttestationServices;
   readinessChecks?: Record<string, ReadinessProbe>;
+  chains: ChainContexts;
   streams?: MarketStreams;
   brokerSigners?: BrokerSignerDirectory;
   broker?: () => BrokerConnection | undefined;
@@ -110,6 +114,7 @@ export function createServices(dependencies: ApiDependencies): ApiServices {
     pricesSimulated: dependencies.pricesSimulated ?? false,
     temporal: dependencies.temporal,
     readinessChecks: dependencies.readinessChecks,
+    chains: dependencies.chains ?? {},
     taskQueue: dependencies.taskQueue ?? ISSUER_TASK_QUEUE,
     attestations: dependencies.attestations,
     streams: dependencies.streams,

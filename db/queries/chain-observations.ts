@@ -58,11 +58,16 @@ export interface ConflictingLog extends LogLocation {
  * Logs whose live record sits in another block: the watcher missed the reorganisation that moved them and cannot
  * tell which copy to act on. Rows recorded before block hashes were kept (null hash) are the same log, not a conflict.
  */
-export async function conflictingLogs(db: Queryable, chain: string, logs: { executions: LogLocation[]; redemptions: LogLocation[] }): Promise<ConflictingLog[]> {
+export async function conflictingLogs(
+  db: Queryable,
+  chain: string,
+  logs: { executions: LogLocation[]; redemptions: LogLocation[]; transfers?: LogLocation[] },
+): Promise<ConflictingLog[]> {
   const locations = (list: LogLocation[]) => JSON.stringify(list.map(({ txHash, logIndex, blockNumber, blockHash }) => ({ txHash, logIndex, blockNumber, blockHash })));
   const { rows } = await db.query<ConflictingLog>(
     `WITH scanned_executions AS (SELECT * FROM jsonb_to_recordset($2::jsonb) AS t("txHash" text, "logIndex" int, "blockNumber" bigint, "blockHash" text)),
-          scanned_redemptions AS (SELECT * FROM jsonb_to_recordset($3::jsonb) AS t("txHash" text, "logIndex" int, "blockNumber" bigint, "blockHash" text))
+          scanned_redemptions AS (SELECT * FROM jsonb_to_recordset($3::jsonb) AS t("txHash" text, "logIndex" int, "blockNumber" bigint, "blockHash" text)),
+          scanned_transfers AS (SELECT * FROM jsonb_to_recordset($4::jsonb) AS t("txHash" text, "logIndex" int, "blockNumber" bigint, "blockHash" text))
      SELECT i."txHash", i."logIndex", i."blockNumber", i."blockHash", t.block_hash AS "recordedBlockHash"
        FROM scanned_executions i JOIN trade_executions t ON t.chain = $1 AND t.tx_hash = i."txHash" AND t.log_index = i."logIndex"
       WHERE t.status <> 'orphaned' AND t.block_hash <> i."blockHash"
@@ -70,8 +75,12 @@ export async function conflictingLogs(db: Queryable, chain: string, logs: { exec
      SELECT i."txHash", i."logIndex", i."blockNumber", i."blockHash", r.block_hash
        FROM scanned_redemptions i JOIN redemptions r ON r.chain = $1 AND r.tx_hash = i."txHash" AND r.log_index = i."logIndex"
       WHERE r.state <> 'cancelled' AND r.block_hash <> i."blockHash"
+     UNION ALL
+     SELECT i."txHash", i."logIndex", i."blockNumber", i."blockHash", x.block_hash
+       FROM scanned_transfers i JOIN token_transfers x ON x.chain = $1 AND x.tx_hash = i."txHash" AND x.log_index = i."logIndex"
+      WHERE x.status <> 'orphaned' AND x.block_hash <> i."blockHash"
       ORDER BY 3, 2`,
-    [chain, locations(logs.executions), locations(logs.redemptions)],
+    [chain, locations(logs.executions), locations(logs.redemptions), locations(logs.transfers ?? [])],
   );
   return rows;
 }
@@ -206,8 +215,8 @@ export async function recordObservedRedemptions(db: Queryable, chain: string, re
 }
 
 /**
- * Makes final whatever is seen at or below `finalBlock`: executions (their attestations `executed`) and burns (their
- * redemptions `pending`, their workflows started through the outbox); then drops the stored blocks below the new
+ * Makes final whatever is seen at or below `finalBlock`: executions (their attestations `executed`), burns (their
+ * redemptions `pending`, their workflows started through the outbox) and token transfers; then drops the stored blocks below the new
  * anchor (the highest stored block at or below `finalBlock`).
  */
 export async function promoteFinal(db: Queryable, chain: string, finalBlock: number): Promise<{ executions: number; redemptions: number }> {
@@ -232,6 +241,9 @@ export async function promoteFinal(db: Queryable, chain: string, finalBlock: num
      ), told_pending AS (
        INSERT INTO chain_outbox (chain, kind, subject, payload)
        SELECT $1, 'redemption_final', r.redemption_id, ${REDEMPTION_PAYLOAD('r')} FROM pending r
+     ), transferred AS (
+       UPDATE token_transfers SET status = 'final', status_changed_at = now()
+        WHERE chain = $1 AND status = 'seen' AND block_number <= $2
      ), pruned AS (
        DELETE FROM chain_blocks WHERE chain = $1 AND number < (SELECT max(number) FROM chain_blocks WHERE chain = $1 AND number <= $2)
      )
@@ -242,13 +254,16 @@ export async function promoteFinal(db: Queryable, chain: string, finalBlock: num
 }
 
 /** The first log at a final stage above `block`: a reorganisation there would undo what cannot be undone. */
-export async function firstFinalLogAbove(db: Queryable, chain: string, block: number): Promise<(LogLocation & { kind: 'execution' | 'redemption' }) | undefined> {
-  const { rows } = await db.query<LogLocation & { kind: 'execution' | 'redemption' }>(
+export async function firstFinalLogAbove(db: Queryable, chain: string, block: number): Promise<(LogLocation & { kind: 'execution' | 'redemption' | 'transfer' }) | undefined> {
+  const { rows } = await db.query<LogLocation & { kind: 'execution' | 'redemption' | 'transfer' }>(
     `SELECT 'execution' AS kind, tx_hash AS "txHash", log_index AS "logIndex", block_number AS "blockNumber", block_hash AS "blockHash"
        FROM trade_executions WHERE chain = $1 AND status = 'final' AND block_number > $2
      UNION ALL
      SELECT 'redemption', tx_hash, log_index, block_number, block_hash
        FROM redemptions WHERE chain = $1 AND state NOT IN ('awaiting_finality', 'cancelled') AND block_number > $2
+     UNION ALL
+     SELECT 'transfer', tx_hash, log_index, block_number, block_hash
+       FROM token_transfers WHERE chain = $1 AND status = 'final' AND block_number > $2
      ORDER BY 4, 3 LIMIT 1`,
     [chain, block],
   );
@@ -264,7 +279,7 @@ export interface RewindResult {
 /**
  * Undoes everything seen above `ancestor` (blocks that left the chain): executions `orphaned` (kept for audit) and
  * their attestations back to `outstanding` — or `expired` once past expiry and `settlementGraceMs` — with an outbox
- * message each; burns' redemptions and partner requests `cancelled`; the stored blocks above the ancestor dropped
+ * message each; burns' redemptions and partner requests `cancelled`; token transfers `orphaned`; the stored blocks above the ancestor dropped
  * (`dropWindow`: all of them, the next scan anchors afresh) and the cursor back to ancestor + 1. The caller has made
  * sure nothing final lies above the ancestor (`firstFinalLogAbove`).
  */
@@ -299,6 +314,9 @@ export async function rewindChain(
               reason = 'the burn left the chain in a reorganisation (block ' || c.block_number || ' replaced)'
          FROM cancelled c
         WHERE p.issuer_request_id = c.redemption_id AND p.state = 'awaiting_finality'
+     ), untransferred AS (
+       UPDATE token_transfers SET status = 'orphaned', status_changed_at = now()
+        WHERE chain = $1 AND status = 'seen' AND block_number > $2
      ), dropped AS (
        DELETE FROM chain_blocks WHERE chain = $1 AND (number > $2 OR $5)
      ), cursor AS (

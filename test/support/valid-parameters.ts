@@ -11,6 +11,8 @@ export const VALID_PARAMETERS: Record<string, string> = {
   accountId: 'acct-nobody',
   chainId: 'ethereum-1',
   address: ADDRESS,
+  tokenAddress: ADDRESS,
+  userAddress: ADDRESS,
   issuerRequestId: 'mint-nobody',
   workflowId: 'market-data-retention',
   sort: 'asc',
