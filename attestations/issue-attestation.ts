@@ -17,7 +17,7 @@ import { expirationSeconds } from '../domain/pricing';
 import { bytesToBase64, evmDomain, QUOTE_SIDE, solanaAddressBytes, ZERO_BYTES32, type Quote, type Signers } from '../signing';
 import { AttestationRefused } from './errors';
 import type { BatchedStore } from './batched-store';
-import { limitMessage, refusedBy, type LimitSettings } from './limits';
+import { limitRefusal, refusedBy, type LimitSettings } from './limits';
 import { priceFromContext, type PricedRequest } from './price-request';
 import { statusFromContext } from './trading-status';
 import type { AttestationRequest } from './request-schema';
@@ -181,7 +181,7 @@ async function issue(dependencies: AttestationDependencies, input: IssueAttestat
     }
     const { attestation, expiration } = await signedAttestation(dependencies, input, priced);
     const refusal = refusedBy(status, read, dependencies.settings, priced.notional);
-    if (refusal) throw new AttestationRefused(refusal, limitMessage(refusal));
+    if (refusal) throw new AttestationRefused(refusal.code, refusal.message);
     const record: NewAttestation = {
       attestationId: attestation.attestationId,
       accountId: caller.accountId,
@@ -210,7 +210,7 @@ async function issue(dependencies: AttestationDependencies, input: IssueAttestat
     const caps = session === 'offhours' ? { global: offhoursGlobalExposure.toFixed(), asset: offhoursAssetExposure.toFixed() } : undefined;
     const withinCaps = await dependencies.store.storeAndCommit(client, { attestation: record, caps });
     inTransaction = false;
-    if (!withinCaps) throw new AttestationRefused('OFFHOURS_EXPOSURE_LIMIT_REACHED', limitMessage('OFFHOURS_EXPOSURE_LIMIT_REACHED'));
+    if (!withinCaps) throw new AttestationRefused('OFFHOURS_EXPOSURE_LIMIT_REACHED', limitRefusal('OFFHOURS_EXPOSURE_LIMIT_REACHED').message);
     return { attestation, expiresAt: expiration * 1000, replayed: false };
   } catch (error) {
     if (inTransaction) await client.query('ROLLBACK').catch(() => undefined);

@@ -39,7 +39,15 @@ export const ERROR_CODES = {
   },
   INVALID_CREATED: { status: 400, description: '`created` is outside the freshness window: more than 15 minutes old, or more than 1 minute in the future.' },
   TOKEN_NOT_ON_NETWORK: { status: 400, description: 'The token is not offered in the partner flow on this network.' },
-  MISSING_API_KEY: { status: 401, description: "The key (the `x-api-key` header, or a partner key's basic credentials) is missing, unknown or revoked." },
+  MAX_ATTESTATIONS: { status: 400, description: 'The user already has the maximum number of outstanding attestations for this asset in this session.' },
+  MAX_LIMIT_REACHED: {
+    status: 400,
+    description: "The order would take the user's outstanding notional for this asset over the session's maximum, or is larger than a limited asset's reduced order size.",
+  },
+  SESSION_LIMIT_REACHED: { status: 400, description: "The order would take the user's notional attested in this session over its maximum." },
+  OFFHOURS_EXPOSURE_LIMIT_REACHED: { status: 400, description: "The order would take the issuer's off-hours exposure (global or for the asset) over its cap." },
+  MISSING_API_KEY: { status: 401, description: "No key was sent: neither the `x-api-key` header nor a partner key's basic credentials." },
+  INVALID_API_KEY: { status: 401, description: "The key sent is unknown or revoked (or a partner key's basic credentials name another key, or a key that is not a partner's)." },
   READ_ONLY_API_KEY: { status: 403, description: 'A read-only key was used for a write operation.' },
   MARKET_CLOSED: { status: 403, description: 'No session in which the asset trades is running.' },
   MARKET_PAUSED: { status: 403, description: 'An operator paused the whole market.' },
@@ -50,11 +58,6 @@ export const ERROR_CODES = {
     description:
       'Attestation minting (buy) of the asset is paused: its reserves are short — the shares held at the broker, with what is in flight, cover its tokens by less than the tolerance (`GET /v1/reserves`). Resumes by itself once covered; sells are not refused.',
   },
-  ASSET_LIMITED: { status: 403, description: 'The asset is limited: the order exceeds the reduced maximum order size.' },
-  MAX_ATTESTATIONS: { status: 403, description: 'The user already has the maximum number of outstanding attestations for this asset in this session.' },
-  MAX_LIMIT_REACHED: { status: 403, description: "The order would take the user's outstanding notional for this asset over the session's maximum." },
-  SESSION_LIMIT_REACHED: { status: 403, description: "The order would take the user's notional attested in this session over its maximum." },
-  OFFHOURS_EXPOSURE_LIMIT_REACHED: { status: 403, description: "The order would take the issuer's off-hours exposure (global or for the asset) over its cap." },
   ADMIN_SCOPE_REQUIRED: { status: 403, description: 'The operation needs a key with the `admin` scope.' },
   PARTNER_SCOPE_REQUIRED: { status: 403, description: 'The partner routes take a partner-scoped key (the one the issuer gave the broker).' },
   CLIENT_NOT_ELIGIBLE: { status: 403, description: 'The client is not eligible for the partner flow.' },
@@ -91,3 +94,15 @@ export const ERROR_CODES = {
 } as const satisfies Record<string, ErrorCodeDefinition>;
 
 export type ErrorCode = keyof typeof ERROR_CODES;
+
+/**
+ * Codes that are reasons, never refusals: they explain an answer (an asset status, trading limits) that is itself a
+ * 200. The error reference lists them beside the errors, so every `documentation` URL has its entry.
+ */
+export const REASON_CODES = {
+  ASSET_LIMITED: {
+    description: "The asset trades with smaller orders: an order over the limited size is refused with `MAX_LIMIT_REACHED`. A reason in asset statuses and trading limits, not an error.",
+  },
+} as const satisfies Record<string, { description: string }>;
+
+export type ReasonCode = keyof typeof REASON_CODES;

@@ -80,7 +80,7 @@ function status(code: grpc.status, details: string): Partial<grpc.StatusObject> 
 /** The gRPC status of a failure before a stream starts. */
 function statusOf(error: unknown, logger: Logger | undefined): Partial<grpc.StatusObject> {
   if (error instanceof ApiError) {
-    if (error.code === 'MISSING_API_KEY') return status(grpc.status.UNAUTHENTICATED, error.message);
+    if (error.status === 401) return status(grpc.status.UNAUTHENTICATED, error.message);
     if (error.code === 'RATE_LIMITED') return status(grpc.status.RESOURCE_EXHAUSTED, error.message);
     if (error.status === 404) return status(grpc.status.NOT_FOUND, error.message);
     if (error.status === 400) return status(grpc.status.INVALID_ARGUMENT, `${error.code}: ${error.message}`);
@@ -169,7 +169,7 @@ export async function startGrpcServer(parameters: StartGrpcServerParameters): Pr
       const key = await authenticate(call, secret);
       if (!key) {
         failedAuthentications.inc({ transport: 'grpc' });
-        throw new ApiError('MISSING_API_KEY', 'Invalid API key');
+        throw new ApiError('INVALID_API_KEY', 'Invalid API key');
       }
       const request = await requestOf();
       await hub.prepare(request);

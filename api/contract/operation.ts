@@ -123,7 +123,7 @@ const SCOPE_ERRORS: Record<Access, readonly ErrorCode[]> = {
 const BODY_ERRORS: readonly ErrorCode[] = ['INVALID_REQUEST_BODY', 'MALFORMED_JSON', 'PAYLOAD_TOO_LARGE', 'UNSUPPORTED_MEDIA_TYPE'];
 
 /** What any authenticated request can meet: no key, too many requests, an unexpected failure, the database down. */
-const KEYED_ERRORS: readonly ErrorCode[] = ['MISSING_API_KEY', 'RATE_LIMITED', 'INTERNAL_ERROR', 'SERVICE_UNAVAILABLE'];
+const KEYED_ERRORS: readonly ErrorCode[] = ['MISSING_API_KEY', 'INVALID_API_KEY', 'RATE_LIMITED', 'INTERNAL_ERROR', 'SERVICE_UNAVAILABLE'];
 
 /** Every code an operation can answer with: its own, its scope's, its fields', its body's and parameters', and the shared ones. */
 export function errorCodesOf(operation: Operation): ErrorCode[] {

@@ -28,7 +28,7 @@ function presentedKey(ctx: Context): { secret: string; basicUser?: string } | un
   return { basicUser: credentials.slice(0, colon), secret: credentials.slice(colon + 1) };
 }
 
-/** Basic credentials name a partner key by its id; anything else is refused as an invalid key. */
+/** Basic credentials name a partner key by its id; anything else is refused as an invalid key (401 INVALID_API_KEY). */
 function basicCredentialsProblem(key: ApiKey, basicUser: string | undefined): string | undefined {
   if (basicUser === undefined) return undefined;
   if (key.scope !== 'partner') return 'Basic credentials are for partner keys; send other keys in the x-api-key header';
@@ -55,7 +55,7 @@ export function authenticate(resolver: ApiKeyResolver, options: { failures: Fail
       });
     }
     failedAuthentications.inc({ transport: 'http' });
-    return new ApiError('MISSING_API_KEY', message, { headers: rateLimitHeaders(failures.policy, budget) });
+    return new ApiError('INVALID_API_KEY', message, { headers: rateLimitHeaders(failures.policy, budget) });
   };
   return async (ctx, next) => {
     const { secret, basicUser } = presentedKey(ctx) ?? { secret: '' };

@@ -11,7 +11,7 @@ import { quoteOf } from '../support/quotes';
 import { newYorkTime } from '../../domain/calendar';
 import { Decimal } from '../../domain/money';
 import { EIP712_DOMAIN_NAME, encodeSolanaQuote, QUOTE_TYPES, decodeBase58, verifyAttestation } from '../../signing';
-import { createTestApi, testSigners, type TestApi } from '../support/api';
+import { createTestApi, TEST_BASE_URL, testSigners, type TestApi } from '../support/api';
 
 const MONDAY_10AM = newYorkTime('2026-11-23', '10:00');
 const SATURDAY_NOON = newYorkTime('2026-11-28', '12:00');
@@ -219,9 +219,11 @@ describe('refusals before anything is counted', () => {
     expect(await count()).toBe(1);
   });
 
-  test('a limited asset takes small orders only', async () => {
+  test('a limited asset takes small orders only: one over the limited size is 400 MAX_LIMIT_REACHED, as the reference issuer answers it', async () => {
     await api.http.post('/v1/status/assets/AAPLon/limit').set('x-api-key', api.keys.admin).send({ reason: 'volatility' });
-    expect((await attest({ symbol: 'AAPLon', side: 'buy', notionalValue: '20000' })).body.code).toBe('ASSET_LIMITED');
+    const over = await attest({ symbol: 'AAPLon', side: 'buy', notionalValue: '20000' });
+    expect(over.status).toBe(400);
+    expect(over.body).toEqual({ code: 'MAX_LIMIT_REACHED', message: expect.stringContaining('limited'), documentation: `${TEST_BASE_URL}/docs/errors#max_limit_reached` });
     expect((await attest({ symbol: 'AAPLon', side: 'buy', notionalValue: '5000' })).status).toBe(200);
   });
 
@@ -239,7 +241,7 @@ describe('limits', () => {
     expect((await attest(valid)).status).toBe(200);
     const second = (await attest(valid)).body;
     const third = await attest(valid);
-    expect(third.status).toBe(403);
+    expect(third.status).toBe(400);
     expect(third.body.code).toBe('MAX_ATTESTATIONS');
     // Another user is not affected.
     expect((await attest(valid, api.keys.admin)).status).toBe(200);
@@ -260,7 +262,7 @@ describe('limits', () => {
     await setLimit('AAPLon', 'regular', 10, '1000');
     expect((await attest({ symbol: 'AAPLon', side: 'buy', notionalValue: '600' })).status).toBe(200);
     const over = await attest({ symbol: 'AAPLon', side: 'buy', notionalValue: '600' });
-    expect(over.body.code).toBe('MAX_LIMIT_REACHED');
+    expect([over.status, over.body.code]).toEqual([400, 'MAX_LIMIT_REACHED']);
     expect((await attest({ symbol: 'AAPLon', side: 'buy', notionalValue: '300' })).status).toBe(200);
   });
 
@@ -269,7 +271,7 @@ describe('limits', () => {
     const first = (await attest({ symbol: 'AAPLon', side: 'buy', notionalValue: '900' })).body;
     await api.db.query(`UPDATE attestations SET state = 'executed' WHERE attestation_id = $1`, [first.attestationId]);
     const over = await attest({ symbol: 'AAPLon', side: 'buy', notionalValue: '700' });
-    expect(over.body.code).toBe('SESSION_LIMIT_REACHED');
+    expect([over.status, over.body.code]).toEqual([400, 'SESSION_LIMIT_REACHED']);
     expect((await attest({ symbol: 'AAPLon', side: 'buy', notionalValue: '500' })).status).toBe(200);
   });
 
@@ -278,7 +280,8 @@ describe('limits', () => {
     api = await createTestApi({ attestationSettings: { offhoursGlobalExposure: new Decimal('1000'), offhoursAssetExposure: new Decimal('800') } });
     await api.tradeAt(SATURDAY_NOON);
     expect((await attest({ symbol: 'SPYon', side: 'buy', notionalValue: '700' })).status).toBe(200);
-    expect((await attest({ symbol: 'SPYon', side: 'buy', notionalValue: '200' }, api.keys.admin)).body.code).toBe('OFFHOURS_EXPOSURE_LIMIT_REACHED');
+    const over = await attest({ symbol: 'SPYon', side: 'buy', notionalValue: '200' }, api.keys.admin);
+    expect([over.status, over.body.code]).toEqual([400, 'OFFHOURS_EXPOSURE_LIMIT_REACHED']);
     // The asset cap (800) refuses more SPYon; the global cap (1000) refuses 350 more of anything.
     expect((await attest({ symbol: 'QQQon', side: 'buy', notionalValue: '350' }, api.keys.admin)).body.code).toBe('OFFHOURS_EXPOSURE_LIMIT_REACHED');
     expect((await attest({ symbol: 'QQQon', side: 'buy', notionalValue: '250' }, api.keys.admin)).status).toBe(200);

@@ -17,7 +17,8 @@ describe('errors', () => {
     const reference = await api.http.get('/docs/errors');
     expect(reference.status).toBe(200);
     expect(reference.type).toBe('text/html');
-    for (const code of ['invalid_symbol', 'missing_api_key', 'rate_limited', 'internal_error', 'asset_not_found']) {
+    // asset_limited is a reason (trading limits, asset statuses), not an error; its documentation URL has its entry too.
+    for (const code of ['invalid_symbol', 'missing_api_key', 'rate_limited', 'internal_error', 'asset_not_found', 'max_limit_reached', 'asset_limited']) {
       expect(reference.text).toContain(`id="${code}"`);
     }
   });

@@ -142,10 +142,10 @@ describe('partner keys by HTTP basic credentials (key id and secret)', () => {
     const ok = await api.http.get('/v1/tokenization/tokenized-assets').set('authorization', basic(partner.key.id, partner.secret));
     expect(ok.status).toBe(200);
     const wrongId = await api.http.get('/v1/tokenization/tokenized-assets').set('authorization', basic('key_000000000000', partner.secret));
-    expect([wrongId.status, wrongId.body.code]).toEqual([401, 'MISSING_API_KEY']);
+    expect([wrongId.status, wrongId.body.code]).toEqual([401, 'INVALID_API_KEY']);
     const admin = await createApiKey(api.db, { name: 'basic admin', scope: 'admin' });
     const notPartner = await api.http.get('/v1/tickers').set('authorization', basic(admin.key.id, admin.secret));
-    expect([notPartner.status, notPartner.body.code]).toEqual([401, 'MISSING_API_KEY']);
+    expect([notPartner.status, notPartner.body.code]).toEqual([401, 'INVALID_API_KEY']);
     expect(notPartner.body.message).toMatch(/x-api-key/);
   });
 });

@@ -24,22 +24,22 @@ const label = (route: RouteCase) => `${route.method.toUpperCase()} ${route.path}
 
 describe.each(ROUTES.map((route) => [label(route), route] as const))('%s', (_name, route) => {
   test.each([
-    ['no key', undefined],
-    ['an unknown key', 'isk_read_not-a-real-key'],
-    ['an empty key', ''],
-  ])('refuses %s with 401 MISSING_API_KEY', async (_case, key) => {
+    ['no key', undefined, 'MISSING_API_KEY'],
+    ['an empty key', '', 'MISSING_API_KEY'],
+    ['an unknown key', 'isk_read_not-a-real-key', 'INVALID_API_KEY'],
+  ])('refuses %s with 401 %s', async (_case, key, code) => {
     const response = await send(route, key);
     expect(response.status).toBe(401);
     expect(response.body).toEqual({
-      code: 'MISSING_API_KEY',
+      code,
       message: expect.any(String),
-      documentation: `${TEST_BASE_URL}/docs/errors#missing_api_key`,
+      documentation: `${TEST_BASE_URL}/docs/errors#${code.toLowerCase()}`,
     });
   });
 
-  test('refuses a revoked key', async () => {
+  test('refuses a revoked key with 401 INVALID_API_KEY', async () => {
     const response = await send(route, revoked);
-    expect(response.status).toBe(401);
+    expect([response.status, response.body.code]).toEqual([401, 'INVALID_API_KEY']);
   });
 
   if (route.scope === 'read') {

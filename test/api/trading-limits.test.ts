@@ -75,7 +75,7 @@ test.each([
 test('a limited asset stays open with smaller orders and says why', async () => {
   await api.http.post('/v1/status/assets/AAPLon/limit').set('x-api-key', api.keys.admin).send({ reason: 'volatility' });
   const body = (await limits('symbol=AAPLon&side=buy')).body;
-  expect(body).toMatchObject({ isAssetTradingOpen: true, maxNotionalValue: '10000', reason: { code: 'ASSET_LIMITED' } });
+  expect(body).toMatchObject({ isAssetTradingOpen: true, maxNotionalValue: '10000', reason: { code: 'ASSET_LIMITED', documentation: `${TEST_BASE_URL}/docs/errors#asset_limited` } });
   await api.db.query(`UPDATE session_limits SET max_active_notional_value = 100000 WHERE symbol = 'AAPLon'`);
   // The limited order size (10 000 by default) caps the headroom.
   expect((await limits('symbol=AAPLon&side=buy')).body.maxNotionalValue).toBe('10000');

@@ -108,7 +108,7 @@ it('answers an account already linked as it is, without calling the issuer again
 const issuerRefusals: [string, () => void, number, string][] = [
   ['an email the issuer does not know (404)', () => undefined, 404, 'ISSUER_CLIENT_NOT_FOUND'],
   ['a client the issuer already linked (409)', () => sandbox.issuer.behave(() => ({ status: 409, body: { code: 'ACCOUNT_ALREADY_LINKED', message: 'linked' } })), 409, 'CLIENT_ALREADY_LINKED'],
-  ['an issuer refusing the partner key (401)', () => sandbox.issuer.behave(() => ({ status: 401, body: { code: 'MISSING_API_KEY', message: 'Invalid API key' } })), 502, 'ISSUER_REFUSED'],
+  ['an issuer refusing the partner key (401)', () => sandbox.issuer.behave(() => ({ status: 401, body: { code: 'INVALID_API_KEY', message: 'Invalid API key' } })), 502, 'ISSUER_REFUSED'],
   ['a client id another account holds', () => sandbox.issuer.behave(() => ({ status: 201, body: { client_id: CLIENT_ID } })), 409, 'CLIENT_ALREADY_LINKED'],
   ['an issuer answering 2xx without a client id', () => sandbox.issuer.behave(() => ({ status: 200, body: { ok: true } })), 503, 'ISSUER_UNAVAILABLE'],
 ];

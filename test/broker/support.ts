@@ -65,7 +65,7 @@ export async function startFakeIssuer(partnerApiKey: string): Promise<FakeIssuer
   const clients = new Map<string, { clientId: string; linked: boolean }>();
   let behaviour: IssuerBehaviour = () => undefined;
   const documented = (call: RecordedCall): IssuerAnswer => {
-    if (call.headers['x-api-key'] !== partnerApiKey) return { status: 401, body: { code: 'MISSING_API_KEY', message: 'Invalid API key' } };
+    if (call.headers['x-api-key'] !== partnerApiKey) return { status: 401, body: { code: 'INVALID_API_KEY', message: 'Invalid API key' } };
     const body = JSON.parse(call.body) as Record<string, unknown>;
     if (call.path === ISSUANCE_PATH) {
       const id = String(body.tokenization_request_id);

@@ -33,7 +33,7 @@ const priceOf = (symbol: string) => (message: SseMessage) =>
 describe('refusals before the stream starts, as {code, message, documentation}', () => {
   test.each([
     ['/v1/stream/prices?symbols=AAPLon', {}, 401, 'MISSING_API_KEY'],
-    ['/v1/stream/prices?symbols=AAPLon', { 'x-api-key': 'not-a-key' }, 401, 'MISSING_API_KEY'],
+    ['/v1/stream/prices?symbols=AAPLon', { 'x-api-key': 'not-a-key' }, 401, 'INVALID_API_KEY'],
     ['/v1/stream/prices?symbols=AAPL', undefined, 400, 'INVALID_SYMBOL'],
     ['/v1/stream/prices?symbols=AAPLon,ZZZZon', undefined, 404, 'ASSET_NOT_FOUND'],
     ['/v1/assets/AAPL/prices/ohlc/stream?interval=1min', undefined, 400, 'INVALID_SYMBOL'],

@@ -22,7 +22,6 @@ export const PRICING_REFUSALS = [...TRADING_RESTRICTIONS, 'PRICE_UNAVAILABLE', '
 
 /** The limits an attestation is checked against (`refusedBy`). */
 export const LIMIT_REFUSALS = [
-  'ASSET_LIMITED',
   'MAX_ATTESTATIONS',
   'MAX_LIMIT_REACHED',
   'SESSION_LIMIT_REACHED',

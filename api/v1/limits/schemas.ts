@@ -43,8 +43,8 @@ export const sessionLimitSchema = component(
 );
 export type SessionLimit = z.infer<typeof sessionLimitSchema>;
 
-/** Why trading is restricted: the refusal an attestation would meet now. */
-export const TRADING_LIMIT_REASONS = [...TRADING_RESTRICTIONS, 'PRICE_UNAVAILABLE', ...LIMIT_REFUSALS] as const;
+/** Why trading is restricted: the refusal an attestation would meet now, or `ASSET_LIMITED` (it trades, with smaller orders). */
+export const TRADING_LIMIT_REASONS = [...TRADING_RESTRICTIONS, 'PRICE_UNAVAILABLE', ...LIMIT_REFUSALS, 'ASSET_LIMITED'] as const;
 export type TradingLimitReason = (typeof TRADING_LIMIT_REASONS)[number];
 
 export const tradingLimitsSchema = component(

@@ -5,7 +5,7 @@
  * Never cached.
  */
 import { z } from 'zod';
-import { headroom, limitMessage } from '../../../attestations/limits';
+import { ASSET_LIMITED_MESSAGE, headroom } from '../../../attestations/limits';
 import { pricingPolicy } from '../../../attestations/price-request';
 import { loadTradingStatus } from '../../../attestations/trading-status';
 import { sessionExposure, userUsage, type UserUsage } from '../../../db/queries/attestations';
@@ -56,8 +56,8 @@ export const tradingLimitsOperation = defineOperation({
     let reason: { code: TradingLimitReason; message: string } | undefined;
     if (status.restriction) reason = status.restriction;
     else if (!price) reason = { code: 'PRICE_UNAVAILABLE', message: `No current price for ${asset.symbol}` };
-    else if (room.exhausted) reason = { code: room.exhausted, message: limitMessage(room.exhausted) };
-    else if (status.limited) reason = { code: 'ASSET_LIMITED', message: limitMessage('ASSET_LIMITED') };
+    else if (room.exhausted) reason = room.exhausted;
+    else if (status.limited) reason = { code: 'ASSET_LIMITED', message: ASSET_LIMITED_MESSAGE };
     const open = !status.restriction && price !== undefined && room.exhausted === undefined;
 
     ctx.set('Cache-Control', 'no-store');

@@ -73,7 +73,7 @@ export const limitAssetOperation = defineOperation({
   path: '/v1/status/assets/{symbol}/limit',
   operationId: 'limitAsset',
   summary: 'Limit an asset to smaller orders',
-  description: 'An operator limit starting now: attestation requests over the reduced maximum order size are refused with `ASSET_LIMITED` until it is lifted or `end` passes.',
+  description: 'An operator limit starting now: attestation requests over the reduced maximum order size are refused with `MAX_LIMIT_REACHED` (400) until it is lifted or `end` passes.',
   access: 'admin',
   params: symbolParams,
   body: controlBody,
