@@ -75,7 +75,7 @@ export const SOFT_QUOTE_FIELD_CODES: Partial<Record<keyof SoftQuoteRequest, Erro
   tokenAmount: 'INVALID_TOKEN_AMOUNT',
   notionalValue: 'INVALID_NOTIONAL_VALUE',
   duration: 'INVALID_DURATION',
-  chainId: 'INVALID_CHAIN_ID',
+  chainId: 'INVALID_GM_CHAIN',
 };
 export const REQUEST_FIELD_CODES: Partial<Record<keyof AttestationRequest, ErrorCode>> = { ...SOFT_QUOTE_FIELD_CODES, userAddress: 'INVALID_USER_ADDRESS' };
 

@@ -8,6 +8,7 @@ import type { ParameterizedContext } from 'koa';
 import type { z } from 'zod';
 import type { ErrorCode } from '../../domain/error-codes';
 import type { ApiState } from '../framework/state';
+import { codesOfField } from '../framework/validation';
 import type { ApiServices } from '../services';
 
 export type HttpMethod = 'get' | 'post' | 'put' | 'delete';
@@ -128,7 +129,7 @@ const KEYED_ERRORS: readonly ErrorCode[] = ['MISSING_API_KEY', 'INVALID_API_KEY'
 /** Every code an operation can answer with: its own, its scope's, its fields', its body's and parameters', and the shared ones. */
 export function errorCodesOf(operation: Operation): ErrorCode[] {
   const codes = new Set<ErrorCode>();
-  for (const code of Object.values(operation.fieldCodes ?? {})) if (code) codes.add(code);
+  for (const code of Object.values(operation.fieldCodes ?? {})) if (code) codesOfField(code).forEach((each) => codes.add(each));
   [...operation.errors, ...SCOPE_ERRORS[operation.access]].forEach((code) => codes.add(code));
   if (operation.body) BODY_ERRORS.forEach((code) => codes.add(code));
   if (operation.params || operation.query) codes.add('INVALID_PARAMETER');

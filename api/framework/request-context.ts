@@ -39,7 +39,7 @@ export function requestContext(options: { logger: Logger; baseUrl: string; trust
     try {
       await next();
       if (ctx.status === 404 && ctx.body === undefined) {
-        throw new ApiError('NOT_FOUND', `No route for ${ctx.method} ${ctx.path}`);
+        throw new ApiError('RESOURCE_NOT_FOUND', `No route for ${ctx.method} ${ctx.path}`);
       }
     } catch (error) {
       if (error instanceof ClientAborted) {

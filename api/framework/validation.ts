@@ -6,6 +6,7 @@
  * fail as a server error.
  */
 import type { z } from 'zod';
+import { isChain } from '../../domain/chains';
 import type { ErrorCode } from '../../domain/error-codes';
 import { issueMessage, unstorableText } from '../../domain/input-text';
 import { ApiError } from '../../domain/errors';
@@ -21,6 +22,32 @@ function refuseUnstorableText(input: unknown, codes: Partial<Record<string, Erro
   if (!found) return;
   const field = found.path.length > 0 ? found.path.join('.') : 'body';
   throw new ApiError(codes[String(found.path[0] ?? '')] ?? fallback, `${what} ${field}: ${found.problem}`);
+}
+
+/** The code a field's absence answers with, where the reference issuer names one beside the field's own code. */
+const WHEN_MISSING: Partial<Record<ErrorCode, ErrorCode>> = { INVALID_SYMBOL: 'MISSING_SYMBOL', INVALID_SIDE: 'MISSING_SIDE', INVALID_GM_CHAIN: 'MISSING_CHAIN_ID' };
+
+/**
+ * A refused field as an error: its own code, unless the field was left out (MISSING_SYMBOL, MISSING_SIDE,
+ * MISSING_CHAIN_ID, saying it is required) or names a chain we know that this operation does not take
+ * (UNSUPPORTED_GM_CHAIN, e.g. `solana-900` for a wallet, which only EVM chains have).
+ */
+function fieldRefusal(code: ErrorCode, field: string, value: unknown, what: string, message: string): ApiError {
+  const missing = WHEN_MISSING[code];
+  if (value === undefined && missing) return new ApiError(missing, `${what} ${field} is required`);
+  if (code === 'INVALID_GM_CHAIN' && typeof value === 'string' && isChain(value)) return new ApiError('UNSUPPORTED_GM_CHAIN', message);
+  return new ApiError(code, message);
+}
+
+/** Every code a field declared with `code` can answer with (the operation's document lists them). */
+export function codesOfField(code: ErrorCode): ErrorCode[] {
+  const missing = WHEN_MISSING[code];
+  return [code, ...(missing ? [missing] : []), ...(code === 'INVALID_GM_CHAIN' ? (['UNSUPPORTED_GM_CHAIN'] as const) : [])];
+}
+
+/** The value `input` holds under `field`, if it is an object. */
+function valueOf(input: unknown, field: string): unknown {
+  return typeof input === 'object' && input !== null ? (input as Record<string, unknown>)[field] : undefined;
 }
 
 /** The code a custom issue names for itself (`params.errorCode`), if any. */
@@ -42,7 +69,9 @@ export function parseQuery<T extends z.ZodType>(
   if (parsed.success) return parsed.data;
   const issue = parsed.error.issues[0]!;
   const field = String(issue.path[0] ?? '');
-  throw new ApiError(codes[field] ?? 'INVALID_PARAMETER', `Invalid query parameter ${describeIssue(issue)}`);
+  const code = codes[field];
+  const message = `Invalid query parameter ${describeIssue(issue)}`;
+  throw code ? fieldRefusal(code, field, valueOf(query, field), 'Query parameter', message) : new ApiError('INVALID_PARAMETER', message);
 }
 
 /**
@@ -59,7 +88,8 @@ export function parseParams<T extends z.ZodType>(
   if (parsed.success) return parsed.data;
   const issue = parsed.error.issues[0]!;
   const field = String(issue.path[0] ?? '');
-  throw new ApiError(codes[field] ?? 'INVALID_PARAMETER', codes[field] ? issueMessage(issue) : `Invalid path parameter ${describeIssue(issue)}`);
+  const code = codes[field];
+  throw code ? fieldRefusal(code, field, valueOf(params, field), 'Path parameter', issueMessage(issue)) : new ApiError('INVALID_PARAMETER', `Invalid path parameter ${describeIssue(issue)}`);
 }
 
 /**
@@ -79,5 +109,7 @@ export function parseBody<T extends z.ZodType>(schema: T, body: unknown, codes: 
     throw new ApiError('INVALID_REQUEST_BODY', `Invalid request body: unknown field ${issue.keys.join(', ')}`);
   }
   const field = String(issue.path[0] ?? '');
-  throw new ApiError(ownCode(issue) ?? codes[field] ?? 'INVALID_REQUEST_BODY', `Invalid request body: ${describeIssue(issue)}`);
+  const code = ownCode(issue) ?? codes[field];
+  const message = `Invalid request body: ${describeIssue(issue)}`;
+  throw code ? fieldRefusal(code, field, valueOf(body, field), 'Invalid request body:', message) : new ApiError('INVALID_REQUEST_BODY', message);
 }

@@ -211,8 +211,8 @@ describe('GET /v1/assets/{symbol}/prices/ohlc', () => {
     ['range=1day', 'INVALID_INTERVAL'],
     ['interval=1min&range=2day', 'INVALID_RANGE'],
     ['interval=1min', 'INVALID_RANGE'],
-    ['interval=1min&range=1year', 'INVALID_INTERVAL_RANGE'],
-    ['interval=1day&range=1day', 'INVALID_INTERVAL_RANGE'],
+    ['interval=1min&range=1year', 'INVALID_INTERVAL_RANGE_PAIR'],
+    ['interval=1day&range=1day', 'INVALID_INTERVAL_RANGE_PAIR'],
   ])('refuses %s with %s', async (query, code) => {
     const response = await get(`/v1/assets/AAPLon/prices/ohlc?${query}`);
     expect(response.status).toBe(400);

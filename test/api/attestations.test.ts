@@ -39,10 +39,10 @@ const valid = { symbol: 'AAPLon', side: 'buy', tokenAmount: '1.5' };
 
 describe('request validation', () => {
   test.each([
-    [{}, 'INVALID_SYMBOL', 'symbol'],
+    [{}, 'MISSING_SYMBOL', 'symbol'],
     [{ ...valid, symbol: 'AAPL' }, 'INVALID_SYMBOL', 'Symbol'],
     [{ ...valid, symbol: 5 }, 'INVALID_SYMBOL', 'symbol'],
-    [{ symbol: 'AAPLon', tokenAmount: '1' }, 'INVALID_SIDE', 'side'],
+    [{ symbol: 'AAPLon', tokenAmount: '1' }, 'MISSING_SIDE', 'side'],
     [{ ...valid, side: 'hold' }, 'INVALID_SIDE', 'side'],
     [{ ...valid, tokenAmount: 1.5 }, 'INVALID_TOKEN_AMOUNT', 'tokenAmount'],
     [{ ...valid, tokenAmount: '-1' }, 'INVALID_TOKEN_AMOUNT', 'tokenAmount'],
@@ -54,10 +54,11 @@ describe('request validation', () => {
     [{ symbol: 'AAPLon', side: 'buy', notionalValue: 100 }, 'INVALID_NOTIONAL_VALUE', 'notionalValue'],
     [{ symbol: 'AAPLon', side: 'buy', notionalValue: '-5' }, 'INVALID_NOTIONAL_VALUE', 'notionalValue'],
     [{ ...valid, notionalValue: '100' }, 'INVALID_AMOUNT', 'not both'],
-    [{ symbol: 'AAPLon', side: 'buy' }, 'INVALID_AMOUNT', 'required'],
+    [{ symbol: 'AAPLon', side: 'buy' }, 'MISSING_TOKEN_OR_NOTIONAL', 'required'],
+    [{ side: 'buy', tokenAmount: '1' }, 'MISSING_SYMBOL', 'symbol'],
     [{ ...valid, duration: 'medium' }, 'INVALID_DURATION', 'duration'],
-    [{ ...valid, chainId: 'polygon-137' }, 'INVALID_CHAIN_ID', 'chainId'],
-    [{ ...valid, chainId: 1 }, 'INVALID_CHAIN_ID', 'chainId'],
+    [{ ...valid, chainId: 'polygon-137' }, 'INVALID_GM_CHAIN', 'chainId'],
+    [{ ...valid, chainId: 1 }, 'INVALID_GM_CHAIN', 'chainId'],
     [{ ...valid, chainId: 'solana-900' }, 'MISSING_USER_ADDRESS', 'userAddress'],
     [{ ...valid, chainId: 'solana-900', userAddress: 'not-base58!' }, 'INVALID_USER_ADDRESS', 'userAddress'],
     [{ ...valid, chainId: 'solana-900', userAddress: '3yZe7d' }, 'INVALID_USER_ADDRESS', 'userAddress'],

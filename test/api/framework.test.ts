@@ -23,10 +23,10 @@ describe('errors', () => {
     }
   });
 
-  test('an unknown route is 404 NOT_FOUND in the error shape', async () => {
+  test('an unknown route is 404 RESOURCE_NOT_FOUND in the error shape', async () => {
     const response = await api.http.get('/v1/nothing/here').set('x-api-key', api.keys.admin);
     expect(response.status).toBe(404);
-    expect(response.body).toEqual({ code: 'NOT_FOUND', message: expect.any(String), documentation: `${TEST_BASE_URL}/docs/errors#not_found` });
+    expect(response.body).toEqual({ code: 'RESOURCE_NOT_FOUND', message: expect.any(String), documentation: `${TEST_BASE_URL}/docs/errors#resource_not_found` });
   });
 
   test('a known route with the wrong method is 405', async () => {

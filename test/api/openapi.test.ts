@@ -67,7 +67,7 @@ test('every operation is in the document once, with security, and every error co
   expect(new Set(operations.map((operation) => operation.operationId)).size).toBe(operations.length);
   const named = new Set<ErrorCode>(operations.flatMap(errorCodesOf));
   // The router's own answers to a path or method no operation has.
-  named.add('NOT_FOUND');
+  named.add('RESOURCE_NOT_FOUND');
   named.add('METHOD_NOT_ALLOWED');
   expect(Object.keys(ERROR_CODES).filter((code) => !named.has(code as ErrorCode))).toEqual([]);
   for (const operation of operations) {

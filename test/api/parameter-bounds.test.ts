@@ -195,7 +195,7 @@ describe('every API parameter: a control character or an over-long value is a 40
       expect([item.name, response.status >= 400 && response.status < 500]).toEqual([item.name, true]);
     } else {
       expect([item.name, response.status]).toEqual([item.name, 400]);
-      // Named in the message, or by the code the operation gives the parameter (INVALID_SYMBOL, INVALID_CHAIN_ID, …).
+      // Named in the message, or by the code the operation gives the parameter (INVALID_SYMBOL, INVALID_GM_CHAIN, …).
       if (response.body.code === 'INVALID_PARAMETER') expect(response.body.message).toContain(item.parameter);
     }
     expect(response.body).toEqual(DOCUMENTED);

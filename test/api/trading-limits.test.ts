@@ -87,8 +87,8 @@ test('a read-only key sees the headroom of a user with nothing outstanding', asy
 });
 
 test.each([
-  ['side=buy', 400, 'INVALID_SYMBOL'],
-  ['symbol=AAPLon', 400, 'INVALID_SIDE'],
+  ['side=buy', 400, 'MISSING_SYMBOL'],
+  ['symbol=AAPLon', 400, 'MISSING_SIDE'],
   ['symbol=AAPLon&side=hold', 400, 'INVALID_SIDE'],
   ['symbol=xx&side=buy', 400, 'INVALID_SYMBOL'],
   ['symbol=ZZZon&side=buy', 404, 'ASSET_NOT_FOUND'],

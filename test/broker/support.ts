@@ -80,7 +80,7 @@ export async function startFakeIssuer(partnerApiKey: string): Promise<FakeIssuer
       client.linked = true;
       return { status: 201, body: { client_id: client.clientId } };
     }
-    return { status: 404, body: { code: 'NOT_FOUND', message: 'no route' } };
+    return { status: 404, body: { code: 'RESOURCE_NOT_FOUND', message: 'no route' } };
   };
   const server = createServer((req, res) => {
     const chunks: Buffer[] = [];

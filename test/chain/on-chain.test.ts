@@ -116,8 +116,9 @@ describe('wallet registration', () => {
     const cases: Array<[string, object, number, string]> = [
       [account.id, { chainId: 'ethereum-1', address: '0x1234' }, 400, 'INVALID_WALLET_ADDRESS'],
       [account.id, { chainId: 'ethereum-1', address: 'not an address' }, 400, 'INVALID_WALLET_ADDRESS'],
-      [account.id, { chainId: 'polygon-137', address }, 400, 'INVALID_CHAIN_ID'],
-      [account.id, { chainId: 'solana-900', address }, 400, 'INVALID_CHAIN_ID'],
+      [account.id, { chainId: 'polygon-137', address }, 400, 'INVALID_GM_CHAIN'],
+      [account.id, { chainId: 'solana-900', address }, 400, 'UNSUPPORTED_GM_CHAIN'],
+      [account.id, { address }, 400, 'MISSING_CHAIN_ID'],
       [account.id, { chainId: 'bsc-56', address }, 503, 'CHAIN_UNAVAILABLE'],
       [account.id, { chainId: 'ethereum-1', address, extra: 1 }, 400, 'INVALID_REQUEST_BODY'],
       ['acct_missing', { chainId: 'ethereum-1', address }, 404, 'ACCOUNT_NOT_FOUND'],

@@ -16,7 +16,7 @@ export const walletBody = z.strictObject({
   address: walletAddress.describe('The wallet, a 0x-prefixed 20-byte hex address.'),
 });
 
-export const WALLET_FIELD_CODES: Partial<Record<string, ErrorCode>> = { chainId: 'INVALID_CHAIN_ID', address: 'INVALID_WALLET_ADDRESS' };
+export const WALLET_FIELD_CODES: Partial<Record<string, ErrorCode>> = { chainId: 'INVALID_GM_CHAIN', address: 'INVALID_WALLET_ADDRESS' };
 
 export function walletView(wallet: WalletRecord): Wallet {
   return {

@@ -34,12 +34,12 @@ export const ohlcOperation = defineOperation({
   query: ohlcQuery,
   fieldCodes: { ...SYMBOL_PARAM_CODES, interval: 'INVALID_INTERVAL', range: 'INVALID_RANGE' },
   answers: { 200: { description: 'Candles oldest first, for the token (`primaryMarket`) and its underlying.', schema: ohlcSchema } },
-  errors: ['INVALID_INTERVAL_RANGE', 'ASSET_NOT_FOUND'],
+  errors: ['INVALID_INTERVAL_RANGE_PAIR', 'ASSET_NOT_FOUND'],
   handler: (services) => async (ctx, { params, query: { interval, range } }) => {
     const asset = await services.assets.resolve(params.symbol);
     if (!VALID_PAIRS.some((pair) => pair.interval === interval && pair.range === range)) {
       const valid = VALID_PAIRS.map((pair) => `${pair.interval}/${pair.range}`).join(', ');
-      throw new ApiError('INVALID_INTERVAL_RANGE', `interval ${interval} with range ${range} is not supported; valid pairs: ${valid}`);
+      throw new ApiError('INVALID_INTERVAL_RANGE_PAIR', `interval ${interval} with range ${range} is not supported; valid pairs: ${valid}`);
     }
     const key = `ohlc:${asset.symbol}:${interval}:${range}`;
     await respondCached(ctx, services, { tag: 'candles', key, ttlMs: CACHE_MS[interval] }, async (): Promise<Ohlc> => {

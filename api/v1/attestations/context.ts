@@ -40,10 +40,11 @@ export function callerOf(ctx: Context & { state: ApiState }): { accountId: strin
   return { accountId: key.accountId, userId: key.userId };
 }
 
-/** Refuses a quote request (already parsed) without exactly one amount. */
+/** Refuses a quote request (already parsed) without exactly one amount: none is MISSING_TOKEN_OR_NOTIONAL, both INVALID_AMOUNT. */
 export function requireOneAmount(request: SoftQuoteRequest): void {
   const problem = amountProblem(request);
-  if (problem) throw new ApiError('INVALID_AMOUNT', `Invalid request body: ${problem}`);
+  const none = request.tokenAmount === undefined && request.notionalValue === undefined;
+  if (problem) throw new ApiError(none ? 'MISSING_TOKEN_OR_NOTIONAL' : 'INVALID_AMOUNT', `Invalid request body: ${problem}`);
 }
 
 /** Runs attestation logic, turning its refusals into API errors. */

@@ -35,7 +35,7 @@ export const createAttestationOperation = defineOperation({
   errors: [
     'ATTESTATIONS_UNAVAILABLE',
     'INVALID_IDEMPOTENCY_KEY',
-    'INVALID_AMOUNT',
+    'INVALID_AMOUNT', 'MISSING_TOKEN_OR_NOTIONAL',
     'MISSING_USER_ADDRESS',
     'ASSET_NOT_FOUND',
     'IDEMPOTENCY_KEY_REUSED',

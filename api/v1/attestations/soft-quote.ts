@@ -18,7 +18,7 @@ export const softQuoteOperation = defineOperation({
   body: softQuoteRequest,
   fieldCodes: SOFT_QUOTE_FIELD_CODES,
   answers: { 200: { description: 'The priced quote.', schema: softQuoteSchema } },
-  errors: ['ATTESTATIONS_UNAVAILABLE', 'INVALID_AMOUNT', 'ASSET_NOT_FOUND', ...PRICING_REFUSALS],
+  errors: ['ATTESTATIONS_UNAVAILABLE', 'INVALID_AMOUNT', 'MISSING_TOKEN_OR_NOTIONAL', 'ASSET_NOT_FOUND', ...PRICING_REFUSALS],
   handler: (services) => async (ctx, { body: request }) => {
     const { settings } = requireAttestations(services);
     requireOneAmount(request);

@@ -17,4 +17,4 @@ export function streamDescription(events: string): string {
  * The codes a stream can refuse with before it opens: no streams served by this process (404), a malformed or
  * unknown symbol. Too many open streams for the key is `RATE_LIMITED`, which every keyed operation has.
  */
-export const STREAM_ERRORS = ['NOT_FOUND', 'INVALID_SYMBOL', 'ASSET_NOT_FOUND'] as const satisfies readonly ErrorCode[];
+export const STREAM_ERRORS = ['RESOURCE_NOT_FOUND', 'INVALID_SYMBOL', 'ASSET_NOT_FOUND'] as const satisfies readonly ErrorCode[];

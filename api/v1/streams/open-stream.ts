@@ -14,7 +14,7 @@ import type { ApiServices } from '../../services';
 
 /** The fan-out of this process; routes answer 404 where the process serves no streams. */
 export function marketStreams(services: ApiServices): MarketStreams {
-  if (!services.streams) throw new ApiError('NOT_FOUND', 'Live streams are not served by this process');
+  if (!services.streams) throw new ApiError('RESOURCE_NOT_FOUND', 'Live streams are not served by this process');
   return services.streams;
 }
 

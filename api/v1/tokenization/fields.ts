@@ -62,7 +62,7 @@ export const connectBody = z.strictObject({
 export const clientParams = z.object({ clientId: parameterText(100).min(1) });
 export const clientWalletParams = clientParams.extend({ chainId: evmChain, address: walletAddress });
 export const clientWalletBody = z.strictObject({ chainId: evmChain, address: walletAddress });
-export const CLIENT_WALLET_FIELD_CODES: Partial<Record<string, ErrorCode>> = { chainId: 'INVALID_CHAIN_ID', address: 'INVALID_WALLET_ADDRESS' };
+export const CLIENT_WALLET_FIELD_CODES: Partial<Record<string, ErrorCode>> = { chainId: 'INVALID_GM_CHAIN', address: 'INVALID_WALLET_ADDRESS' };
 
 export const clientBody = z.strictObject({
   email: z.email({ error: 'must be an email address' }).max(254),

@@ -36,7 +36,7 @@ export const listRequestsOperation = defineOperation({
   description: 'Newest first, filtered by `status`, `type`, `clientId` and `chainId`; a page of `limit` requests and the `nextCursor` of the next.',
   access: 'admin',
   query: listQuery,
-  fieldCodes: { chainId: 'INVALID_CHAIN_ID' },
+  fieldCodes: { chainId: 'INVALID_GM_CHAIN' },
   answers: { 200: { description: 'One page of requests.', schema: partnerRequestPageSchema } },
   errors: [],
   handler: (services) => async (ctx, { query }) => {
