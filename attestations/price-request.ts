@@ -39,6 +39,9 @@ export interface PricingContext {
   maxPriceAgeMs: number;
 }
 
+/** Why a redeem-only asset refuses a buy (and its trading limits say so for `side=buy`). */
+export const REDEEM_ONLY_MESSAGE = (symbol: string): string => `${symbol} is redeem-only for now: it can be sold, not bought`;
+
 /** The asset's pricing policy from its quote context, if it has one. */
 export function pricingPolicy(context: QuoteContextRecord): PricingPolicy | undefined {
   const { shortSpreadBps, longSpreadBps, shortTtlSeconds, longTtlSeconds } = context;
@@ -61,6 +64,7 @@ export function priceFromContext(
 ): PricedRequest {
   const { now } = context;
   if (status.restriction) throw new AttestationRefused(status.restriction.code, status.restriction.message);
+  if (status.redeemOnly && request.side === 'buy') throw new AttestationRefused('ASSET_REDEEM_ONLY', REDEEM_ONLY_MESSAGE(asset.symbol));
   if (quote.tokenPrice === null || quote.priceObservedAt === null || now - quote.priceObservedAt > context.maxPriceAgeMs) {
     throw new AttestationRefused('PRICE_UNAVAILABLE', `No current price for ${asset.symbol}; retry shortly`);
   }

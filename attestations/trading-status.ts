@@ -26,6 +26,8 @@ export interface TradingStatus {
   restriction?: Restriction;
   /** An ASSET_LIMITED event is active: orders are capped at the limited order size. */
   limited: boolean;
+  /** An ASSET_REDEEM_ONLY event is active: sells only, buys refused. */
+  redeemOnly: boolean;
 }
 
 /** The trading status an asset's quote context implies in the session `interval`. */
@@ -53,6 +55,7 @@ export function statusFromContext(asset: AssetRecord, interval: SessionInterval,
     sessionLimit,
     restriction,
     limited: context.activeEvents.some((event) => event.code === 'ASSET_LIMITED'),
+    redeemOnly: context.activeEvents.some((event) => event.code === 'ASSET_REDEEM_ONLY'),
   };
 }
 

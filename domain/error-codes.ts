@@ -57,6 +57,7 @@ export const ERROR_CODES = {
   MARKET_CLOSED: { status: 403, description: 'No session in which the asset trades is running.' },
   MARKET_PAUSED: { status: 403, description: 'An operator paused the whole market.' },
   ASSET_PAUSED: { status: 403, description: 'Trading of the asset is paused.' },
+  ASSET_REDEEM_ONLY: { status: 403, description: 'The asset is redeem-only for now (an operator event): it can be sold (redeemed), not bought (minted).' },
   ASSET_CLOSED_FOR_SESSION: { status: 403, description: 'The asset does not trade in the current session.' },
   RESERVES_SHORT: {
     status: 403,

@@ -46,7 +46,7 @@ ${actionForm({
   action: 'event-create',
   csrf,
   confirm: 'Schedule this event?',
-  body: html`<input name="symbol" required placeholder="symbol" aria-label="Symbol"><select name="code" aria-label="Control"><option>ASSET_PAUSED</option><option>ASSET_LIMITED</option></select><select name="eventReason" aria-label="Event">${EVENT_REASONS.map((reason) => html`<option>${reason}</option>`)}</select><input name="start" required placeholder="start (ISO time)" aria-label="Start"><input name="end" required placeholder="end (ISO time)" aria-label="End"><label><input type="checkbox" name="updateSharesMultiplier" value="1"> changes the multiplier</label><input name="reason" placeholder="why (audit)" aria-label="Reason"><button>Schedule</button>`,
+  body: html`<input name="symbol" required placeholder="symbol" aria-label="Symbol"><select name="code" aria-label="Control"><option>ASSET_PAUSED</option><option>ASSET_LIMITED</option><option>ASSET_REDEEM_ONLY</option></select><select name="eventReason" aria-label="Event">${EVENT_REASONS.map((reason) => html`<option>${reason}</option>`)}</select><input name="start" required placeholder="start (ISO time)" aria-label="Start"><input name="end" required placeholder="end (ISO time)" aria-label="End"><label><input type="checkbox" name="updateSharesMultiplier" value="1"> changes the multiplier</label><input name="reason" placeholder="why (audit)" aria-label="Reason"><button>Schedule</button>`,
 })}
 <h2>Session limits</h2>
 ${table(

@@ -2,6 +2,7 @@
 import type { AttestationState } from '../../domain/attestation-state';
 import type { PoolClient } from 'pg';
 import type { Queryable } from '../pool';
+import type { AssetStatusCode } from './operator-controls';
 import { inOneRoundTrip, sqlLiteral, type PreparedStatement, type SqlValue, type Statement } from '../round-trip';
 
 export interface NewAttestation {
@@ -303,7 +304,7 @@ export interface QuoteContextRecord {
   marketPaused: boolean;
   marketPauseReason: string | null;
   /** Codes and reasons of the asset's status events active at `now`. */
-  activeEvents: { code: 'ASSET_PAUSED' | 'ASSET_LIMITED'; reason: string }[];
+  activeEvents: { code: AssetStatusCode; reason: string }[];
   tradable: boolean | null;
   maxAttestationCount: number | null;
   maxActiveNotionalValue: string | null;

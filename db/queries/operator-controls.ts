@@ -8,7 +8,9 @@ export interface MarketStateRecord {
   updatedAt: Date;
 }
 
-export type AssetStatusCode = 'ASSET_PAUSED' | 'ASSET_LIMITED';
+/** What an asset status event does while active: no orders, smaller orders, or sells only. */
+export const ASSET_STATUS_CODES = ['ASSET_PAUSED', 'ASSET_LIMITED', 'ASSET_REDEEM_ONLY'] as const;
+export type AssetStatusCode = (typeof ASSET_STATUS_CODES)[number];
 
 export interface AssetStatusEventRecord {
   eventId: string;

@@ -228,6 +228,21 @@ describe('refusals before anything is counted', () => {
     expect((await attest({ symbol: 'AAPLon', side: 'buy', notionalValue: '5000' })).status).toBe(200);
   });
 
+  test('a redeem-only asset (an operator event) is sold, not bought: a buy is 403 ASSET_REDEEM_ONLY, quoted or attested, and its buy limits are closed', async () => {
+    const event = { symbol: 'AAPLon', code: 'ASSET_REDEEM_ONLY', reason: 'merger', start: MONDAY_10AM - 60_000, end: MONDAY_10AM + 3_600_000 };
+    expect((await api.http.post('/v1/status/assets/events').set('x-api-key', api.keys.admin).send(event)).status).toBe(201);
+    for (const refused of [await attest(valid), await soft(valid)]) {
+      expect(refused.status).toBe(403);
+      expect(refused.body).toEqual({ code: 'ASSET_REDEEM_ONLY', message: expect.stringContaining('redeem-only'), documentation: `${TEST_BASE_URL}/docs/errors#asset_redeem_only` });
+    }
+    expect(await count()).toBe(0);
+    expect((await attest({ ...valid, side: 'sell' })).status).toBe(200);
+    expect((await attest({ ...valid, symbol: 'MSFTon' })).status).toBe(200);
+    const limits = (side: string) => api.http.get(`/v1/limits/trading?symbol=AAPLon&side=${side}`).set('x-api-key', api.keys.write);
+    expect((await limits('buy')).body).toMatchObject({ isAssetTradingOpen: false, maxNotionalValue: '0', reason: { code: 'ASSET_REDEEM_ONLY' } });
+    expect((await limits('sell')).body).toMatchObject({ isAssetTradingOpen: true });
+  });
+
   test('a stale price is not quoted (503 PRICE_UNAVAILABLE)', async () => {
     api.setNow(MONDAY_10AM + 60_000);
     const response = await attest(valid);

@@ -44,7 +44,7 @@ export const sessionLimitSchema = component(
 export type SessionLimit = z.infer<typeof sessionLimitSchema>;
 
 /** Why trading is restricted: the refusal an attestation would meet now, or `ASSET_LIMITED` (it trades, with smaller orders). */
-export const TRADING_LIMIT_REASONS = [...TRADING_RESTRICTIONS, 'PRICE_UNAVAILABLE', ...LIMIT_REFUSALS, 'ASSET_LIMITED'] as const;
+export const TRADING_LIMIT_REASONS = [...TRADING_RESTRICTIONS, 'ASSET_REDEEM_ONLY', 'PRICE_UNAVAILABLE', ...LIMIT_REFUSALS, 'ASSET_LIMITED'] as const;
 export type TradingLimitReason = (typeof TRADING_LIMIT_REASONS)[number];
 
 export const tradingLimitsSchema = component(

@@ -6,7 +6,7 @@
  */
 import { z } from 'zod';
 import { ASSET_LIMITED_MESSAGE, headroom } from '../../../attestations/limits';
-import { pricingPolicy } from '../../../attestations/price-request';
+import { pricingPolicy, REDEEM_ONLY_MESSAGE } from '../../../attestations/price-request';
 import { loadTradingStatus } from '../../../attestations/trading-status';
 import { sessionExposure, userUsage, type UserUsage } from '../../../db/queries/attestations';
 import { Decimal, formatDecimal, Rounding } from '../../../domain/money';
@@ -54,11 +54,13 @@ export const tradingLimitsOperation = defineOperation({
     const price = fresh ? quotePrice(new Decimal(context.tokenPrice!), query.side, 'short', policy) : undefined;
 
     let reason: { code: TradingLimitReason; message: string } | undefined;
+    const redeemOnly = status.redeemOnly && query.side === 'buy';
     if (status.restriction) reason = status.restriction;
+    else if (redeemOnly) reason = { code: 'ASSET_REDEEM_ONLY', message: REDEEM_ONLY_MESSAGE(asset.symbol) };
     else if (!price) reason = { code: 'PRICE_UNAVAILABLE', message: `No current price for ${asset.symbol}` };
     else if (room.exhausted) reason = room.exhausted;
     else if (status.limited) reason = { code: 'ASSET_LIMITED', message: ASSET_LIMITED_MESSAGE };
-    const open = !status.restriction && price !== undefined && room.exhausted === undefined;
+    const open = !status.restriction && !redeemOnly && price !== undefined && room.exhausted === undefined;
 
     ctx.set('Cache-Control', 'no-store');
     ctx.body = {

@@ -3,7 +3,7 @@
  * split or maintenance.
  */
 import { z } from 'zod';
-import { insertAssetEvent } from '../../../db/queries/operator-controls';
+import { ASSET_STATUS_CODES, insertAssetEvent } from '../../../db/queries/operator-controls';
 import { defineOperation } from '../../contract/operation';
 import { ApiError } from '../../../domain/errors';
 import { assetStatusView } from './asset-statuses';
@@ -14,7 +14,7 @@ export const EVENT_REASONS = ['cash_dividend', 'stock_split', 'reverse_split', '
 const eventBody = z
   .strictObject({
     symbol: z.string().describe('The token.'),
-    code: z.enum(['ASSET_PAUSED', 'ASSET_LIMITED']).describe('Paused (no orders) or limited (smaller orders) during the window.'),
+    code: z.enum(ASSET_STATUS_CODES).describe('Paused (no orders), limited (smaller orders) or redeem-only (sells only) during the window.'),
     reason: z.enum(EVENT_REASONS),
     start: z.number().int().positive().describe('Epoch ms.'),
     end: z.number().int().positive().describe('Epoch ms; after `start` and in the future.'),
@@ -27,7 +27,7 @@ export const createScheduledEventOperation = defineOperation({
   path: '/v1/status/assets/events',
   operationId: 'scheduleAssetStatusEvent',
   summary: 'Schedule an asset status window',
-  description: 'A pause or limit of one asset between `start` and `end`, for a cash dividend, a stock split, maintenance and the like.',
+  description: 'A pause, limit or redeem-only window of one asset between `start` and `end`, for a cash dividend, a stock split, maintenance and the like.',
   access: 'admin',
   body: eventBody,
   answers: { 201: { description: 'The scheduled event (`upcoming` until `start`).', schema: assetStatusSchema } },

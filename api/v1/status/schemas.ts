@@ -3,6 +3,7 @@ import { z } from 'zod';
 import type { Session } from '../../../domain/calendar';
 import { epochMs } from '../../../domain/json-formats';
 import { component } from '../../contract/components';
+import { ASSET_STATUS_CODES } from '../../../db/queries/operator-controls';
 
 const SESSION_NAMES = ['premarket', 'regular', 'postmarket', 'overnight', 'offhours'] as const satisfies readonly Session[];
 
@@ -30,7 +31,7 @@ export const assetStatusSchema = component(
     status: z.enum(['active', 'upcoming']).describe('`active` once it started, `upcoming` before.'),
     type: z.enum(['scheduled', 'unscheduled']).describe('`scheduled`: a window such as a dividend or split; `unscheduled`: an operator pause or limit.'),
     reason: z.object({
-      code: z.enum(['ASSET_PAUSED', 'ASSET_LIMITED']).describe('The error code orders for the asset meet while the event is active.'),
+      code: z.enum(ASSET_STATUS_CODES).describe('The error code orders for the asset meet while the event is active (`ASSET_LIMITED`: only orders over the limited size, as `MAX_LIMIT_REACHED`; `ASSET_REDEEM_ONLY`: only buys).'),
       message: z.string().describe("The operator's reason, or the scheduled event's reason (`cash_dividend`, `stock_split`, …)."),
     }),
     start: epochMs,
