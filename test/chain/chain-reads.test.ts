@@ -159,7 +159,7 @@ describe('GET /v1/chains/{chainId}/balances', () => {
     [`/v1/chains/${GENESIS_HASH}/balances`, 503, 'CHAIN_UNAVAILABLE'],
     ['/v1/chains/solana-900/balances', 503, 'CHAIN_UNAVAILABLE'],
     ['/v1/chains/bsc-56/balances', 503, 'CHAIN_UNAVAILABLE'],
-    ['/v1/chains/polygon-137/balances', 400, 'INVALID_CHAIN_ID'],
+    ['/v1/chains/polygon-137/balances', 400, 'INVALID_GM_CHAIN'],
     ['/v1/chains/ethereum-1/balances?userAddress=0x12', 400, 'INVALID_PARAMETER'],
     ['/v1/chains/ethereum-1/balances?tokenAddress=AAPLon', 400, 'INVALID_PARAMETER'],
   ])('%s → %i %s', async (path, status, code) => {
@@ -190,7 +190,7 @@ describe('GET /v1/chains/{chainId}/tokens/{tokenAddress}/info', () => {
     [`/v1/chains/${GENESIS_HASH}/tokens/0x${'45'.repeat(20)}/info`, 503, 'CHAIN_UNAVAILABLE'],
     [`/v1/chains/bsc-56/tokens/0x${'45'.repeat(20)}/info`, 503, 'CHAIN_UNAVAILABLE'],
     ['/v1/chains/ethereum-1/tokens/0x12/info', 400, 'INVALID_PARAMETER'],
-    ['/v1/chains/ethereum/tokens/0x12/info', 400, 'INVALID_CHAIN_ID'],
+    ['/v1/chains/ethereum/tokens/0x12/info', 400, 'INVALID_GM_CHAIN'],
   ])('%s → %i %s', async (path, status, code) => {
     const response = await get(path);
     expect(response.status).toBe(status);

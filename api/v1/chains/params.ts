@@ -18,7 +18,7 @@ export const evmAddress = z
   .regex(/^0x[0-9a-fA-F]{40}$/, 'must be a 0x-prefixed 20-byte hex address')
   .transform((address) => address.toLowerCase() as `0x${string}`);
 
-export const CHAIN_PARAM_CODES: Partial<Record<string, ErrorCode>> = { chainId: 'INVALID_CHAIN_ID' };
+export const CHAIN_PARAM_CODES: Partial<Record<string, ErrorCode>> = { chainId: 'INVALID_GM_CHAIN' };
 
 /** The chain's read client, or 503 CHAIN_UNAVAILABLE for a chain this process does not reach (Solana runs nowhere here). */
 export function chainContextOf(services: ApiServices, chain: Chain): ChainContext {
