@@ -67,6 +67,8 @@ describe('asset statuses', () => {
     const created = await admin('/v1/status/assets/TSLAon/pause', { reason: 'news pending' });
     expect(created.status).toBe(201);
     expect(created.body).toMatchObject({ symbol: 'TSLAon', status: 'active', type: 'unscheduled', reason: { code: 'ASSET_PAUSED', message: 'news pending' } });
+    // Open-ended: no `end`, as the reference's schema has it (a string when present, never null).
+    expect(created.body).not.toHaveProperty('end');
     expect((await get('/v1/status/assets')).body).toEqual([created.body]);
 
     const again = await admin('/v1/status/assets/TSLAon/pause', { reason: 'news pending' });
@@ -104,7 +106,15 @@ describe('asset statuses', () => {
       updateSharesMultiplier: true,
     });
     expect(created.status).toBe(201);
-    expect(created.body).toMatchObject({ status: 'upcoming', type: 'scheduled', start, end, updateSharesMultiplier: true });
+    // As the reference issuer answers it: ISO-8601 times, the reason with its documentation.
+    expect(created.body).toMatchObject({
+      status: 'upcoming',
+      type: 'scheduled',
+      reason: { code: 'ASSET_PAUSED', message: 'stock_split', documentation: expect.stringMatching(/\/docs\/errors#asset_paused$/) },
+      start: new Date(start).toISOString(),
+      end: new Date(end).toISOString(),
+      updateSharesMultiplier: true,
+    });
     api.setNow(start + 1);
     expect((await get('/v1/status/assets')).body[0].status).toBe('active');
     api.setNow(end);

@@ -4,19 +4,21 @@
  */
 import { z } from 'zod';
 import { listCurrentAssetEvents, type AssetStatusEventRecord } from '../../../db/queries/operator-controls';
+import { documentationUrl } from '../../../domain/errors';
 import { symbolSchema } from '../../../domain/token-symbol';
 import { defineOperation } from '../../contract/operation';
 import { respondCached } from '../respond';
 import { assetStatusSchema, type AssetStatus } from './schemas';
 
-export function assetStatusView(event: AssetStatusEventRecord, now: number): AssetStatus {
+/** An event as the reference issuer answers it: ISO-8601 times, no `end` while open-ended, the reason's documentation. */
+export function assetStatusView(event: AssetStatusEventRecord, now: number, baseUrl: string): AssetStatus {
   return {
     symbol: event.symbol,
     status: event.startsAt <= now ? 'active' : 'upcoming',
     type: event.type,
-    reason: { code: event.code, message: event.reason },
-    start: event.startsAt,
-    end: event.endsAt,
+    reason: { code: event.code, message: event.reason, documentation: documentationUrl(baseUrl, event.code) },
+    start: new Date(event.startsAt).toISOString(),
+    ...(event.endsAt !== null && { end: new Date(event.endsAt).toISOString() }),
     eventId: event.eventId,
     updateSharesMultiplier: event.updateSharesMultiplier,
   };
@@ -41,7 +43,7 @@ export const assetStatusesOperation = defineOperation({
     await respondCached(ctx, services, { tag: 'status', key: `assets:${asset?.symbol ?? '*'}`, ttlMs: 1_000 }, async (): Promise<AssetStatus[]> => {
       const now = services.clock();
       const events = await listCurrentAssetEvents(services.db, now, asset?.symbol);
-      return events.map((event) => assetStatusView(event, now));
+      return events.map((event) => assetStatusView(event, now, services.config.PUBLIC_BASE_URL));
     });
   },
 });

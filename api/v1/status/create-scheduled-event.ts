@@ -47,6 +47,6 @@ export const createScheduledEventOperation = defineOperation({
     });
     await services.changed('status');
     ctx.status = 201;
-    ctx.body = assetStatusView(event, now);
+    ctx.body = assetStatusView(event, now, services.config.PUBLIC_BASE_URL);
   },
 });

@@ -14,7 +14,7 @@ function endControlRoute(services: ApiServices, code: AssetStatusCode): Handler<
     const ended = await endUnscheduledEvents(services.db, asset.symbol, code, now);
     await services.changed('status');
     const remaining = await listCurrentAssetEvents(services.db, now, asset.symbol);
-    ctx.body = { ended, statuses: remaining.map((event) => assetStatusView(event, now)) } satisfies AssetControlEnd;
+    ctx.body = { ended, statuses: remaining.map((event) => assetStatusView(event, now, services.config.PUBLIC_BASE_URL)) } satisfies AssetControlEnd;
   };
 }
 

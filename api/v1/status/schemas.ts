@@ -33,9 +33,10 @@ export const assetStatusSchema = component(
     reason: z.object({
       code: z.enum(ASSET_STATUS_CODES).describe('The error code orders for the asset meet while the event is active (`ASSET_LIMITED`: only orders over the limited size, as `MAX_LIMIT_REACHED`; `ASSET_REDEEM_ONLY`: only buys).'),
       message: z.string().describe("The operator's reason, or the scheduled event's reason (`cash_dividend`, `stock_split`, …)."),
+      documentation: z.string().describe("The code's entry in the error reference."),
     }),
-    start: epochMs,
-    end: epochMs.nullable().describe('Null while open-ended.'),
+    start: z.iso.datetime().describe('When the event starts (ISO-8601, UTC).'),
+    end: z.iso.datetime().optional().describe('When it ends (ISO-8601, UTC); absent while open-ended.'),
     eventId: z.string().describe('Names the event for `DELETE /v1/status/assets/events/{eventId}`.'),
     updateSharesMultiplier: z.boolean().describe('Whether the event changes the shares multiplier (a split, say), as the operator declared it.'),
   }),

@@ -41,7 +41,7 @@ function startControlRoute(services: ApiServices, code: AssetStatusCode): Handle
       }));
     await services.changed('status');
     ctx.status = active ? 200 : 201;
-    ctx.body = assetStatusView(event, now);
+    ctx.body = assetStatusView(event, now, services.config.PUBLIC_BASE_URL);
   };
 }
 
