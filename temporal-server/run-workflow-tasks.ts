@@ -29,32 +29,10 @@ import {
   toNumber,
 } from './proto';
 import { encodeTaskToken, type TaskToken } from './task-tokens';
+import { suggestsContinueAsNew, workflowTaskAttemptTimeoutMs } from './workflow-task-policy';
 import { type WorkflowRun } from './workflow-state';
 
 type PollWorkflowTaskResponse = temporal.api.workflowservice.v1.IPollWorkflowTaskQueueResponse;
-
-/**
- * As the Temporal server: the first three attempts of a workflow task get the run's workflow task timeout, each later
- * one that much more 5 s, 10 s, 20 s… (at most 10 minutes more), so a task slower than its timeout (a worker replaying
- * a long history on a loaded machine) is completed in the end rather than timed out for ever. The server adds a
- * jitter to the extra time; this service does not.
- */
-const RETRY_BACKOFF_MIN_ATTEMPTS = 3;
-const RETRY_INITIAL_EXTRA_MS = 5_000;
-const RETRY_MAX_EXTRA_MS = 10 * 60_000;
-
-/** The start-to-close timeout of attempt `attempt` of a workflow task whose run has `taskTimeoutMs`. */
-export function workflowTaskAttemptTimeoutMs(taskTimeoutMs: number, attempt: number): number {
-  if (attempt <= RETRY_BACKOFF_MIN_ATTEMPTS) return taskTimeoutMs;
-  return taskTimeoutMs + Math.min(RETRY_INITIAL_EXTRA_MS * 2 ** (attempt - RETRY_BACKOFF_MIN_ATTEMPTS - 1), RETRY_MAX_EXTRA_MS);
-}
-
-/**
- * As the Temporal server's defaults (`limit.historyCount.suggestContinueAsNew`, `limit.historySize.suggestContinueAsNew`):
- * from this many events or bytes of history, WorkflowTaskStarted suggests continuing as new.
- */
-export const SUGGEST_CONTINUE_AS_NEW_EVENTS = 4 * 1024;
-export const SUGGEST_CONTINUE_AS_NEW_BYTES = 4 * 1024 * 1024;
 
 export interface WorkflowTaskState {
   /** For a transient task, the id its Scheduled event will take. */
@@ -357,7 +335,7 @@ export class WorkflowTasks {
         identity,
         requestId: randomUUID(),
         historySizeBytes: int64(historySizeBytes),
-        suggestContinueAsNew: historyLength >= SUGGEST_CONTINUE_AS_NEW_EVENTS || historySizeBytes >= SUGGEST_CONTINUE_AS_NEW_BYTES,
+        suggestContinueAsNew: suggestsContinueAsNew(historyLength, historySizeBytes),
       },
     };
     let transientEvents: HistoryEvent[] = [];
