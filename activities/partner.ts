@@ -18,7 +18,7 @@ import { findPartnerRequest, fixPartnerMintAmount, insertPartnerRedemption, upda
 import { findPartnerSessionLimit, largestPartnerSessionLimit, lockPartnerLimit, partnerSessionUsage } from '../db/queries/partner-limits';
 import { findRedemptionToDeliver } from '../db/queries/redemptions';
 import { findLatestPrice } from '../db/queries/latest-prices';
-import { sessionIntervalAt } from '../domain/calendar';
+import { limitsSessionOf, sessionIntervalAt } from '../domain/calendar';
 import { Decimal } from '../domain/money';
 import { networkOfChain, notionalUsd, sharesForTokens, tokensForShares } from '../domain/partner';
 import { BrokerCallFailed, type BrokerClient } from '../partner/broker-client';
@@ -290,7 +290,9 @@ export function createPartnerActivities(deps: PartnerActivityDependencies) {
       return await inTransaction(db, async (client): Promise<RedemptionReservation> => {
         await lockPartnerLimit(client, 'redeem', request.underlyingSymbol);
         if ((await findPartnerRequest(client, input.issuerRequestId, { forUpdate: true }))!.sessionStart !== null) return { outcome: 'reserved' };
-        const session = sessionIntervalAt(input.at);
+        // A transition pause is on the off-hours track: its limit is the off-hours one, measured from the pause's start.
+        const interval = sessionIntervalAt(input.at);
+        const session = { ...interval, session: limitsSessionOf(interval.session) };
         const limit = await findPartnerSessionLimit(client, request.underlyingSymbol, session.session, 'redeem');
         const largestLimit = await largestPartnerSessionLimit(client, request.underlyingSymbol, 'redeem');
         if (limit === undefined || largestLimit === null) return { outcome: 'review', reason: `${request.underlyingSymbol} has no redemption limits in the partner flow` };

@@ -10,7 +10,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import type { Database } from '../db/pool';
 import type { AssetRecord } from '../db/queries/assets';
 import { beginOrder, findByIdempotencyKey, type NewAttestation } from '../db/queries/attestations';
-import { sessionIntervalAt } from '../domain/calendar';
+import { limitsSessionOf, sessionIntervalAt } from '../domain/calendar';
 import { bareChainId, isEvmChain, SOLANA_CHAIN, type Chain } from '../domain/chains';
 import { formatDecimal, Rounding, toScaledInteger } from '../domain/money';
 import { expirationSeconds } from '../domain/pricing';
@@ -158,7 +158,8 @@ async function issue(dependencies: AttestationDependencies, input: IssueAttestat
   try {
     // The user's orders for the asset are serialised from here to the commit: the usage read is the one they are checked against.
     const interval = sessionIntervalAt(now);
-    const { session, start: sessionStartedAt } = interval;
+    const session = limitsSessionOf(interval.session);
+    const sessionStartedAt = interval.start;
     const { context: read, earlier } = await beginOrder(client, {
       lockKey: `attestations:${caller.accountId}:${asset.symbol}`,
       accountId: caller.accountId,

@@ -2,12 +2,15 @@
  * Whether an asset can be traded right now, and under which session limits: the calendar session,
  * the operator's market pause, the asset's active status events, and the asset's limits for the
  * session. Shared by attestations, soft quotes and trading limits.
+ *
+ * A transition pause between two sessions (domain/calendar) is on the off-hours track: an asset that
+ * trades off-hours trades through it on its off-hours limits; every other asset meets `MARKET_PAUSED`.
  */
 import type { AssetRecord } from '../db/queries/assets';
 import { quoteContext, type QuoteContextRecord } from '../db/queries/attestations';
 import type { Queryable } from '../db/pool';
 import type { SessionLimitRecord } from '../db/queries/session-limits';
-import { sessionIntervalAt, type Session, type SessionInterval } from '../domain/calendar';
+import { limitsSessionOf, sessionIntervalAt, type LimitedSession, type SessionInterval } from '../domain/calendar';
 import { DEFAULT_CHAIN } from '../domain/chains';
 
 export type RestrictionCode = 'MARKET_PAUSED' | 'ASSET_PAUSED' | 'MARKET_CLOSED' | 'ASSET_CLOSED_FOR_SESSION';
@@ -18,7 +21,8 @@ export interface Restriction {
 }
 
 export interface TradingStatus {
-  session: Session;
+  /** The session whose limits apply (`offhours` in a transition pause). */
+  session: LimitedSession;
   /** When the running session started (epoch ms): session notional counts from here. */
   sessionStartedAt: number;
   sessionLimit: SessionLimitRecord;
@@ -30,11 +34,18 @@ export interface TradingStatus {
   redeemOnly: boolean;
 }
 
+/** Why a transition pause stops trading, and until when (New York time). */
+export function transitionPauseMessage(interval: SessionInterval): string {
+  const until = new Intl.DateTimeFormat('en-US', { timeZone: 'America/New_York', hour: '2-digit', minute: '2-digit', hourCycle: 'h23' }).format(interval.end);
+  return `Trading is paused between sessions until ${until} ET`;
+}
+
 /** The trading status an asset's quote context implies in the session `interval`. */
 export function statusFromContext(asset: AssetRecord, interval: SessionInterval, context: QuoteContextRecord): TradingStatus {
+  const session = limitsSessionOf(interval.session);
   const sessionLimit: SessionLimitRecord = {
     symbol: asset.symbol,
-    session: interval.session,
+    session,
     tradable: context.tradable ?? false,
     maxAttestationCount: context.maxAttestationCount ?? 0,
     maxActiveNotionalValue: context.maxActiveNotionalValue ?? '0',
@@ -45,12 +56,13 @@ export function statusFromContext(asset: AssetRecord, interval: SessionInterval,
   if (context.marketPaused) {
     restriction = { code: 'MARKET_PAUSED', message: `Trading is paused: ${context.marketPauseReason ?? 'market paused by the operator'}` };
   } else if (paused) restriction = { code: 'ASSET_PAUSED', message: `Trading of ${asset.symbol} is paused: ${paused.reason}` };
+  else if (interval.session === 'paused' && !sessionLimit.tradable) restriction = { code: 'MARKET_PAUSED', message: transitionPauseMessage(interval) };
   else if (interval.session === 'offhours' && !sessionLimit.tradable) restriction = { code: 'MARKET_CLOSED', message: 'The market is closed' };
   else if (!sessionLimit.tradable) {
     restriction = { code: 'ASSET_CLOSED_FOR_SESSION', message: `${asset.symbol} does not trade in the ${interval.session} session` };
   }
   return {
-    session: interval.session,
+    session,
     sessionStartedAt: interval.start,
     sessionLimit,
     restriction,
@@ -67,6 +79,6 @@ export async function loadTradingStatus(
   chain: string = DEFAULT_CHAIN,
 ): Promise<{ status: TradingStatus; context: QuoteContextRecord }> {
   const interval = sessionIntervalAt(now);
-  const context = await quoteContext(db, { symbol: asset.symbol, session: interval.session, chain, now });
+  const context = await quoteContext(db, { symbol: asset.symbol, session: limitsSessionOf(interval.session), chain, now });
   return { status: statusFromContext(asset, interval, context), context };
 }

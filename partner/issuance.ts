@@ -30,7 +30,7 @@ import {
 import { findPartnerSessionLimit, lockPartnerLimit, partnerSessionUsage } from '../db/queries/partner-limits';
 import { findPartnerWallet } from '../db/queries/wallets';
 import { findLatestPrice } from '../db/queries/latest-prices';
-import { sessionIntervalAt } from '../domain/calendar';
+import { limitsSessionOf, sessionIntervalAt } from '../domain/calendar';
 import { Decimal } from '../domain/money';
 import { chainOfNetwork, notionalUsd, tokenSymbolOf, type PartnerNetwork } from '../domain/partner';
 import { brokerConfirmSignal } from '../temporal/messages';
@@ -146,7 +146,9 @@ export async function acceptIssuance(deps: PartnerDependencies, request: Issuanc
   }
   checkFreshness(request.mintRequest.created, deps.now);
   const deployment = await checkParties(deps.db, request);
-  const session = sessionIntervalAt(deps.now);
+  // A transition pause is on the off-hours track: its limit is the off-hours one, measured from the pause's start.
+  const interval = sessionIntervalAt(deps.now);
+  const session = { ...interval, session: limitsSessionOf(interval.session) };
   const limit = await findPartnerSessionLimit(deps.db, request.underlyingSymbol, session.session, 'mint');
   if (limit === undefined) throw new PartnerRefused('TOKEN_NOT_ON_NETWORK', `${request.underlyingSymbol} is not offered in the partner flow`);
   const brokerSigner = await verifyBrokerSignature(

@@ -38,10 +38,11 @@ function fail(message: string, code = 2): never {
 /** Why a stream of `symbols` (none: every asset) can fall silent now: those that do not trade in the running session. */
 function quietReason(symbols: readonly string[]): string {
   const session = sessionAt(Date.now());
+  const period = session === 'paused' ? 'the transition pause between sessions' : `the ${session} session`;
   const asked = symbols.length > 0 ? CATALOGUE.filter((asset) => symbols.includes(asset.symbol)) : CATALOGUE;
   const closed = asked.filter((asset) => !isTokenOpen(asset, session)).map((asset) => asset.symbol);
-  if (closed.length === 0) return `each asset asked for trades in the ${session} session`;
-  return `${closed.join(', ')} ${closed.length === 1 ? 'does' : 'do'} not trade in the ${session} session: a closed market's latest price comes first, then nothing until it opens`;
+  if (closed.length === 0) return `each asset asked for trades in ${period}`;
+  return `${closed.join(', ')} ${closed.length === 1 ? 'does' : 'do'} not trade in ${period}: a closed market's latest price comes first, then nothing until it opens`;
 }
 
 function main(): void {

@@ -65,7 +65,13 @@ export class OrderFiller {
   private async handle(client: Parameters<typeof fillOrder>[0], order: OrderRecord, now: number): Promise<void> {
     const { fillLatencyMs, maxFillQty } = this.options;
     const filledSome = new Decimal(order.filledQty).gt(0);
-    if (now >= order.expiresAt.getTime() || !marketHoursAt(now).open) {
+    const hours = marketHoursAt(now);
+    // A transition pause inside the trading day holds the order until the next session; the day's end cancels it.
+    if (!hours.open && now < order.expiresAt.getTime() && hours.nextOpenAt !== undefined && hours.nextOpenAt < order.expiresAt.getTime()) {
+      await postponeOrder(client, order.orderId, hours.nextOpenAt);
+      return;
+    }
+    if (now >= order.expiresAt.getTime() || !hours.open) {
       await closeOrder(client, order.orderId, 'canceled', 'day order: the trading day ended before it filled');
       return;
     }

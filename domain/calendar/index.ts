@@ -23,11 +23,16 @@ export {
   isTradingDay,
 } from './holidays';
 export {
+  type ConventionalSession,
+  type LimitedSession,
   type Session,
   type SessionInterval,
+  HANDOVER_MARGIN_MINUTES,
   NEXT_SESSION_HORIZON_MS,
   SESSIONS,
   SESSION_MINUTES,
+  isConventionalSession,
+  limitsSessionOf,
   nextSession,
   sessionAt,
   sessionIntervalAt,

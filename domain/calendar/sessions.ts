@@ -1,21 +1,50 @@
 /**
- * US equity trading sessions in America/New_York: which session runs at an instant, the maximal
- * interval of that session, and walks over consecutive sessions.
+ * US equity trading sessions in America/New_York, on the reference issuer's timetable: which session
+ * runs at an instant, the maximal interval of that session, and walks over consecutive sessions.
  *
- * On a trading day D (New York time): overnight 00:00–04:00 (the tail of the overnight session that
- * began 20:00 the evening before), premarket 04:00–09:30, regular 09:30–16:00, postmarket 16:00–20:00,
- * then overnight from 20:00 if D+1 is a trading day. Early-close days run regular 09:30–13:00,
- * postmarket 13:00–17:00, then offhours until 20:00. Every other instant is offhours. Each New York
- * day's layout is computed once and cached, so lookups are O(1) amortised.
+ * Sessions hand over at whole hours. On a trading day D (New York time) the hand-overs are: overnight
+ * (begun the evening before) → premarket at 04:00, → regular at 09:30, → postmarket at 16:00, → overnight
+ * at 20:00 if D+1 is a trading day (offhours otherwise). Early-close days hand regular → postmarket at
+ * 13:00 and postmarket → offhours at 17:00, then offhours → overnight at 20:00. Weekends and holidays
+ * are offhours, until the overnight that precedes the next trading day.
+ *
+ * Every hand-over is a market-wide transition pause (`paused`): the session before it ends
+ * {@link HANDOVER_MARGIN_MINUTES} before the hour and the one after starts that margin after it, one
+ * minute for premarket, regular and postmarket, five for overnight and offhours. So premarket runs
+ * 04:01–09:29, regular 09:31–15:59 (12:59 on an early close), postmarket 16:01–19:59 (13:01–16:59),
+ * overnight 20:05–03:55, offhours from 20:05 (17:05 after an early close) to 19:55 before an overnight;
+ * pauses 03:55–04:01, 09:29–09:31, 15:59–16:01, 19:59–20:05 (12:59–13:01, 16:59–17:05, 19:55–20:05).
+ * A pause is not a session: nothing that trades only in sessions trades in it. Each New York day's
+ * layout is computed once and cached, so lookups are O(1) amortised.
  */
 
 import { isEarlyCloseDayNumber, isTradingDayNumber } from './holidays';
 import { DAY_MS, assertFiniteTime, newYorkDayNumber, newYorkLocalToUtc } from './timezone';
 
-export type Session = 'premarket' | 'regular' | 'postmarket' | 'overnight' | 'offhours';
+/** A period of the calendar: one of the five sessions, or a transition pause between two of them. */
+export type Session = 'premarket' | 'regular' | 'postmarket' | 'overnight' | 'offhours' | 'paused';
 
-/** Every session, in the order they run through a trading day (offhours last). */
-export const SESSIONS: readonly Session[] = Object.freeze(['premarket', 'regular', 'postmarket', 'overnight', 'offhours'] as const);
+/** The four conventional sessions (those the market status reports; offhours runs beside them). */
+export type ConventionalSession = 'premarket' | 'regular' | 'postmarket' | 'overnight';
+
+/** Every session, in the order they run through a trading day (offhours, then the transition pause, last). */
+export const SESSIONS: readonly Session[] = Object.freeze(['premarket', 'regular', 'postmarket', 'overnight', 'offhours', 'paused'] as const);
+
+/** Whether `session` is one of the four conventional sessions. */
+export function isConventionalSession(session: Session): session is ConventionalSession {
+  return session !== 'offhours' && session !== 'paused';
+}
+
+/** A session with limits of its own: every session but the transition pause. */
+export type LimitedSession = Exclude<Session, 'paused'>;
+
+/**
+ * The session whose limits apply during `session`. A transition pause is on the off-hours track: only
+ * what trades off-hours (around the clock) trades in it, on its off-hours limits.
+ */
+export function limitsSessionOf(session: Session): LimitedSession {
+  return session === 'paused' ? 'offhours' : session;
+}
 
 /** One run of a single session, epoch ms, half-open [start, end). */
 export interface SessionInterval {
@@ -24,7 +53,7 @@ export interface SessionInterval {
   end: number;
 }
 
-/** Session boundaries as New York minutes of the day. */
+/** The hours sessions hand over at, as New York minutes of the day (each hand-over is a transition pause). */
 export const SESSION_MINUTES = Object.freeze({
   premarketStart: 4 * 60,
   regularStart: 9 * 60 + 30,
@@ -32,6 +61,15 @@ export const SESSION_MINUTES = Object.freeze({
   earlyCloseRegularEnd: 13 * 60,
   postmarketLength: 4 * 60,
   overnightStart: 20 * 60,
+});
+
+/** How many minutes a session keeps clear of a hand-over, on either side: its end before it, its start after it. */
+export const HANDOVER_MARGIN_MINUTES: Readonly<Record<LimitedSession, number>> = Object.freeze({
+  premarket: 1,
+  regular: 1,
+  postmarket: 1,
+  overnight: 5,
+  offhours: 5,
 });
 
 /** nextSession looks this far ahead (from t) for the start of an accepted interval. */
@@ -48,16 +86,17 @@ interface DayLayout {
   segments: readonly SessionInterval[];
 }
 
+type Handover = [LimitedSession, number];
+
 const layouts = new Map<number, DayLayout>();
 let lastSegment: SessionInterval = { session: 'offhours', start: 0, end: 0 };
 
-function buildLayout(day: number): DayLayout {
-  const at = (minute: number): number => newYorkLocalToUtc(day * DAY_MS + minute * 60_000);
+/** The sessions of New York day `day` and the minute each takes over, the first at midnight. */
+function handoversOf(day: number): Handover[] {
   const m = SESSION_MINUTES;
-  const trading = isTradingDayNumber(day);
   const overnightTonight = isTradingDayNumber(day + 1);
-  const pieces: [Session, number][] = [];
-  if (trading) {
+  const pieces: Handover[] = [];
+  if (isTradingDayNumber(day)) {
     const close = isEarlyCloseDayNumber(day) ? m.earlyCloseRegularEnd : m.regularEnd;
     pieces.push(['overnight', 0], ['premarket', m.premarketStart], ['regular', m.regularStart], ['postmarket', close]);
     if (close + m.postmarketLength < m.overnightStart) pieces.push(['offhours', close + m.postmarketLength]);
@@ -65,16 +104,22 @@ function buildLayout(day: number): DayLayout {
     pieces.push(['offhours', 0]);
   }
   pieces.push([overnightTonight ? 'overnight' : 'offhours', m.overnightStart]);
+  return pieces.filter(([session], i) => i === 0 || pieces[i - 1]?.[0] !== session);
+}
 
+function buildLayout(day: number): DayLayout {
+  const at = (minute: number): number => newYorkLocalToUtc(day * DAY_MS + minute * 60_000);
+  const pieces = handoversOf(day);
   const start = at(0);
   const end = newYorkLocalToUtc((day + 1) * DAY_MS);
   const segments: SessionInterval[] = [];
   pieces.forEach(([session, minute], i) => {
+    const previous = pieces[i - 1];
     const next = pieces[i + 1];
-    const segmentEnd = next === undefined ? end : at(next[1]);
-    const previous = segments[segments.length - 1];
-    if (previous !== undefined && previous.session === session) previous.end = segmentEnd;
-    else segments.push({ session, start: at(minute), end: segmentEnd });
+    const from = previous === undefined ? start : at(minute + HANDOVER_MARGIN_MINUTES[session]);
+    const to = next === undefined ? end : at(next[1] - HANDOVER_MARGIN_MINUTES[session]);
+    if (previous !== undefined) segments.push({ session: 'paused', start: segments[segments.length - 1]?.end ?? start, end: from });
+    segments.push({ session, start: from, end: to });
   });
   return { start, end, segments: segments.map((s) => Object.freeze(s)) };
 }
@@ -110,8 +155,8 @@ export function sessionAt(t: number): Session {
 }
 
 /**
- * The maximal interval of one session containing `t`: overnight runs 20:00–04:00 across midnight,
- * and offhours merges weekends, holidays and early-close gaps (e.g. Friday 20:00 → Sunday 20:00).
+ * The maximal interval of one session containing `t`: overnight runs 20:05–03:55 across midnight,
+ * and offhours merges weekends, holidays and early-close gaps (e.g. Friday 20:05 → Sunday 19:55).
  */
 export function sessionIntervalAt(t: number): SessionInterval {
   assertFiniteTime(t);

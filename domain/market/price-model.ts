@@ -10,6 +10,7 @@
  *   small seeded noise (at most ±0.05 %) that runs whenever the token trades, so tokens tradable
  *   off-hours move (and form candles) while their underlying is closed; otherwise it is frozen too.
  */
+import { type Session } from '../calendar';
 import { findAsset } from '../catalogue';
 import { multiplierSchedule } from './multiplier';
 import { type AssetDefinition } from '../catalogue/types';
@@ -45,13 +46,15 @@ const PREMIUM_OCTAVES: readonly Octave[] = [
 const ACTIVITY_PERIOD_MS = HOUR_MS;
 
 /** Share of an underlying's daily volume per session, and the session's nominal length in seconds. */
-const SESSION_VOLUME: Readonly<Record<'premarket' | 'regular' | 'postmarket' | 'overnight' | 'offhours', { share: number; seconds: number }>> = {
+const SESSION_VOLUME: Readonly<Record<Session, { share: number; seconds: number }>> = {
   premarket: { share: 0.04, seconds: 5.5 * 3600 },
   regular: { share: 0.88, seconds: 6.5 * 3600 },
   postmarket: { share: 0.05, seconds: 4 * 3600 },
   overnight: { share: 0.03, seconds: 8 * 3600 },
   // Only tokens trade off-hours; they see overnight-like activity.
   offhours: { share: 0.03, seconds: 8 * 3600 },
+  // In a transition pause only the tokens tradable off-hours trade (they keep ticking through it).
+  paused: { share: 0.03, seconds: 8 * 3600 },
 };
 /** Token volume as a fraction of underlying share volume. */
 const PRIMARY_VOLUME_RATIO = 0.002;

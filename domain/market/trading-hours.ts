@@ -4,7 +4,7 @@
  * instant, so every price lookup first maps `t` to that instant. Session intervals are cached, so
  * sequential lookups (a backfill walking through time) cost O(1).
  */
-import { type Session, type SessionInterval, sessionIntervalAt } from '../calendar';
+import { type Session, type SessionInterval, isConventionalSession, sessionIntervalAt } from '../calendar';
 import { type AssetDefinition, type TradingSession } from '../catalogue/types';
 
 /** The part of an asset that decides when it trades (an AssetDefinition or a database record of one). */
@@ -13,12 +13,15 @@ export interface MarketHours {
   tradableOffhours: boolean;
 }
 
-/** The underlying trades in the asset's tradable sessions (overnight only where listed), never off-hours. */
+/** The underlying trades in the asset's tradable sessions (overnight only where listed), never off-hours nor in a transition pause. */
 export function isUnderlyingOpen(asset: MarketHours, session: Session): boolean {
-  return session !== 'offhours' && asset.tradableSessions.includes(session);
+  return isConventionalSession(session) && asset.tradableSessions.includes(session);
 }
 
-/** The token trades with its underlying, and around the clock if it is tradable off-hours. */
+/**
+ * The token trades with its underlying, and around the clock if it is tradable off-hours: its price keeps
+ * moving through the transition pauses too (the off-hours track), though no attestation is issued in one.
+ */
 export function isTokenOpen(asset: MarketHours, session: Session): boolean {
   return asset.tradableOffhours || isUnderlyingOpen(asset, session);
 }

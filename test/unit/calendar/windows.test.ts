@@ -12,7 +12,7 @@ const DAY = 24 * HOUR;
 const at = (iso: string): number => Date.parse(iso);
 
 const regularOnly = (s: Session): boolean => s === 'regular';
-const extendedHours = (s: Session): boolean => s !== 'offhours';
+const extendedHours = (s: Session): boolean => s !== 'offhours' && s !== 'paused';
 const marketHours = (s: Session): boolean => s === 'premarket' || s === 'regular' || s === 'postmarket';
 const always = (): boolean => true;
 const never = (): boolean => false;
@@ -30,29 +30,29 @@ describe('openWindowStart', () => {
   });
 
   test('over a weekend, 24 h of regular sessions reaches back to the Tuesday before', () => {
-    // Monday 1 h + Friday, Thursday, Wednesday 6.5 h each = 20.5 h; 3.5 h more ends Tuesday at 16:00.
-    expect(openWindowStart(at('2025-06-09T10:30-04:00'), DAY, regularOnly)).toBe(at('2025-06-03T12:30-04:00'));
+    // Monday 09:31–10:30 (59 min) + Friday, Thursday, Wednesday 09:31–15:59 each = 20 h 23 min; 3 h 37 min more end Tuesday at 15:59.
+    expect(openWindowStart(at('2025-06-09T10:30-04:00'), DAY, regularOnly)).toBe(at('2025-06-03T12:22-04:00'));
   });
 
-  test('over a weekend, 24 h of extended hours skips exactly the Friday 20:00 → Sunday 20:00 gap', () => {
-    expect(openWindowStart(at('2025-06-09T01:00-04:00'), DAY, extendedHours)).toBe(at('2025-06-06T01:00-04:00'));
+  test('over a weekend, 24 h of extended hours skips the Friday 19:59 → Sunday 20:05 gap and the pauses', () => {
+    expect(openWindowStart(at('2025-06-09T01:00-04:00'), DAY, extendedHours)).toBe(at('2025-06-06T00:44-04:00'));
   });
 
   test('over a holiday weekend (Memorial Day 2025) the holiday counts as closed', () => {
-    // Tuesday: overnight from Monday 20:00 and premarket to 06:00 = 10 h; the other 14 h end Friday 20:00.
-    expect(openWindowStart(at('2025-05-27T06:00-04:00'), DAY, extendedHours)).toBe(at('2025-05-23T06:00-04:00'));
+    // Tuesday: overnight from Monday 20:05 (7 h 50) and premarket from 04:01 to 06:00; the rest ends Friday 19:59.
+    expect(openWindowStart(at('2025-05-27T06:00-04:00'), DAY, extendedHours)).toBe(at('2025-05-23T05:44-04:00'));
   });
 
-  test('over Thanksgiving, the early close contributes only 3.5 h of regular time', () => {
-    // Friday 09:30–13:00 (3.5 h) + Wednesday 6.5 h = 10 h: the window starts at Wednesday's open.
-    expect(openWindowStart(at('2025-12-01T09:30-05:00'), 10 * HOUR, regularOnly)).toBe(at('2025-11-26T09:30-05:00'));
-    expect(openWindowStart(at('2025-12-01T09:30-05:00'), 10 * HOUR + 1, regularOnly)).toBe(at('2025-11-25T15:59:59.999-05:00'));
+  test('over Thanksgiving, the early close contributes only 3 h 28 min of regular time', () => {
+    // Friday 09:31–12:59 (3 h 28) + Wednesday 09:31–15:59 (6 h 28) = 9 h 56: the window starts at Wednesday's open.
+    expect(openWindowStart(at('2025-12-01T09:30-05:00'), 9 * HOUR + 56 * 60_000, regularOnly)).toBe(at('2025-11-26T09:31-05:00'));
+    expect(openWindowStart(at('2025-12-01T09:30-05:00'), 9 * HOUR + 56 * 60_000 + 1, regularOnly)).toBe(at('2025-11-25T15:58:59.999-05:00'));
   });
 
   test('market hours (no overnight) across the night before a holiday', () => {
-    // Monday 2025-07-07 05:00: 1 h of premarket; July 4 closed; Thursday July 3 runs 04:00–17:00 = 13 h;
-    // the last 10 h come from Wednesday, 10:00–20:00.
-    expect(openWindowStart(at('2025-07-07T05:00-04:00'), DAY, marketHours)).toBe(at('2025-07-02T10:00-04:00'));
+    // Monday 2025-07-07 05:00: 59 min of premarket; July 4 closed; Thursday July 3 runs 04:01–16:59 less two pauses = 12 h 54;
+    // the last 10 h 07 come from Wednesday, 09:50–19:59 less the 15:59–16:01 pause.
+    expect(openWindowStart(at('2025-07-07T05:00-04:00'), DAY, marketHours)).toBe(at('2025-07-02T09:50-04:00'));
   });
 
   test('the window always holds exactly the requested open time and starts inside open time', () => {
@@ -80,30 +80,30 @@ describe('openWindowStart', () => {
 });
 
 describe('openTimeBetween', () => {
-  test('a plain week has 5 × 6.5 h of regular time and 2 days of offhours', () => {
+  test('a plain week has 5 × 6 h 28 of regular time and 2 days less 10 min of offhours', () => {
     const from = at('2025-06-09T00:00-04:00');
     const to = at('2025-06-16T00:00-04:00');
-    expect(openTimeBetween(from, to, regularOnly)).toBe(5 * 6.5 * HOUR);
-    expect(openTimeBetween(from, to, (s) => s === 'offhours')).toBe(2 * DAY);
+    expect(openTimeBetween(from, to, regularOnly)).toBe(5 * (6 * HOUR + 28 * 60_000));
+    expect(openTimeBetween(from, to, (s) => s === 'offhours')).toBe(2 * DAY - 10 * 60_000);
     expect(openTimeBetween(from, to, always)).toBe(to - from);
   });
 
   test('Thanksgiving week: three full days and one early close', () => {
     const from = at('2025-11-24T00:00-05:00');
     const to = at('2025-11-29T00:00-05:00');
-    expect(openTimeBetween(from, to, regularOnly)).toBe((3 * 6.5 + 3.5) * HOUR);
-    expect(openTimeBetween(from, to, (s) => s === 'postmarket')).toBe(4 * 4 * HOUR);
+    expect(openTimeBetween(from, to, regularOnly)).toBe(3 * (6 * HOUR + 28 * 60_000) + 3 * HOUR + 28 * 60_000);
+    expect(openTimeBetween(from, to, (s) => s === 'postmarket')).toBe(4 * (3 * HOUR + 58 * 60_000));
   });
 
   test('clips partial sessions at both ends', () => {
-    expect(openTimeBetween(at('2025-06-11T15:00-04:00'), at('2025-06-12T10:00-04:00'), regularOnly)).toBe(1.5 * HOUR);
+    expect(openTimeBetween(at('2025-06-11T15:00-04:00'), at('2025-06-12T10:00-04:00'), regularOnly)).toBe(88 * 60_000);
   });
 
   test('the DST weekend is an hour shorter in real time', () => {
     const from = at('2025-03-07T20:00-05:00');
     const to = at('2025-03-10T09:30-04:00');
-    expect(openTimeBetween(from, to, (s) => s === 'offhours')).toBe(47 * HOUR);
-    expect(openTimeBetween(from, to, extendedHours)).toBe(8 * HOUR + 5.5 * HOUR);
+    expect(openTimeBetween(from, to, (s) => s === 'offhours')).toBe(47 * HOUR - 10 * 60_000);
+    expect(openTimeBetween(from, to, extendedHours)).toBe(7 * HOUR + 50 * 60_000 + 5 * HOUR + 28 * 60_000);
   });
 
   test('is 0 for an empty or inverted range', () => {

@@ -95,18 +95,18 @@ describe('rangeStart', () => {
   });
 
   test('1day for an overnight asset reaches back over the weekend to 24 h of open time', () => {
-    // Friday 04:00–20:00 (16 h) plus the overnight session from Thursday 20:00 (8 h).
-    expect(new Date(rangeStart(sunday, '1day', asset('AAPLon'))).toISOString()).toBe('2026-11-13T01:00:00.000Z');
+    // Friday 04:01–19:59 less its pauses (15 h 54), the overnight from Thursday 20:05 (7 h 50), 16 min of Thursday's postmarket.
+    expect(new Date(rangeStart(sunday, '1day', asset('AAPLon'))).toISOString()).toBe('2026-11-13T00:43:00.000Z');
   });
 
   test('1day for an asset without overnight skips overnight sessions too', () => {
-    // Friday 04:00–20:00 (16 h), Thursday 16:00–20:00 (4 h) and 12:00–16:00 (4 h).
-    expect(new Date(rangeStart(sunday, '1day', asset('KOon'))).toISOString()).toBe('2026-11-12T17:00:00.000Z');
+    // Friday 04:01–19:59 less its pauses (15 h 54), Thursday 16:01–19:59 (3 h 58) and 11:51–15:59 (4 h 08).
+    expect(new Date(rangeStart(sunday, '1day', asset('KOon'))).toISOString()).toBe('2026-11-12T16:51:00.000Z');
   });
 
-  test('1day on a weekday afternoon is the plain 24 h for an overnight asset', () => {
+  test('1day on a weekday afternoon is 24 h of open time for an overnight asset: its four transition pauses (16 min) do not count', () => {
     const wednesday = iso('2026-11-18T19:00:00Z');
-    expect(rangeStart(wednesday, '1day', asset('AAPLon'))).toBe(wednesday - DAY_MS);
+    expect(rangeStart(wednesday, '1day', asset('AAPLon'))).toBe(wednesday - DAY_MS - 16 * 60_000);
   });
 
   test.each([

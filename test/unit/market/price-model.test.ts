@@ -119,7 +119,7 @@ describe('session awareness', () => {
 
 describe('splits', () => {
   const nflx = asset('NFLXon');
-  const split = newYorkTime('2025-11-17', '09:30');
+  const split = newYorkTime('2025-11-17', '09:31'); // the regular open, after the 09:29–09:31 pause
 
   test('the underlying price divides by the split ratio', () => {
     const before = underlyingPrice(nflx, split - 1_000);
