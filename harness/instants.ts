@@ -11,7 +11,7 @@ export type SessionCase = 'saturday' | 'holiday' | 'early-close';
 const CASES: Record<SessionCase, { is(date: string): boolean; at: string; says: string }> = {
   saturday: { is: (date) => new Date(`${date}T12:00:00Z`).getUTCDay() === 6, at: '12:00', says: 'noon on a Saturday' },
   holiday: { is: (date) => holidayName(date) !== undefined, at: '12:00', says: 'noon on an exchange holiday' },
-  'early-close': { is: isEarlyClose, at: '12:59', says: 'a minute before the 13:00 close of an early-close day' },
+  'early-close': { is: isEarlyClose, at: '12:58', says: 'a minute before the 12:59 close of an early-close day (then its pause, postmarket at 13:01)' },
 };
 
 /** The calendar looks this far ahead for each case (early closes: at least once a year). */

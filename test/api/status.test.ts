@@ -12,23 +12,56 @@ const get = (path: string) => api.http.get(path).set('x-api-key', api.keys.read)
 const admin = (path: string, body?: object) => api.http.post(path).set('x-api-key', api.keys.admin).send(body);
 
 describe('GET /v1/status/market', () => {
+  const iso = (date: string, time: string): string => new Date(newYorkTime(date, time)).toISOString();
+  const closed = { code: 'MARKET_CLOSED', message: expect.any(String), documentation: expect.stringMatching(/\/docs\/errors#market_closed$/) };
+  const paused = { code: 'MARKET_PAUSED', message: expect.any(String), documentation: expect.stringMatching(/\/docs\/errors#market_paused$/) };
+  // The weekend after Thanksgiving 2026: offhours from Friday's early close (17:05) to Sunday 19:55.
+  const weekend = { nextOpen: iso('2026-11-27', '17:05'), nextClose: iso('2026-11-29', '19:55') };
+  const nextWeekend = { nextOpen: iso('2026-12-04', '20:05'), nextClose: iso('2026-12-06', '19:55') };
+  // Thanksgiving (Thursday 2026-11-26): offhours from Wednesday 20:05 to Thursday 19:55.
+  const thanksgiving = { nextOpen: iso('2026-11-25', '20:05'), nextClose: iso('2026-11-26', '19:55') };
+
   test.each([
-    ['a Monday morning', '2026-11-23', '10:00', 'regular', true, 'postmarket'],
-    ['a Monday before the open', '2026-11-23', '05:00', 'premarket', true, 'regular'],
-    ['a Monday evening', '2026-11-23', '17:00', 'postmarket', true, 'overnight'],
-    ['a Tuesday night', '2026-11-24', '23:00', 'overnight', true, 'premarket'],
-    ['Thanksgiving', '2026-11-26', '11:00', 'offhours', false, 'overnight'],
-    ['a Saturday', '2026-11-28', '12:00', 'offhours', false, 'overnight'],
-  ] as const)('%s is %s', async (_name, date, time, status, isOpen, next) => {
-    const now = newYorkTime(date, time);
-    api.setNow(now);
+    ['Monday 03:54, overnight', '2026-11-23', '03:54', 'overnight', true, 'premarket', '04:01', '03:55', null, thanksgiving],
+    ['Monday 03:55, the pause before premarket', '2026-11-23', '03:55', 'paused', false, 'premarket', '04:01', '09:29', paused, thanksgiving],
+    ['Monday 04:01, premarket', '2026-11-23', '04:01', 'premarket', true, 'regular', '09:31', '09:29', null, thanksgiving],
+    ['Monday 09:29, the pause before the open', '2026-11-23', '09:29', 'paused', false, 'regular', '09:31', '15:59', paused, thanksgiving],
+    ['Monday 09:30, still paused', '2026-11-23', '09:30', 'paused', false, 'regular', '09:31', '15:59', paused, thanksgiving],
+    ['Monday 09:31, regular', '2026-11-23', '09:31', 'regular', true, 'postmarket', '16:01', '15:59', null, thanksgiving],
+    ['Monday 15:59, the pause at the close', '2026-11-23', '15:59', 'paused', false, 'postmarket', '16:01', '19:59', paused, thanksgiving],
+    ['Monday 16:01, postmarket', '2026-11-23', '16:01', 'postmarket', true, 'overnight', '20:05', '19:59', null, thanksgiving],
+    ['Monday 19:59, the pause before overnight', '2026-11-23', '19:59', 'paused', false, 'overnight', '20:05', '03:55+1', paused, thanksgiving],
+    ['Monday 20:05, overnight', '2026-11-23', '20:05', 'overnight', true, 'premarket', '04:01+1', '03:55+1', null, thanksgiving],
+  ] as const)('%s', async (_name, date, time, status, isOpen, next, nextOpen, nextClose, reason, offhours) => {
+    const at = (hhmm: string): string => (hhmm.endsWith('+1') ? iso('2026-11-24', hhmm.slice(0, 5)) : iso(date, hhmm));
+    api.setNow(newYorkTime(date, time));
     const response = await get('/v1/status/market');
     expect(response.status).toBe(200);
-    expect(response.body).toMatchObject({ timestamp: now, isOpen, marketStatus: status, nextOpenSession: next });
-    expect(response.body.nextOpen).toBeGreaterThan(now);
-    expect(response.body.nextClose).toBeGreaterThan(now);
-    if (!isOpen) expect(response.body.reason.code).toBe('MARKET_CLOSED');
-    else expect(response.body.reason).toBeNull();
+    expect(response.body).toEqual({
+      timestamp: new Date(newYorkTime(date, time)).toISOString(),
+      isOpen,
+      marketStatus: status,
+      nextOpenSession: next,
+      nextOpen: at(nextOpen),
+      nextClose: at(nextClose),
+      offhours: { isOpen: false, ...offhours },
+      reason,
+    });
+  });
+
+  test.each([
+    ['Thanksgiving', '2026-11-26', '11:00', 'closed', closed, 'overnight', iso('2026-11-26', '20:05'), true, thanksgiving.nextClose, weekend.nextOpen],
+    ['Thanksgiving 19:55, the pause before the overnight', '2026-11-26', '19:55', 'paused', paused, 'overnight', iso('2026-11-26', '20:05'), false, weekend.nextClose, weekend.nextOpen],
+    ['the early close: 12:59 is a pause', '2026-11-27', '12:59', 'paused', paused, 'postmarket', iso('2026-11-27', '13:01'), false, weekend.nextClose, weekend.nextOpen],
+    ['the early close: 16:59 is a pause', '2026-11-27', '16:59', 'paused', paused, 'overnight', iso('2026-11-29', '20:05'), false, weekend.nextClose, weekend.nextOpen],
+    ['after the early close, closed with offhours open', '2026-11-27', '17:05', 'closed', closed, 'overnight', iso('2026-11-29', '20:05'), true, weekend.nextClose, nextWeekend.nextOpen],
+    ['a Saturday', '2026-11-28', '12:00', 'closed', closed, 'overnight', iso('2026-11-29', '20:05'), true, weekend.nextClose, nextWeekend.nextOpen],
+    ['Sunday 19:55, the pause before the overnight', '2026-11-29', '19:55', 'paused', paused, 'overnight', iso('2026-11-29', '20:05'), false, nextWeekend.nextClose, nextWeekend.nextOpen],
+  ] as const)('%s: %s', async (_name, date, time, status, reason, next, nextOpen, offhoursOpen, offhoursClose, offhoursNextOpen) => {
+    api.setNow(newYorkTime(date, time));
+    const { body } = await get('/v1/status/market');
+    expect(body).toMatchObject({ isOpen: false, marketStatus: status, reason, nextOpenSession: next, nextOpen });
+    expect(body.offhours).toEqual({ isOpen: offhoursOpen, nextOpen: offhoursNextOpen, nextClose: offhoursClose });
   });
 
   test('Thanksgiving names the holiday', async () => {
@@ -44,6 +77,7 @@ describe('GET /v1/status/market', () => {
     expect((await api.db.query('SELECT paused, reason FROM market_state')).rows[0]).toEqual({ paused: true, reason: 'exchange outage' });
     const status = (await get('/v1/status/market')).body;
     expect(status).toMatchObject({ isOpen: false, marketStatus: 'paused', reason: { code: 'MARKET_PAUSED', message: 'exchange outage' } });
+    expect(status.reason.documentation).toMatch(/\/docs\/errors#market_paused$/);
 
     expect((await admin('/v1/status/market/resume')).status).toBe(200);
     expect((await get('/v1/status/market')).body).toMatchObject({ isOpen: true, marketStatus: 'regular', reason: null });

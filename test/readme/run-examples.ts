@@ -26,7 +26,7 @@ import { chmodSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, 
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { freePorts } from '../../config/free-port';
-import { sessionAt } from '../../domain/calendar';
+import { marketStatus } from '../../domain/market-status';
 import { nextInstant, type SessionCase } from '../../harness/instants';
 
 const ROOT = path.join(__dirname, '..', '..');
@@ -224,7 +224,7 @@ export function describeReadmeExamplesAt(kind: SessionCase): void {
     const sinceInstant = new Date(market.timestamp).getTime() - instant.at;
     expect(sinceInstant).toBeGreaterThanOrEqual(0);
     expect(sinceInstant).toBeLessThan(READY_WITHIN_MS + 60_000);
-    expect(market.marketStatus).toBe(sessionAt(instant.at + sinceInstant));
+    expect(market.marketStatus).toBe(marketStatus(instant.at + sinceInstant, { paused: false, reason: null }).marketStatus);
 
     const blocks = readmeBlocks(README).filter((block) => !block.flags.includes('no-test'));
     const file = path.join(work, 'readme.sh');

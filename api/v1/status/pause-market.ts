@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { setMarketPaused } from '../../../db/queries/operator-controls';
 import { marketStatus } from '../../../domain/market-status';
 import { defineOperation } from '../../contract/operation';
+import { marketStatusView } from './market-status';
 import { marketStatusSchema, type MarketStatusAnswer } from './schemas';
 
 const pauseBody = z.strictObject({ reason: z.string().trim().min(1).max(500).describe('Why, as clients will read it in the market status.') });
@@ -20,6 +21,6 @@ export const pauseMarketOperation = defineOperation({
   handler: (services) => async (ctx, { body: { reason } }) => {
     const state = await setMarketPaused(services.db, true, reason);
     await services.changed('status');
-    ctx.body = marketStatus(services.clock(), state) satisfies MarketStatusAnswer;
+    ctx.body = marketStatusView(marketStatus(services.clock(), state), services.config.PUBLIC_BASE_URL) satisfies MarketStatusAnswer;
   },
 });

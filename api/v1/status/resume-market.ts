@@ -2,6 +2,7 @@
 import { getMarketState, setMarketPaused } from '../../../db/queries/operator-controls';
 import { marketStatus } from '../../../domain/market-status';
 import { defineOperation } from '../../contract/operation';
+import { marketStatusView } from './market-status';
 import { marketStatusSchema, type MarketStatusAnswer } from './schemas';
 
 export const resumeMarketOperation = defineOperation({
@@ -17,6 +18,6 @@ export const resumeMarketOperation = defineOperation({
     const current = await getMarketState(services.db);
     const state = current.paused ? await setMarketPaused(services.db, false, null) : current;
     await services.changed('status');
-    ctx.body = marketStatus(services.clock(), state) satisfies MarketStatusAnswer;
+    ctx.body = marketStatusView(marketStatus(services.clock(), state), services.config.PUBLIC_BASE_URL) satisfies MarketStatusAnswer;
   },
 });

@@ -1,25 +1,42 @@
 /** The answers of the status resource as zod schemas (named in the OpenAPI document); the routes' types come from them. */
 import { z } from 'zod';
-import type { Session } from '../../../domain/calendar';
-import { epochMs } from '../../../domain/json-formats';
+import type { ConventionalSession } from '../../../domain/calendar';
+import type { MarketStatusName } from '../../../domain/market-status';
 import { component } from '../../contract/components';
 import { ASSET_STATUS_CODES } from '../../../db/queries/operator-controls';
 
-const SESSION_NAMES = ['premarket', 'regular', 'postmarket', 'overnight', 'offhours'] as const satisfies readonly Session[];
+const CONVENTIONAL_SESSIONS = ['regular', 'premarket', 'postmarket', 'overnight'] as const satisfies readonly ConventionalSession[];
+const MARKET_STATUS_NAMES = [...CONVENTIONAL_SESSIONS, 'paused', 'closed'] as const satisfies readonly MarketStatusName[];
+const isoTime = z.iso.datetime();
 
 export const marketStatusSchema = component(
   'MarketStatus',
   z.object({
-    timestamp: epochMs.describe('When the status was computed.'),
-    isOpen: z.boolean().describe('A trading session is running and the market is not paused.'),
-    marketStatus: z.enum([...SESSION_NAMES, 'paused']).describe('The current session, or `paused` while an operator paused the market.'),
-    nextOpenSession: z.enum(SESSION_NAMES).nullable().describe('The trading session that starts next (after the current one).'),
-    nextOpen: epochMs.nullable().describe('When that session starts.'),
-    nextClose: epochMs.nullable().describe('When the current session ends if one is running, otherwise when the next one ends.'),
+    timestamp: isoTime.describe('When the status was computed (ISO-8601, UTC).'),
+    isOpen: z.boolean().describe('A conventional session is running and the market is not paused.'),
+    marketStatus: z
+      .enum(MARKET_STATUS_NAMES)
+      .describe(
+        'The conventional session running (America/New_York: `premarket` 04:01–09:29, `regular` 09:31–15:59, `postmarket` 16:01–19:59, `overnight` 20:05–03:55; NYSE holidays and early closes), `paused` in a transition pause between two of them or while an operator paused the market, `closed` when none runs (weekends, holidays: see `offhours`).',
+      ),
+    nextOpenSession: z.enum(CONVENTIONAL_SESSIONS).describe('The conventional session that opens next (after the current one).'),
+    nextOpen: isoTime.describe('When that session opens (ISO-8601, UTC).'),
+    nextClose: isoTime.describe('When the running session closes, otherwise when the next one does (ISO-8601, UTC).'),
+    offhours: z
+      .object({
+        isOpen: z.boolean().describe('The off-hours window runs and the market is not paused by an operator.'),
+        nextOpen: isoTime.describe('When the next off-hours window opens (the one after the current one while it runs).'),
+        nextClose: isoTime.describe('When the running off-hours window closes, otherwise when the next one does.'),
+      })
+      .describe('The off-hours window (weekends and holidays, 20:05 after the last session to 19:55 before the next overnight), a track beside the conventional sessions.'),
     reason: z
-      .object({ code: z.enum(['MARKET_PAUSED', 'MARKET_CLOSED']), message: z.string() })
+      .object({
+        code: z.enum(['MARKET_PAUSED', 'MARKET_CLOSED']),
+        message: z.string(),
+        documentation: z.string().describe("The code's entry in the error reference."),
+      })
       .nullable()
-      .describe('Why the market is not open: `MARKET_PAUSED` (an operator, with their reason) or `MARKET_CLOSED` (off-hours); null while open.'),
+      .describe('Why the market is not open: `MARKET_PAUSED` (a transition between sessions, or an operator with their reason) or `MARKET_CLOSED` (no session runs); null while open.'),
   }),
 );
 export type MarketStatusAnswer = z.infer<typeof marketStatusSchema>;
