@@ -205,6 +205,30 @@ describe('refusals before anything is counted', () => {
     expect(await count()).toBe(0);
   });
 
+  test.each([
+    ['09:29', 'before the open'],
+    ['09:30', 'at the open'],
+    ['15:59', 'at the close'],
+    ['19:59', 'before the overnight'],
+  ])('the transition pause at %s (%s) refuses what trades only in sessions, attested or quoted: 403 MARKET_PAUSED', async (time) => {
+    await api.tradeAt(newYorkTime('2026-11-23', time));
+    for (const refused of [await attest(valid), await soft(valid)]) {
+      expect(refused.status).toBe(403);
+      expect(refused.body).toEqual({ code: 'MARKET_PAUSED', message: expect.stringContaining('between sessions'), documentation: `${TEST_BASE_URL}/docs/errors#market_paused` });
+    }
+    expect(await count()).toBe(0);
+  });
+
+  test('an asset that trades off-hours is attested through a transition pause, on its off-hours limits from the pause\'s start', async () => {
+    const pause = newYorkTime('2026-11-23', '09:29');
+    await api.tradeAt(pause + 30_000);
+    expect((await attest({ ...valid, symbol: 'SPYon' })).status).toBe(200);
+    const stored = await api.db.query('SELECT session, session_started_at::text AS started FROM attestations');
+    expect(stored.rows).toEqual([{ session: 'offhours', started: String(pause) }]);
+    await api.tradeAt(newYorkTime('2026-11-23', '09:31'));
+    expect((await attest(valid)).status).toBe(200);
+  });
+
   test('an asset that trades off-hours can be attested on a Saturday', async () => {
     await api.tradeAt(SATURDAY_NOON);
     expect((await attest({ ...valid, symbol: 'SPYon' })).status).toBe(200);

@@ -64,6 +64,7 @@ test('exhausted notional is MAX_LIMIT_REACHED', async () => {
 test.each([
   ['the market is closed', async () => api.tradeAt(SATURDAY_NOON), 'MARKET_CLOSED'],
   ['the market is paused', async () => void (await api.http.post('/v1/status/market/pause').set('x-api-key', api.keys.admin).send({ reason: 'halt' })), 'MARKET_PAUSED'],
+  ['the market is in the transition pause before the close', async () => api.tradeAt(newYorkTime('2026-11-23', '15:59')), 'MARKET_PAUSED'],
   ['the asset is paused', async () => void (await api.http.post('/v1/status/assets/AAPLon/pause').set('x-api-key', api.keys.admin).send({ reason: 'news' })), 'ASSET_PAUSED'],
   ['the price is stale', async () => api.setNow(MONDAY_10AM + 3_600_000), 'PRICE_UNAVAILABLE'],
 ])('closed when %s', async (_name, arrange, code) => {

@@ -3,7 +3,8 @@
  * the sandbox's price after the latency, journals the shares into the account and pays from its cash; a repeated
  * client_order_id answers the first order and never fills twice, concurrently too; a sell never takes a position
  * below zero; a large order fills in slices (partially_filled, then filled) when liquidity is limited; a limit
- * order waits until marketable; outside the sessions orders are refused naming the next open.
+ * order waits until marketable; outside the sessions orders are refused naming the next open; a transition pause
+ * between sessions holds an open day order until the next one.
  */
 import request from 'supertest';
 import { Decimal } from '../../domain/money';
@@ -111,5 +112,24 @@ test('limited liquidity fills in slices; a limit order waits until marketable; a
   const closed = await place({ symbol: 'AAPL', qty: '1', side: 'buy', client_order_id: 'weekend' });
   expect(closed.status).toBe(422);
   expect(closed.body.code).toBe('MARKET_CLOSED');
-  expect(closed.body.message).toContain('2025-09-08T08:00:00.000Z');
+  expect(closed.body.message).toContain('2025-09-08T08:01:00.000Z'); // Monday's premarket opens at 04:01
+});
+
+test('a transition pause holds a day order until the next session instead of ending it with the day', async () => {
+  const premarket = Date.parse('2025-09-08T13:28:00Z'); // Monday 09:28 New York
+  await sandbox.broker.stop();
+  await sandbox.restart({ clock: pinnedClock(premarket) });
+  const order = await place({ symbol: 'NVDA', qty: '1', side: 'buy', type: 'limit', limit_price: '1', client_order_id: 'through-the-pause' });
+  expect(order.status).toBe(201);
+  await sandbox.broker.stop();
+  // 09:30, inside the 09:29–09:31 pause: the filler puts the order off to the regular open at 09:31.
+  await sandbox.restart({ clock: pinnedClock(Date.parse('2025-09-08T13:30:00Z')) });
+  const held = await waitFor(async () => {
+    const { rows } = await database.db.query<{ status: string; due: number }>(
+      'SELECT status, extract(epoch FROM fill_due_at)::float8 * 1000 AS due FROM broker.orders WHERE order_id = $1',
+      [order.body.id],
+    );
+    return rows[0]!.status !== 'new' || rows[0]!.due === Date.parse('2025-09-08T13:31:00Z') ? rows[0] : undefined;
+  }, 'the order handled in the pause');
+  expect(held).toEqual({ status: 'new', due: Date.parse('2025-09-08T13:31:00Z') });
 });
