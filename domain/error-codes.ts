@@ -86,6 +86,7 @@ export const ERROR_CODES = {
     status: 409,
     description: 'The simulated price feed owns the prices of this process (`PRICE_SOURCE=simulated`): ingested ticks would be overwritten; run it with `PRICE_SOURCE=external`.',
   },
+  EVENT_NOT_DELETABLE: { status: 409, description: "The asset status event is a dividend's pause, derived from the catalogue: it cannot be deleted." },
   REQUEST_CONFLICT: { status: 409, description: 'The partner request id was already used with other fields, or the request is past the step asked for.' },
   PAYLOAD_TOO_LARGE: { status: 413, description: 'The request body exceeds the size limit.' },
   UNSUPPORTED_MEDIA_TYPE: { status: 415, description: 'Request bodies must be `application/json`.' },

@@ -35,7 +35,9 @@ ${table(
     html`${event.reason}`,
     time(event.startsAt),
     time(event.endsAt),
-    event.type === 'scheduled'
+    event.source === 'catalogue'
+      ? html`<span class="muted">the catalogue's dividend</span>`
+      : event.type === 'scheduled'
       ? actionForm({ action: 'event-delete', csrf, fields: { eventId: event.eventId }, confirm: `Delete the scheduled event ${event.eventId}?`, body: html`<input name="reason" placeholder="reason" aria-label="Reason"><button class="danger">Delete</button>` })
       : actionForm({ action: 'asset-end', csrf, fields: { symbol: event.symbol, code: event.code === 'ASSET_PAUSED' ? 'pause' : 'limit' }, confirm: `End the ${event.code} of ${event.symbol}?`, body: html`<input name="reason" placeholder="reason" aria-label="Reason"><button>End</button>` }),
   ]),

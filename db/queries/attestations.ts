@@ -2,7 +2,7 @@
 import type { AttestationState } from '../../domain/attestation-state';
 import type { PoolClient } from 'pg';
 import type { Queryable } from '../pool';
-import type { AssetStatusCode } from './operator-controls';
+import { currentAssetEventsSql, type AssetStatusCode } from './operator-controls';
 import { inOneRoundTrip, sqlLiteral, type PreparedStatement, type SqlValue, type Statement } from '../round-trip';
 
 export interface NewAttestation {
@@ -345,8 +345,8 @@ function quoteContextSql(placeholders: { symbol: string; session: string; chain:
   const { symbol, session, chain, now } = placeholders;
   return `SELECT m.paused AS "marketPaused", m.reason AS "marketPauseReason",
               coalesce((SELECT json_agg(json_build_object('code', e.code, 'reason', e.reason) ORDER BY e.starts_at)
-                          FROM asset_status_events e
-                         WHERE e.symbol = ${symbol} AND e.starts_at <= ${now} AND (e.ends_at IS NULL OR e.ends_at > ${now})), '[]') AS "activeEvents",
+                          FROM ${currentAssetEventsSql(now)} AS e
+                         WHERE e.symbol = ${symbol} AND e.starts_at <= ${now}), '[]') AS "activeEvents",
               l.tradable, l.max_attestation_count AS "maxAttestationCount",
               l.max_active_notional_value::text AS "maxActiveNotionalValue", l.max_session_notional_value::text AS "maxSessionNotionalValue",
               p.token_price::text AS "tokenPrice", p.observed_at AS "priceObservedAt",

@@ -6,6 +6,7 @@ import { createHash } from 'node:crypto';
 import type { Queryable } from '../pool';
 import { findApiKeyById, type ApiKey } from './api-keys';
 import { userUsage } from './attestations';
+import { currentAssetEventsSql } from './operator-controls';
 
 export interface ConsoleSession {
   key: ApiKey;
@@ -142,9 +143,8 @@ export async function requestsNeedingAttention(db: Queryable, options: { now: nu
       WHERE state = 'needs_review'
          OR (state IN ('confirmed', 'pending')
              AND ((SELECT paused FROM market_state)
-                  OR EXISTS (SELECT 1 FROM asset_status_events e
-                              WHERE e.symbol = r.token_symbol AND e.code = 'ASSET_PAUSED'
-                                AND e.starts_at <= $4 AND (e.ends_at IS NULL OR e.ends_at > $4))))
+                  OR EXISTS (SELECT 1 FROM ${currentAssetEventsSql('$4')} AS e
+                              WHERE e.symbol = r.token_symbol AND e.code = 'ASSET_PAUSED' AND e.starts_at <= $4)))
          OR (state = 'created' AND updated_at < $1)
          OR (state = 'rejected' AND updated_at >= $2)
       ORDER BY (state = 'needs_review') DESC, (state IN ('confirmed', 'pending')) DESC, (state = 'created') DESC, updated_at DESC

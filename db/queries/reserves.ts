@@ -1,16 +1,17 @@
 /**
  * Proof of reserves in SQL: what is in flight between the tokens on chain and the shares at the broker (partner
  * redemptions and mints under way), the stored snapshots, the assets whose attestation minting is paused because
- * they are short, and whether a hedge must wait (market or asset paused by an operator).
+ * they are short, and whether a hedge must wait (the market paused by an operator, the asset paused by one or for a dividend).
  */
 import type { Queryable } from '../pool';
+import { currentAssetEventsSql } from './operator-controls';
 
-/** Why hedges of `underlying` wait now (the market or the asset paused by an operator), if they do. */
+/** Why hedges of `underlying` wait now (the market paused by an operator, the asset paused by one or for a dividend), if they do. */
 export async function hedgeHold(db: Queryable, underlying: string, now: number = Date.now()): Promise<string | undefined> {
   const { rows } = await db.query<{ market_paused: boolean; market_reason: string | null; asset_reason: string | null }>(
     `SELECT m.paused AS market_paused, m.reason AS market_reason,
-            (SELECT e.reason FROM asset_status_events e JOIN assets a USING (symbol)
-              WHERE a.ticker = $1 AND e.code = 'ASSET_PAUSED' AND e.starts_at <= $2 AND (e.ends_at IS NULL OR e.ends_at > $2) LIMIT 1) AS asset_reason
+            (SELECT e.reason FROM ${currentAssetEventsSql('$2')} AS e JOIN assets a USING (symbol)
+              WHERE a.ticker = $1 AND e.code = 'ASSET_PAUSED' AND e.starts_at <= $2 LIMIT 1) AS asset_reason
        FROM market_state m`,
     [underlying, now],
   );

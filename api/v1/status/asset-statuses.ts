@@ -1,9 +1,9 @@
 /**
- * GET /v1/status/assets[?symbol] — active and upcoming asset status events (pauses, limits),
- * unscheduled ones set by an operator and scheduled windows such as dividends or splits.
+ * GET /v1/status/assets[?symbol] — active and upcoming asset status events (pauses, limits, redeem-only): unscheduled
+ * ones set by an operator, windows an operator scheduled, and the pause before each catalogue dividend's ex-date.
  */
 import { z } from 'zod';
-import { listCurrentAssetEvents, type AssetStatusEventRecord } from '../../../db/queries/operator-controls';
+import { DIVIDEND_PAUSE, DIVIDEND_PAUSE_LOOKAHEAD_DAYS, listCurrentAssetEvents, type AssetStatusEventRecord } from '../../../db/queries/operator-controls';
 import { documentationUrl } from '../../../domain/errors';
 import { symbolSchema } from '../../../domain/token-symbol';
 import { defineOperation } from '../../contract/operation';
@@ -32,7 +32,7 @@ export const assetStatusesOperation = defineOperation({
   operationId: 'listAssetStatuses',
   summary: 'Active and upcoming asset statuses',
   description:
-    'Pauses and limits of assets: unscheduled ones an operator set, and scheduled windows such as a cash dividend or a stock split. Events that ended are not listed.',
+    `Pauses and limits of assets: unscheduled ones an operator set, scheduled windows such as a stock split or earnings, and the \`${DIVIDEND_PAUSE.reason}\` pause from ${DIVIDEND_PAUSE.from} to ${DIVIDEND_PAUSE.until} New York time on the day before each dividend's ex-date (listed from ${DIVIDEND_PAUSE_LOOKAHEAD_DAYS} days before it starts). Events that ended are not listed.`,
   access: 'read',
   query: statusQuery,
   fieldCodes: { symbol: 'INVALID_SYMBOL' },

@@ -54,8 +54,12 @@ export const assetStatusSchema = component(
     }),
     start: z.iso.datetime().describe('When the event starts (ISO-8601, UTC).'),
     end: z.iso.datetime().optional().describe('When it ends (ISO-8601, UTC); absent while open-ended.'),
-    eventId: z.string().describe('Names the event for `DELETE /v1/status/assets/events/{eventId}`.'),
-    updateSharesMultiplier: z.boolean().describe('Whether the event changes the shares multiplier (a split, say), as the operator declared it.'),
+    eventId: z
+      .string()
+      .describe("Names the event: an operator's for `DELETE /v1/status/assets/events/{eventId}`; a dividend's pause is `div_<symbol>_<ex-date>` and cannot be deleted."),
+    updateSharesMultiplier: z
+      .boolean()
+      .describe("Whether the event changes the shares multiplier (a split, say), as the operator declared it; false for a dividend's pause (the dividend is reinvested at 09:30 on its ex-date, after the pause)."),
   }),
 );
 export type AssetStatus = z.infer<typeof assetStatusSchema>;
