@@ -51,6 +51,12 @@ describe('GET /v1/status/assets', () => {
     expect(await statusesAt(PAUSE_END)).toEqual([]);
   });
 
+  test('in summer time too it is 19:50–20:10 New York time: 23:50–00:10 UTC', async () => {
+    // AAPLon's ex-date Monday 2027-05-10: the calendar day before is a Sunday, the overnight session opening at 20:00.
+    const [pause] = await statusesAt(newYorkTime('2027-05-09', '19:50'), 'AAPLon');
+    expect(pause).toMatchObject({ status: 'active', start: '2027-05-09T23:50:00.000Z', end: '2027-05-10T00:10:00.000Z', eventId: 'div_AAPLon_2027-05-10' });
+  });
+
   test('every asset: the pauses running and those starting within a week, none that ended', async () => {
     api.setNow(PAUSE_START);
     const all = (await get('/v1/status/assets')).body as { symbol: string; status: string; start: string; reason: { message: string } }[];
