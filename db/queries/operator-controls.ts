@@ -52,7 +52,9 @@ const NEW_YORK = 'America/New_York';
  * the columns of asset_status_events and `source`: the operators' events, and the catalogue's dividend pauses
  * (`DIVIDEND_PAUSE`) that start within DIVIDEND_PAUSE_LOOKAHEAD_DAYS. Every statement that asks which events an asset
  * has reads them from here, so a dividend pause holds wherever an operator's pause does. A dividend pause's id is
- * `div_<symbol>_<ex-date>`; it is not stored, and changes only with the catalogue's dividends.
+ * `div_<symbol>_<ex-date>`; it is not stored, and changes only with the catalogue's dividends. The ex-date range (from
+ * New York's date at `now` to two days past the look-ahead, room for a daylight-saving change) only lets the dividends'
+ * key narrow the rows read; the window's own instants decide.
  */
 export function currentAssetEventsSql(now: string): string {
   const newYorkInstant = (time: string) => `(extract(epoch FROM ((d.ex_date - 1) + time '${time}') AT TIME ZONE '${NEW_YORK}') * 1000)::bigint`;
