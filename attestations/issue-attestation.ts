@@ -77,6 +77,12 @@ function replay(record: { requestHash: string; response: unknown }, hash: string
   return { attestation, expiresAt: attestation.expiration * 1000, replayed: true };
 }
 
+/** Why an account that requires allow-listed wallets is refused the order (the reference's INVALID_ADDRESS). */
+function unlistedWalletMessage(request: AttestationRequest, wallet: string): string {
+  if (request.userAddress !== undefined) return `user_address is not on the allow list: ${wallet} is not allowed for this account on ${request.chainId}`;
+  return `user_address is not on the allow list: ${wallet}, registered to this account on ${request.chainId}, is not allowed for it`;
+}
+
 /** For Solana the user's wallet is bound into the signed bytes through additionalData; EVM quotes carry zeros. */
 function additionalDataOf(chain: Chain, userAddress: string | undefined): `0x${string}` {
   if (chain !== SOLANA_CHAIN) return ZERO_BYTES32;
@@ -168,6 +174,7 @@ async function issue(dependencies: AttestationDependencies, input: IssueAttestat
       sessionStartedAt,
       chain: request.chainId,
       now,
+      userAddress: request.userAddress,
       idempotencyKey,
     });
     // A first call with this key may have committed while this one waited for the lock.
@@ -175,6 +182,7 @@ async function issue(dependencies: AttestationDependencies, input: IssueAttestat
       await client.query('ROLLBACK');
       return replay(earlier, hash);
     }
+    if (read.unlistedWallet !== null) throw new AttestationRefused('INVALID_ADDRESS', unlistedWalletMessage(request, read.unlistedWallet));
     const status = statusFromContext(asset, interval, read);
     const priced = priceFromContext({ now, maxPriceAgeMs: dependencies.settings.maxPriceAgeMs }, asset, request, { status, quote: read });
     if (priced.side === 'buy' && priced.reservesPauseReason !== null) {

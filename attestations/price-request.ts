@@ -1,5 +1,5 @@
 /**
- * Prices a quote request for an asset: refuses it when the asset cannot trade now or the price is
+ * Prices a quote request for an asset: refuses it when its chain is paused, the asset cannot trade now or the price is
  * stale, then applies the asset's spread for the side and duration and converts between token
  * amount and notional. Shared by soft quotes and attestations.
  */
@@ -63,6 +63,7 @@ export function priceFromContext(
   { status, quote }: { status: TradingStatus; quote: QuoteContextRecord },
 ): PricedRequest {
   const { now } = context;
+  if (quote.chainPauseReason !== null) throw new AttestationRefused('PAUSED_GM_CHAIN', `chain is paused: ${request.chainId}: ${quote.chainPauseReason}`);
   if (status.restriction) throw new AttestationRefused(status.restriction.code, status.restriction.message);
   if (status.redeemOnly && request.side === 'buy') throw new AttestationRefused('ASSET_REDEEM_ONLY', REDEEM_ONLY_MESSAGE(asset.symbol));
   if (quote.tokenPrice === null || quote.priceObservedAt === null || now - quote.priceObservedAt > context.maxPriceAgeMs) {

@@ -24,12 +24,16 @@ export const ERROR_CODES = {
   INVALID_DURATION: { status: 400, description: '`duration` is not `short` or `long`.' },
   INVALID_GM_CHAIN: { status: 400, description: '`chainId` is not a chain: `ethereum-1`, `bsc-56` or `solana-900`.' },
   UNSUPPORTED_GM_CHAIN: { status: 400, description: '`chainId` is a chain this operation does not take: wallets and the partner flow are on the EVM chains (`ethereum-1`, `bsc-56`) only.' },
+  PAUSED_GM_CHAIN: { status: 400, description: 'An operator paused the chain: no attestation or soft quote on it until it is resumed (reads go on).' },
   MISSING_CHAIN_ID: { status: 400, description: '`chainId` is required here and was not sent.' },
   MISSING_SYMBOL: { status: 400, description: '`symbol` is required and was not sent.' },
   MISSING_SIDE: { status: 400, description: '`side` is required and was not sent.' },
   MISSING_USER_ADDRESS: { status: 400, description: 'A `solana-900` attestation needs `userAddress`.' },
   INVALID_USER_ADDRESS: { status: 400, description: '`userAddress` is not a base58 32-byte Solana public key.' },
-  INVALID_WALLET_ADDRESS: { status: 400, description: 'The wallet address is not a 0x-prefixed 20-byte hex EVM address.' },
+  INVALID_WALLET_ADDRESS: {
+    status: 400,
+    description: "The wallet address is not one of the chain's: a 0x-prefixed 20-byte hex address on an EVM chain, a base58 32-byte public key on `solana-900`.",
+  },
   INVALID_IDEMPOTENCY_KEY: { status: 400, description: 'The `Idempotency-Key` header must be 1–255 printable characters.' },
   INVALID_PARAMETER: { status: 400, description: 'A query or path parameter is invalid; the message names it.' },
   INVALID_REQUEST_BODY: { status: 400, description: 'The JSON body does not match the schema; the message names the field.' },
@@ -57,6 +61,11 @@ export const ERROR_CODES = {
   MARKET_CLOSED: { status: 403, description: 'No session in which the asset trades is running.' },
   MARKET_PAUSED: { status: 403, description: 'An operator paused the whole market.' },
   ASSET_PAUSED: { status: 403, description: 'Trading of the asset is paused.' },
+  INVALID_ADDRESS: {
+    status: 403,
+    description:
+      "The account trades only through wallets an operator allow-listed for it, and the wallet is not listed on the chain: the request's `userAddress` (Solana), or a wallet registered to the account on the EVM chain.",
+  },
   ASSET_REDEEM_ONLY: { status: 403, description: 'The asset is redeem-only for now (an operator event): it can be sold (redeemed), not bought (minted).' },
   ASSET_CLOSED_FOR_SESSION: { status: 403, description: 'The asset does not trade in the current session.' },
   RESERVES_SHORT: {

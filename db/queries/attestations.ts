@@ -4,6 +4,7 @@ import type { PoolClient } from 'pg';
 import type { Queryable } from '../pool';
 import { currentAssetEventsSql, type AssetStatusCode } from './operator-controls';
 import { inOneRoundTrip, sqlLiteral, type PreparedStatement, type SqlValue, type Statement } from '../round-trip';
+import { unlistedWalletSql } from './allow-list';
 
 export interface NewAttestation {
   attestationId: string;
@@ -321,12 +322,14 @@ export interface QuoteContextRecord {
   tokenManager: `0x${string}` | null;
   /** Why minting the asset is paused until its reserves are covered again (null: not paused). */
   reservesPauseReason: string | null;
+  /** Why an operator paused the chain (null: not paused). */
+  chainPauseReason: string | null;
 }
 
 /**
  * Everything a quote for one asset needs, in one round trip: the market pause, the asset's active status
  * events, its limits for the session, its latest price, its pricing, its address on the chain, the chain's
- * token manager and a pause of its minting for reserves.
+ * token manager and operator pause, and a pause of its minting for reserves.
  */
 export async function quoteContext(
   db: Queryable,
@@ -352,20 +355,23 @@ function quoteContextSql(placeholders: { symbol: string; session: string; chain:
               p.token_price::text AS "tokenPrice", p.observed_at AS "priceObservedAt",
               r.short_spread_bps AS "shortSpreadBps", r.long_spread_bps AS "longSpreadBps",
               r.short_ttl_seconds AS "shortTtlSeconds", r.long_ttl_seconds AS "longTtlSeconds",
-              a.address AS "assetAddress", d.token_manager AS "tokenManager", rp.reason AS "reservesPauseReason"
+              a.address AS "assetAddress", d.token_manager AS "tokenManager", rp.reason AS "reservesPauseReason",
+              cp.reason AS "chainPauseReason"
          FROM market_state m
          LEFT JOIN session_limits l ON l.symbol = ${symbol} AND l.session = ${session}
          LEFT JOIN latest_prices p ON p.symbol = ${symbol}
          LEFT JOIN asset_pricing r ON r.symbol = ${symbol}
          LEFT JOIN asset_addresses a ON a.symbol = ${symbol} AND a.network_chain_id = ${chain}
          LEFT JOIN chain_deployments d ON d.chain = ${chain}
-         LEFT JOIN reserve_pauses rp ON rp.symbol = ${symbol}`;
+         LEFT JOIN reserve_pauses rp ON rp.symbol = ${symbol}
+         LEFT JOIN chain_pauses cp ON cp.chain = ${chain}`;
 }
 
 const QUOTE_CONTEXT_WITH_USAGE: PreparedStatement = {
   name: 'quote_context_with_usage',
   text: `SELECT * FROM (${quoteContextSql({ symbol: '$1', session: '$2', chain: '$3', now: '$4' })}) AS context
-           CROSS JOIN (${userUsageSql({ accountId: '$5', symbol: '$1', now: '$4', sessionStartedAt: '$6' })}) AS usage`,
+           CROSS JOIN (${userUsageSql({ accountId: '$5', symbol: '$1', now: '$4', sessionStartedAt: '$6' })}) AS usage
+           CROSS JOIN (${unlistedWalletSql({ accountId: '$5', chain: '$3', userAddress: '$7' })}) AS wallet`,
 };
 
 const FIND_BY_IDEMPOTENCY_KEY: PreparedStatement = { name: 'find_by_idempotency_key', text: FIND_BY_IDEMPOTENCY_KEY_SQL };
@@ -379,8 +385,11 @@ const FIND_BY_IDEMPOTENCY_KEY: PreparedStatement = { name: 'find_by_idempotency_
 const KEEP_GENERIC_PLANS = 'SET LOCAL plan_cache_mode = force_generic_plan';
 
 export interface OrderRead {
-  /** The order's quote context (`quoteContext`) with its user's usage of the asset's limits (`userUsage`). */
-  context: QuoteContextRecord & UserUsage;
+  /**
+   * The order's quote context (`quoteContext`) with its user's usage of the asset's limits (`userUsage`) and the
+   * first wallet that could use its attestation without being on the account's allow-list (`unlistedWalletSql`).
+   */
+  context: QuoteContextRecord & UserUsage & { unlistedWallet: string | null };
   /** The attestation the account created with the order's idempotency key, if it has one. */
   earlier: IdempotentRecord | undefined;
 }
@@ -393,14 +402,25 @@ export interface OrderRead {
  */
 export async function beginOrder(
   client: PoolClient,
-  parameters: { lockKey: string; accountId: string; symbol: string; session: string; sessionStartedAt: number; chain: string; now: number; idempotencyKey?: string },
+  parameters: {
+    lockKey: string;
+    accountId: string;
+    symbol: string;
+    session: string;
+    sessionStartedAt: number;
+    chain: string;
+    now: number;
+    /** The wallet the request names (Solana), canonical; undefined when it names none. */
+    userAddress?: string;
+    idempotencyKey?: string;
+  },
 ): Promise<OrderRead> {
-  const { lockKey, accountId, symbol, session, sessionStartedAt, chain, now, idempotencyKey } = parameters;
+  const { lockKey, accountId, symbol, session, sessionStartedAt, chain, now, userAddress, idempotencyKey } = parameters;
   const statements: Statement[] = ['BEGIN', KEEP_GENERIC_PLANS, `SELECT pg_advisory_xact_lock(hashtext(${sqlLiteral(lockKey)}))`];
   if (idempotencyKey) statements.push({ prepared: FIND_BY_IDEMPOTENCY_KEY, values: [accountId, idempotencyKey] });
-  statements.push({ prepared: QUOTE_CONTEXT_WITH_USAGE, values: [symbol, session, chain, now, accountId, sessionStartedAt] });
+  statements.push({ prepared: QUOTE_CONTEXT_WITH_USAGE, values: [symbol, session, chain, now, accountId, sessionStartedAt, userAddress ?? null] });
   const results = await inOneRoundTrip(client, statements);
-  const context = results.at(-1)![0] as QuoteContextRecord & UserUsage;
+  const context = results.at(-1)![0] as OrderRead['context'];
   const earlier = idempotencyKey ? (results.at(-2)![0] as IdempotentRecord | undefined) : undefined;
   return { context, earlier };
 }

@@ -34,6 +34,8 @@ const VALID_BODIES: Record<string, () => Record<string, unknown>> = {
   createSoftQuote: () => ({ symbol: 'SPYon', side: 'buy', tokenAmount: '1', duration: 'short', chainId: 'ethereum-1' }),
   updateSessionLimit: () => ({ tradable: true, maxAttestationCount: '20', maxActiveNotionalValue: '250000', maxSessionNotionalValue: '1000000' }),
   pauseMarket: () => ({ reason: 'drill' }),
+  pauseChain: () => ({ reason: 'drill' }),
+  setAllowListRequired: () => ({ required: true }),
   scheduleAssetStatusEvent: () => ({ symbol: 'AAPLon', code: 'ASSET_PAUSED', reason: 'cash_dividend', start: 4_102_444_800_000, end: 4_102_448_400_000 }),
   pauseAsset: () => ({ reason: 'drill' }),
   limitAsset: () => ({ reason: 'drill' }),

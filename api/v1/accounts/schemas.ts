@@ -1,6 +1,7 @@
 /** The answers of the accounts resource as zod schemas (named in the OpenAPI document); the routes' types come from them. */
 import { z } from 'zod';
 import { EVM_CHAINS } from '../../../chains/networks';
+import { CHAINS } from '../../../domain/chains';
 import { epochMs } from '../../../domain/json-formats';
 import { component } from '../../contract/components';
 
@@ -23,3 +24,25 @@ export type Wallet = z.infer<typeof walletSchema>;
 
 export const walletListSchema = component('WalletList', z.object({ wallets: z.array(walletSchema).describe('By chain, then address; unregistered ones left out.') }));
 export type WalletList = z.infer<typeof walletListSchema>;
+
+export const allowListSchema = component(
+  'AllowList',
+  z.object({
+    accountId: z.string(),
+    required: z
+      .boolean()
+      .describe(
+        "Whether the account trades only through listed wallets: when true, a Solana attestation's `userAddress` and every wallet registered to the account on an EVM chain must be listed on that chain, or the attestation is 403 `INVALID_ADDRESS`. False by default.",
+      ),
+    wallets: z
+      .array(
+        z.object({
+          chainId: z.enum(CHAINS),
+          address: z.string().describe('The wallet: lowercase hex on an EVM chain, base58 on Solana.'),
+          addedAt: epochMs.describe('When it was listed.'),
+        }),
+      )
+      .describe('By chain, then address.'),
+  }),
+);
+export type AllowList = z.infer<typeof allowListSchema>;

@@ -17,8 +17,8 @@ import type { Attestation, AttestationRecord } from './schemas';
 /** Why the asset cannot trade now (`loadTradingStatus`). */
 export const TRADING_RESTRICTIONS = ['MARKET_PAUSED', 'ASSET_PAUSED', 'MARKET_CLOSED', 'ASSET_CLOSED_FOR_SESSION'] as const satisfies readonly RestrictionCode[];
 
-/** How pricing a request (`priceRequest`) refuses it: restrictions, a stale price, no contract, a notional below one base unit. */
-export const PRICING_REFUSALS = [...TRADING_RESTRICTIONS, 'ASSET_REDEEM_ONLY', 'PRICE_UNAVAILABLE', 'CHAIN_UNAVAILABLE', 'INVALID_NOTIONAL_VALUE'] as const satisfies readonly ErrorCode[];
+/** How pricing a request (`priceRequest`) refuses it: a paused chain, restrictions, a stale price, no contract, a notional below one base unit. */
+export const PRICING_REFUSALS = ['PAUSED_GM_CHAIN', ...TRADING_RESTRICTIONS, 'ASSET_REDEEM_ONLY', 'PRICE_UNAVAILABLE', 'CHAIN_UNAVAILABLE', 'INVALID_NOTIONAL_VALUE'] as const satisfies readonly ErrorCode[];
 
 /** The limits an attestation is checked against (`refusedBy`). */
 export const LIMIT_REFUSALS = [

@@ -17,7 +17,7 @@ export const createAttestationOperation = defineOperation({
   operationId: 'createAttestation',
   summary: 'Create a signed attestation',
   description:
-    "A signed authorization for the calling account's user to mint (`buy`) or redeem (`sell`) the token on-chain before it expires; `duration` decides how long (`short`, the default, has the tighter spread). Send exactly one of `tokenAmount` and `notionalValue`; `chainId` defaults to `ethereum-1`, and `solana-900` needs `userAddress`. Refused while the market or asset is paused or closed, and when the account's outstanding count, active notional or session notional for the asset (or the issuer's off-hours exposure) would go over its limit. It counts against those limits until expired or, once its execution is seen on-chain (`executing`), until that execution is final (`executed`); `GET /v1/attestations` finds it again if the answer was lost.",
+    "A signed authorization for the calling account's user to mint (`buy`) or redeem (`sell`) the token on-chain before it expires; `duration` decides how long (`short`, the default, has the tighter spread). Send exactly one of `tokenAmount` and `notionalValue`; `chainId` defaults to `ethereum-1`, and `solana-900` needs `userAddress`. Refused while the chain, the market or the asset is paused or closed, when the account trades only through allow-listed wallets and a wallet that could use the attestation is not listed (`INVALID_ADDRESS`), and when the account's outstanding count, active notional or session notional for the asset (or the issuer's off-hours exposure) would go over its limit. It counts against those limits until expired or, once its execution is seen on-chain (`executing`), until that execution is final (`executed`); `GET /v1/attestations` finds it again if the answer was lost.",
   access: 'write',
   headers: {
     'Idempotency-Key':
@@ -37,6 +37,7 @@ export const createAttestationOperation = defineOperation({
     'INVALID_IDEMPOTENCY_KEY',
     'INVALID_AMOUNT', 'MISSING_TOKEN_OR_NOTIONAL',
     'MISSING_USER_ADDRESS',
+    'INVALID_ADDRESS',
     'ASSET_NOT_FOUND',
     'IDEMPOTENCY_KEY_REUSED',
     ...PRICING_REFUSALS,

@@ -13,7 +13,7 @@ export const softQuoteOperation = defineOperation({
   operationId: 'createSoftQuote',
   summary: 'Get a soft quote',
   description:
-    'The price an attestation for the same request would carry now, without signing anything: not eligible for on-chain submission and counted against no limit. Same request as an attestation, without `userAddress`; refused when the asset cannot trade now or has no current price.',
+    'The price an attestation for the same request would carry now, without signing anything: not eligible for on-chain submission and counted against no limit. Same request as an attestation, without `userAddress`; refused when its chain is paused, the asset cannot trade now or it has no current price. Without a wallet, a soft quote is not checked against the account\'s allow-list.',
   access: 'write',
   body: softQuoteRequest,
   fieldCodes: SOFT_QUOTE_FIELD_CODES,
