@@ -7,6 +7,7 @@ import type { ApiServices } from '../api/services';
 import { ApiError } from '../domain/errors';
 import { pauseMarketOperation } from '../api/v1/status/pause-market';
 import { resumeMarketOperation } from '../api/v1/status/resume-market';
+import { pauseChainOperation, resumeChainOperation } from '../api/v1/status/pause-chain';
 import { limitAssetOperation, pauseAssetOperation } from '../api/v1/status/start-asset-control';
 import { resumeAssetOperation, unlimitAssetOperation } from '../api/v1/status/end-asset-control';
 import { createScheduledEventOperation } from '../api/v1/status/create-scheduled-event';
@@ -109,6 +110,23 @@ export const CONSOLE_ACTIONS = {
     async run({ services, ctx, session }) {
       await invokeOperation(services, resumeMarketOperation, ctx, session, {});
       return 'The market is resumed';
+    },
+  },
+  'chain-pause': {
+    target: (fields) => `chain ${fields.chainId ?? ''}`,
+    back: () => '/console/controls',
+    reasonRequired: true,
+    async run({ services, ctx, session, fields }) {
+      await invokeOperation(services, pauseChainOperation, ctx, session, { params: { chainId: fields.chainId ?? '' }, body: { reason: fields.reason } });
+      return `${fields.chainId} is paused`;
+    },
+  },
+  'chain-resume': {
+    target: (fields) => `chain ${fields.chainId ?? ''}`,
+    back: () => '/console/controls',
+    async run({ services, ctx, session, fields }) {
+      await invokeOperation(services, resumeChainOperation, ctx, session, { params: { chainId: fields.chainId ?? '' } });
+      return `${fields.chainId} is resumed`;
     },
   },
   'asset-control': {

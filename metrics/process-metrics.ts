@@ -5,7 +5,8 @@
  * transactions by state, outstanding attestations and their notional, each chain watcher's seen and final heads, how
  * long since it last scanned, whether it is halted, and with the chains' RPC its lag behind the head and whether it is
  * stalled (domain/watcher-stall.ts); the last reserves
- * computation (coverage, shortfall, its age), the assets whose minting it paused, and hedge orders by state. Each gauge reads
+ * computation (coverage, shortfall, its age), the assets whose minting it paused, the chains an operator paused, and hedge
+ * orders by state. Each gauge reads
  * its own series when scraped; a reading that fails (the database down) leaves them out of that scrape and counts in
  * `issuer_metrics_read_errors_total`.
  */
@@ -19,6 +20,8 @@ import { countHedgeOrdersByState } from '../db/queries/hedging';
 import { partnerRequestGauges } from '../db/queries/partner-requests';
 import { countRedemptionsByState } from '../db/queries/redemptions';
 import { latestReserveSnapshot, listReservePauses } from '../db/queries/reserves';
+import { listChainPauses } from '../db/queries/chain-pauses';
+import { CHAINS } from '../domain/chains';
 import { watcherStalled } from '../domain/watcher-stall';
 
 /** How long a scrape waits for a chain's head before leaving its lag out. */
@@ -135,6 +138,10 @@ export function createProcessMetrics(parameters: ProcessMetricsParameters): Regi
   readGauge('issuer_reserves_paused', '1 per asset whose attestation minting is paused because its reserves are short', ['symbol'], async () =>
     (await listReservePauses(db)).map((pause) => [{ symbol: pause.symbol }, 1]),
   );
+  readGauge('issuer_chain_paused', '1 per chain an operator paused (no attestation or soft quote on it; the watcher goes on), 0 per chain running', ['chain'], async () => {
+    const paused = new Set((await listChainPauses(db)).map((pause) => pause.chain));
+    return CHAINS.map((chain) => [{ chain }, paused.has(chain) ? 1 : 0]);
+  });
   readGauge('issuer_hedge_orders', 'Hedge orders at the broker by state (pending: placed or waiting; review: refused for good)', ['state'], async () =>
     (await countHedgeOrdersByState(db)).map((row) => [{ state: row.state }, row.count]),
   );

@@ -1,24 +1,54 @@
 /**
- * `/console/controls` — the operator controls as forms over the admin routes: pause and resume the market, pause or
- * limit an asset and end it, schedule and delete asset events, and edit session limits. `/console/audit` — every
+ * `/console/controls` — the operator controls as forms over the admin routes: pause and resume the market and each
+ * chain, pause or limit an asset and end it, schedule and delete asset events, and edit session limits. `/console/audit` — every
  * action taken through the console.
  */
 import type { Database } from '../../db/pool';
 import { listAudit } from '../../db/queries/console';
 import { getMarketState, listCurrentAssetEvents } from '../../db/queries/operator-controls';
 import { listSessionLimits } from '../../db/queries/session-limits';
+import { listChainPauses } from '../../db/queries/chain-pauses';
+import { CHAINS } from '../../domain/chains';
 import { EVENT_REASONS } from '../../api/v1/status/create-scheduled-event';
 import { actionForm, badge, href, html, table, time, type Html } from '../html';
 
 export async function controlsPage(db: Database, parameters: { csrf: string; now: number }): Promise<Html> {
   const { csrf } = parameters;
-  const [market, events, limits] = await Promise.all([getMarketState(db), listCurrentAssetEvents(db, parameters.now), listSessionLimits(db)]);
+  const [market, events, limits, chainPauses] = await Promise.all([
+    getMarketState(db),
+    listCurrentAssetEvents(db, parameters.now),
+    listSessionLimits(db),
+    listChainPauses(db),
+  ]);
+  const pauses = new Map(chainPauses.map((pause) => [pause.chain, pause]));
   return html`
 <h2>Market</h2>
 <p>${badge(market.paused ? 'paused' : 'open for orders')} ${market.reason ?? ''}</p>
 ${market.paused
   ? actionForm({ action: 'market-resume', csrf, confirm: 'Resume the market?', body: html`<input name="reason" placeholder="reason" aria-label="Reason"><button>Resume the market</button>` })
   : actionForm({ action: 'market-pause', csrf, confirm: 'Pause the whole market? No attestation is issued while paused.', body: html`<input name="reason" required placeholder="reason clients will read" aria-label="Reason"><button class="danger">Pause the market</button>` })}
+<h2>Chains</h2>
+${table(
+  ['Chain', 'Status', 'Reason', 'Since', ''],
+  CHAINS.map((chain) => {
+    const pause = pauses.get(chain);
+    return [
+      html`${chain}`,
+      badge(pause ? 'paused' : 'open for orders'),
+      html`${pause?.reason ?? ''}`,
+      time(pause?.pausedAt),
+      pause
+        ? actionForm({ action: 'chain-resume', csrf, fields: { chainId: chain }, confirm: `Resume ${chain}?`, body: html`<input name="reason" placeholder="reason" aria-label="Reason"><button>Resume</button>` })
+        : actionForm({
+            action: 'chain-pause',
+            csrf,
+            fields: { chainId: chain },
+            confirm: `Pause ${chain}? No attestation or soft quote on it while paused; issued attestations still execute.`,
+            body: html`<input name="reason" required placeholder="reason" aria-label="Reason"><button class="danger">Pause</button>`,
+          }),
+    ];
+  }),
+)}
 <h2>Assets</h2>
 ${actionForm({
   action: 'asset-control',

@@ -2,11 +2,13 @@
  * The reference issuer's INVALID_ADDRESS and PAUSED_GM_CHAIN against the real app and PostgreSQL: an account set to
  * trade only through allow-listed wallets is refused an attestation a wallet off its list could use (a Solana
  * `userAddress`, or a wallet registered to it on an EVM chain, in any case), and allowed once an operator lists the
- * wallet; a chain an operator paused refuses attestations and soft quotes until resumed, while reads go on. The
- * operator writes are idempotent and refuse bad input.
+ * wallet; a chain an operator paused refuses attestations and soft quotes until resumed, while reads go on, and shows
+ * where operators look (the console's controls, audited; the metrics). The operator writes are idempotent and refuse
+ * bad input.
  */
 import { getAddress } from 'viem';
 import { newYorkTime } from '../../domain/calendar';
+import { createProcessMetrics } from '../../metrics/process-metrics';
 import { createTestApi, TEST_BASE_URL, type TestApi } from '../support/api';
 
 const MONDAY_10AM = newYorkTime('2026-11-23', '10:00');
@@ -195,5 +197,34 @@ describe('a chain paused by an operator (PAUSED_GM_CHAIN)', () => {
     expect(response.status).toBe(403);
     expect(response.body.code).toBe('ADMIN_SCOPE_REQUIRED');
     expect((await attest({ ...valid, chainId: 'bsc-56' })).status).toBe(200);
+  });
+
+  test('the console pauses and resumes a chain, audited, and the controls page and the metrics show it', async () => {
+    const signIn = await api.http.post('/console/sign-in').type('form').send({ key: api.keys.admin });
+    const cookie = signIn.headers['set-cookie']![0]!.split(';')[0]!;
+    const controls = () => api.http.get('/console/controls').set('cookie', cookie);
+    const csrf = /name="csrf" value="([^"]+)"/.exec((await controls()).text)![1]!;
+    const act = (action: string, fields: Record<string, string>) => api.http.post(`/console/actions/${action}`).set('cookie', cookie).type('form').send({ csrf, ...fields });
+    const chainPaused = async () => {
+      const metrics = await createProcessMetrics({ role: 'api', db: api.db, poolMax: 1 }).metrics();
+      return /^issuer_chain_paused\{chain="bsc-56"\} (\d)$/m.exec(metrics)?.[1];
+    };
+    expect(await chainPaused()).toBe('0');
+
+    expect((await act('chain-pause', { chainId: 'bsc-56', reason: 'console drill' })).status).toBe(303);
+    expectRefused(await attest(onBsc), 400, 'PAUSED_GM_CHAIN', 'console drill');
+    expect((await controls()).text).toMatch(/bsc-56<\/td><td><span class="badge badge-paused">paused<\/span><\/td><td>console drill/);
+    expect(await chainPaused()).toBe('1');
+
+    expect((await act('chain-resume', { chainId: 'bsc-56' })).status).toBe(303);
+    expect((await attest(onBsc)).status).toBe(200);
+    expect(await chainPaused()).toBe('0');
+    const audit = await api.db.query<{ action: string; target: string; outcome: string }>(
+      `SELECT action, target, outcome FROM console_audit WHERE action LIKE 'chain-%' ORDER BY id`,
+    );
+    expect(audit.rows).toEqual([
+      { action: 'chain-pause', target: 'chain bsc-56', outcome: 'done' },
+      { action: 'chain-resume', target: 'chain bsc-56', outcome: 'done' },
+    ]);
   });
 });
