@@ -1,5 +1,5 @@
 /**
- * `/console` — the overview: market and asset statuses; attestations outstanding, executing and executed today;
+ * `/console` — the overview: market, paused chains and asset statuses; attestations outstanding, executing and executed today;
  * partner requests by state, with those needing a person first (in review, held by a pause, waiting too long for the
  * broker's confirm, rejected today); the chain watchers; the broker's reachability.
  */
@@ -7,6 +7,7 @@ import type { ReadinessProbe } from '../../api/health/readiness';
 import type { Database } from '../../db/pool';
 import { overviewCounts, requestsNeedingAttention } from '../../db/queries/console';
 import { getMarketState, listCurrentAssetEvents } from '../../db/queries/operator-controls';
+import { listChainPauses } from '../../db/queries/chain-pauses';
 import type { BrokerConnection } from '../../partner/broker-client';
 import { badge, enc, html, table, time, type Html } from '../html';
 import { watchersWithHealth, watcherTable } from './business';
@@ -28,8 +29,9 @@ async function brokerReachability(broker: BrokerConnection | undefined): Promise
 
 export async function overviewPage(parameters: { db: Database; broker?: BrokerConnection; now: number; probes?: Record<string, ReadinessProbe> }): Promise<Html> {
   const { db, now } = parameters;
-  const [market, events, counts, attention, watchers, broker] = await Promise.all([
+  const [market, chainPauses, events, counts, attention, watchers, broker] = await Promise.all([
     getMarketState(db),
+    listChainPauses(db),
     listCurrentAssetEvents(db, now),
     overviewCounts(db, now),
     requestsNeedingAttention(db, { now, confirmWaitMs: CONFIRM_WAIT_MS, limit: 50 }),
@@ -42,6 +44,7 @@ export async function overviewPage(parameters: { db: Database; broker?: BrokerCo
 <div id="overview" data-live>
 <h2>Market</h2>
 <p>${badge(market.paused ? 'paused' : 'open for orders')} ${market.reason ?? ''} <span class="muted">since ${time(market.updatedAt)}</span> — <a href="/console/controls">controls</a></p>
+${chainPauses.map((pause) => html`<p>${badge('paused')} chain ${pause.chain}: ${pause.reason} <span class="muted">since ${time(pause.pausedAt)}</span></p>`)}
 ${table(
   ['Asset', 'Status', 'Kind', 'Reason', 'From', 'Until'],
   events.map((event) => [html`${event.symbol}`, badge(event.code), html`${event.type}`, html`${event.reason}`, time(event.startsAt), time(event.endsAt)]),

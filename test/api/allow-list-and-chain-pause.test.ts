@@ -199,7 +199,7 @@ describe('a chain paused by an operator (PAUSED_GM_CHAIN)', () => {
     expect((await attest({ ...valid, chainId: 'bsc-56' })).status).toBe(200);
   });
 
-  test('the console pauses and resumes a chain, audited, and the controls page and the metrics show it', async () => {
+  test('the console pauses and resumes a chain, audited, and its overview, controls page and the metrics show it', async () => {
     const signIn = await api.http.post('/console/sign-in').type('form').send({ key: api.keys.admin });
     const cookie = signIn.headers['set-cookie']![0]!.split(';')[0]!;
     const controls = () => api.http.get('/console/controls').set('cookie', cookie);
@@ -215,6 +215,7 @@ describe('a chain paused by an operator (PAUSED_GM_CHAIN)', () => {
     expectRefused(await attest(onBsc), 400, 'PAUSED_GM_CHAIN', 'console drill');
     expect((await controls()).text).toMatch(/bsc-56<\/td><td><span class="badge badge-paused">paused<\/span><\/td><td>console drill/);
     expect(await chainPaused()).toBe('1');
+    expect((await api.http.get('/console').set('cookie', cookie)).text).toContain('chain bsc-56: console drill');
 
     expect((await act('chain-resume', { chainId: 'bsc-56' })).status).toBe(303);
     expect((await attest(onBsc)).status).toBe(200);
