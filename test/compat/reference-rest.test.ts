@@ -8,13 +8,9 @@
  * half — the published proto loaded as published, its four calls and their status codes — is
  * test/streams/reference-grpc.test.ts.
  */
-import { readdirSync, readFileSync } from 'node:fs';
-import path from 'node:path';
 import { MockActivityEnvironment } from '@temporalio/testing';
 import { DefaultLogger } from '@temporalio/worker';
 import { Client, Connection } from '@temporalio/client';
-import Ajv2020 from 'ajv/dist/2020';
-import addFormats from 'ajv-formats';
 import type { Response } from 'supertest';
 import { createWalletClient, http, keccak256, parseUnits, stringToHex } from 'viem';
 import { createChainWatcherActivities, type ScanChainResult } from '../../activities/chain-watcher';
@@ -25,29 +21,16 @@ import { createApiKey } from '../../db/queries/api-keys';
 import { newYorkTime } from '../../domain/calendar';
 import { CATALOGUE } from '../../domain/catalogue';
 import { Decimal } from '../../domain/money';
-import { openApiDocument } from '../../api/resources';
-import { createTestApi, TEST_BASE_URL, type TestApi } from '../support/api';
+import { createTestApi, type TestApi } from '../support/api';
 import { startTestChain, type TestChain } from '../support/chains';
 import { cloneTemplateDatabase, type TestDb } from '../support/database';
+import { ATTESTATION, complaints, SHARED } from './reference-schemas';
 
 const MONDAY_10AM = newYorkTime('2026-11-23', '10:00');
 const TUESDAY_11PM = newYorkTime('2026-11-24', '23:00');
 const SATURDAY_NOON = newYorkTime('2026-11-28', '12:00');
 const SOLANA_GENESIS = '5eykt4UsFv8P8NJdTREpY1vzqKqZKvdpKuc147dw2N9d';
 const SOLANA_WALLET = 'GvpCiTGbQbyGSF9ZxWx1jYsVRV7YkgDnjVgBR8oVRhW9';
-
-// The reference's schemas, as the suite wrote them from its pages.
-const SCHEMAS = path.join(__dirname, 'reference');
-const ajv = new Ajv2020({ allErrors: true, strict: true });
-addFormats(ajv);
-for (const file of readdirSync(SCHEMAS).filter((name) => name.endsWith('.json'))) ajv.addSchema(JSON.parse(readFileSync(path.join(SCHEMAS, file), 'utf8')) as object);
-
-/** The schema's complaints about `body` ('' when it conforms), for a failure that names the field. */
-function complaints(schema: string, body: unknown): string {
-  const validate = ajv.getSchema(`https://reference-issuer.compat/${schema}.json`);
-  if (!validate) throw new Error(`no reference schema ${schema}.json`);
-  return validate(body) ? '' : ajv.errorsText(validate.errors, { separator: '\n' });
-}
 
 /** A 200 whose body the reference's schema for the operation accepts. */
 function expectAnswer(response: Response, schema: string): void {
@@ -71,39 +54,27 @@ const setLimit = (symbol: string, session: string, count: number, active: string
     symbol, session, count, active, perSession,
   ]);
 
-const ATTESTATION = { chainId: 'ethereum-1', symbol: 'AAPLon', side: 'buy', tokenAmount: '1.5', duration: 'short' };
+/** One app for every test of the block, its clock at `now`: for tests that change nothing the others read. */
+function oneApiAt(now: number): void {
+  beforeAll(async () => {
+    api = await createTestApi();
+    await api.tradeAt(now);
+  });
+  afterAll(() => api.close());
+}
 
-/** The twenty operations both interfaces have, each with a request that succeeds, the schema of its 200, and the key it takes. */
-const SHARED: { name: string; method: 'get' | 'post'; url: string; body?: object; schema: string; onChain?: true }[] = [
-  { name: 'POST /v1/attestations', method: 'post', url: '/v1/attestations', body: ATTESTATION, schema: 'create-attestation' },
-  { name: 'POST /v1/attestations/soft', method: 'post', url: '/v1/attestations/soft', body: { chainId: 'ethereum-1', symbol: 'AAPLon', side: 'buy', tokenAmount: '1.5' }, schema: 'soft-quote' },
-  { name: 'GET /v1/assets/all/prices/latest', method: 'get', url: '/v1/assets/all/prices/latest?sort=desc', schema: 'all-prices-latest' },
-  { name: 'GET /v1/assets/{symbol}/prices/latest', method: 'get', url: '/v1/assets/AAPLon/prices/latest', schema: 'asset-price-latest' },
-  { name: 'GET /v1/assets/all/prices/latest/enhanced', method: 'get', url: '/v1/assets/all/prices/latest/enhanced?sort=asc', schema: 'all-prices-latest-enhanced' },
-  { name: 'GET /v1/assets/{symbol}/prices/ohlc', method: 'get', url: '/v1/assets/AAPLon/prices/ohlc?interval=1hour&range=1month', schema: 'ohlc' },
-  { name: 'GET /v1/assets/all/market', method: 'get', url: '/v1/assets/all/market', schema: 'all-market' },
-  { name: 'GET /v1/assets/{symbol}/market', method: 'get', url: '/v1/assets/AAPLon/market', schema: 'asset-market' },
-  { name: 'GET /v1/assets/{symbol}/dividends', method: 'get', url: '/v1/assets/AAPLon/dividends', schema: 'dividends' },
-  { name: 'GET /v1/assets/all/addresses', method: 'get', url: '/v1/assets/all/addresses', schema: 'all-addresses' },
-  { name: 'GET /v1/assets/{symbol}/addresses', method: 'get', url: '/v1/assets/AAPLon/addresses', schema: 'asset-addresses' },
-  { name: 'GET /v1/assets/all/metadata', method: 'get', url: '/v1/assets/all/metadata', schema: 'all-metadata' },
-  { name: 'GET /v1/assets/{symbol}/shares-multiplier', method: 'get', url: '/v1/assets/AAPLon/shares-multiplier?range=all', schema: 'shares-multiplier' },
-  { name: 'GET /v1/tickers', method: 'get', url: '/v1/tickers', schema: 'tickers' },
-  { name: 'GET /v1/chains/{chainId}/balances', method: 'get', url: '/v1/chains/ethereum-1/balances', schema: 'chain-balances', onChain: true },
-  { name: 'GET /v1/chains/{chainId}/tokens/{tokenAddress}/info', method: 'get', url: '/v1/chains/ethereum-1/tokens/{AAPLon}/info', schema: 'token-info', onChain: true },
-  { name: 'GET /v1/limits/trading', method: 'get', url: '/v1/limits/trading?symbol=AAPLon&side=buy', schema: 'trading-limits' },
-  { name: 'GET /v1/limits/session', method: 'get', url: '/v1/limits/session', schema: 'session-limits' },
-  { name: 'GET /v1/status/market', method: 'get', url: '/v1/status/market', schema: 'market-status' },
-  { name: 'GET /v1/status/assets', method: 'get', url: '/v1/status/assets', schema: 'asset-statuses' },
-];
-
-beforeEach(async () => {
-  api = await createTestApi();
-  await api.tradeAt(MONDAY_10AM);
-});
-afterEach(() => api.close());
+/** A fresh app on a fresh database for each test of the block, its clock at `now`. */
+function freshApiAt(now: number): void {
+  beforeEach(async () => {
+    api = await createTestApi();
+    await api.tradeAt(now);
+  });
+  afterEach(() => api.close());
+}
 
 describe('every answer of every shared operation, in an open session (a Monday, 10:00 New York)', () => {
+  oneApiAt(MONDAY_10AM);
+
   test.each(SHARED.filter((operation) => !operation.onChain).map((operation) => [operation.name, operation] as const))('%s', async (_name, operation) => {
     const response = operation.method === 'get' ? await get(operation.url) : await post(operation.url, operation.body!);
     expectAnswer(response, operation.schema);
@@ -149,6 +120,10 @@ describe('every answer of every shared operation, in an open session (a Monday, 
       expect([response.body.interval, response.body.range]).toEqual([interval, range]);
     }
   });
+});
+
+describe('operator controls in an open session', () => {
+  freshApiAt(MONDAY_10AM);
 
   test('asset statuses with the reference’s reasons: a pause, a limit, a scheduled window ahead', async () => {
     expect((await admin('/v1/status/assets/TSLAon/pause', { reason: 'maintenance' })).status).toBe(201);
@@ -183,45 +158,9 @@ describe('every answer of every shared operation, in an open session (a Monday, 
   });
 });
 
-describe('the OpenAPI document we serve', () => {
-  type Node = { $ref?: string; properties?: Record<string, Node | boolean>; items?: Node; allOf?: Node[]; anyOf?: Node[]; oneOf?: Node[] };
-  const reference: Record<string, { $defs?: Record<string, Node> } & Node> = Object.fromEntries(
-    readdirSync(SCHEMAS).filter((name) => name.endsWith('.json')).map((name) => [name, JSON.parse(readFileSync(path.join(SCHEMAS, name), 'utf8'))]),
-  );
-  const document = openApiDocument(TEST_BASE_URL) as unknown as {
-    paths: Record<string, Record<string, { responses: Record<string, { content?: Record<string, { schema: Node }> }> }>>;
-    components: { schemas: Record<string, Node> };
-  };
-  // References inside the suite's schemas name definitions.json, or (inside it) its own $defs.
-  const referenceTarget = (ref: string): Node => reference[ref.split('#')[0] || 'definitions.json']!.$defs![ref.split('/').at(-1)!]!;
-  const documentTarget = (ref: string): Node => document.components.schemas[ref.split('/').at(-1)!]!;
-
-  /** Every property path a schema names ('.primaryMarket.price', '[].symbol'), through references, unions and arrays. */
-  function namedPaths(node: Node | boolean | undefined, target: (ref: string) => Node, prefix = '', into = new Set<string>()): Set<string> {
-    if (typeof node !== 'object') return into;
-    if (node.$ref) namedPaths(target(node.$ref), target, prefix, into);
-    for (const part of [...(node.allOf ?? []), ...(node.anyOf ?? []), ...(node.oneOf ?? [])]) namedPaths(part, target, prefix, into);
-    if (node.items) namedPaths(node.items, target, `${prefix}[]`, into);
-    for (const [name, child] of Object.entries(node.properties ?? {})) {
-      if (child === false) continue;
-      into.add(`${prefix}.${name}`);
-      namedPaths(child, target, `${prefix}.${name}`, into);
-    }
-    return into;
-  }
-
-  /** Fields of ours a reference client never sees named, each one our specification states. */
-  const OURS: Record<string, string[]> = { 'GET /v1/assets/{symbol}/shares-multiplier': ['.history[].reason'] };
-
-  test.each(SHARED.map((operation) => [operation.name, operation] as const))('%s: every field of its 200 is one the reference names', (name, operation) => {
-    const [method, route] = name.split(' ') as [string, string];
-    const ours = namedPaths(document.paths[route]![method.toLowerCase()]!.responses['200']!.content!['application/json']!.schema, documentTarget);
-    const theirs = namedPaths(reference[`${operation.schema}.json`], referenceTarget);
-    expect([...ours].filter((field) => !theirs.has(field))).toEqual(OURS[name] ?? []);
-  });
-});
-
 describe('requests as the reference documents them', () => {
+  freshApiAt(MONDAY_10AM);
+
   test('both attestation bodies (by token amount, by notional value), on each chain spelling the reference uses for Solana', async () => {
     expectAnswer(await post('/v1/attestations', { ...ATTESTATION, tokenAmount: undefined, notionalValue: '500.000000000000000000' }), 'create-attestation');
     expectAnswer(await post('/v1/attestations/soft', { chainId: 'bsc-56', symbol: 'AAPLon', side: 'sell', notionalValue: '500' }), 'soft-quote');
@@ -238,16 +177,19 @@ describe('requests as the reference documents them', () => {
   });
 });
 
-test('the scheduled transition pause between premarket and regular (09:30 New York): the market paused, with MARKET_PAUSED', async () => {
-  await api.tradeAt(newYorkTime('2026-11-23', '09:30'));
-  const response = await get('/v1/status/market');
-  expectAnswer(response, 'market-status');
-  expect(response.body).toMatchObject({ isOpen: false, marketStatus: 'paused', nextOpenSession: 'regular', reason: { code: 'MARKET_PAUSED' } });
-  expect(Date.parse(response.body.nextOpen)).toBe(newYorkTime('2026-11-23', '09:31'));
+describe('a scheduled transition pause (09:30 New York, between premarket and regular)', () => {
+  oneApiAt(newYorkTime('2026-11-23', '09:30'));
+
+  test('the market reads paused, with MARKET_PAUSED, the regular session opening next at 09:31', async () => {
+    const response = await get('/v1/status/market');
+    expectAnswer(response, 'market-status');
+    expect(response.body).toMatchObject({ isOpen: false, marketStatus: 'paused', nextOpenSession: 'regular', reason: { code: 'MARKET_PAUSED' } });
+    expect(Date.parse(response.body.nextOpen)).toBe(newYorkTime('2026-11-23', '09:31'));
+  });
 });
 
 describe('a closed session (a Saturday, noon New York)', () => {
-  beforeEach(() => api.tradeAt(SATURDAY_NOON));
+  oneApiAt(SATURDAY_NOON);
 
   test('every shared read but the market status (the next case) answers in the reference’s shape', async () => {
     for (const operation of SHARED.filter((candidate) => candidate.method === 'get' && !candidate.onChain && candidate.schema !== 'market-status')) {
@@ -275,6 +217,7 @@ describe('a closed session (a Saturday, noon New York)', () => {
 });
 
 describe('the reference’s refusals of every shared operation', () => {
+  oneApiAt(MONDAY_10AM);
   const requestOf = (operation: (typeof SHARED)[number], key: string | null) =>
     operation.method === 'get' ? get(operation.url.replace('{AAPLon}', `0x${'44'.repeat(20)}`), key) : post(operation.url, operation.body!, key);
 
@@ -297,12 +240,6 @@ describe('the reference’s refusals of every shared operation', () => {
       expect(refused.length).toBeGreaterThan(0);
       for (const response of refused) expectRefusal(response, 429, 'RATE_LIMITED');
     }
-  });
-
-  test('an answer the server cannot give is 500 INTERNAL_ERROR', async () => {
-    // PostgreSQL's numeric NaN as a stored price: no answer the document allows can carry it.
-    await api.db.query(`UPDATE latest_prices SET token_price = 'NaN' WHERE symbol = 'MSFTon'`);
-    expectRefusal(await get('/v1/assets/MSFTon/prices/latest'), 500, 'INTERNAL_ERROR');
   });
 
   test.each([
@@ -348,10 +285,21 @@ describe('the reference’s refusals of every shared operation', () => {
   });
 });
 
+describe('a server fault', () => {
+  freshApiAt(MONDAY_10AM);
+
+  test('an answer the server cannot give is 500 INTERNAL_ERROR', async () => {
+    // PostgreSQL's numeric NaN as a stored price: no answer the document allows can carry it.
+    await api.db.query(`UPDATE latest_prices SET token_price = 'NaN' WHERE symbol = 'MSFTon'`);
+    expectRefusal(await get('/v1/assets/MSFTon/prices/latest'), 500, 'INTERNAL_ERROR');
+  });
+});
+
 describe.each([
   ['POST /v1/attestations', '/v1/attestations'],
   ['POST /v1/attestations/soft', '/v1/attestations/soft'],
 ])('%s: the reference’s refusals', (_name, url) => {
+  freshApiAt(MONDAY_10AM);
   const { tokenAmount: _amount, ...withoutAmount } = ATTESTATION;
   test.each([
     [{ ...ATTESTATION, symbol: undefined }, 400, 'MISSING_SYMBOL'],
@@ -404,6 +352,8 @@ describe.each([
 });
 
 describe('POST /v1/attestations: the refusals only a firm attestation has', () => {
+  freshApiAt(MONDAY_10AM);
+
   test.each([
     [{ ...ATTESTATION, chainId: 'solana-900' }, 'MISSING_USER_ADDRESS'],
     [{ ...ATTESTATION, chainId: 'solana-900', userAddress: 'not-base58!' }, 'INVALID_USER_ADDRESS'],
