@@ -1,8 +1,9 @@
 /**
- * The reference issuer's streaming interface, called by a client built from its PUBLISHED schema
- * (fixtures/grpcapi.newer-mirror.proto, copied as published; field names kept as written) against the real server,
- * pipeline and PostgreSQL: every call's frames decode to the reference's fields and types, updates come batched, and
- * refusals carry the reference's status codes. Our additions (resume, 5/15-minute candles) through our own proto.
+ * The reference issuer's streaming interface, called by clients built from its PUBLISHED schema — the newer version
+ * (fixtures/grpcapi.newer-mirror.proto) and the docs page's older three-call one (fixtures/grpcapi.proto), both copied
+ * as published, field names kept as written — against the real server, pipeline and PostgreSQL: every call's frames
+ * decode to the reference's fields and types, updates come batched, and refusals carry the reference's status codes.
+ * Our additions (resume, 5/15-minute candles) through our own proto.
  */
 import path from 'node:path';
 import * as grpc from '@grpc/grpc-js';
@@ -11,9 +12,14 @@ import { nextInstant } from '../../harness/instants';
 import { BackendServiceClient } from '../../streams/backend-proto';
 import { GrpcStream, MINUTE_MS, regularSessionMinute, startStreamStack, type StreamStack } from './support';
 
-const published = protoLoader.loadSync(path.join(__dirname, 'fixtures', 'grpcapi.newer-mirror.proto'), { keepCase: true, longs: String, defaults: true });
-const ReferenceClient = (grpc.loadPackageDefinition(published) as unknown as { ondo: { gm: { backend: { v1: { BackendService: grpc.ServiceClientConstructor } } } } }).ondo.gm.backend.v1
-  .BackendService;
+/** The service of a published version of the schema, as a client generated from it has it. */
+function publishedService(file: string): grpc.ServiceClientConstructor {
+  const published = protoLoader.loadSync(path.join(__dirname, 'fixtures', file), { keepCase: true, longs: String, defaults: true });
+  return (grpc.loadPackageDefinition(published) as unknown as { ondo: { gm: { backend: { v1: { BackendService: grpc.ServiceClientConstructor } } } } }).ondo.gm.backend.v1.BackendService;
+}
+const ReferenceClient = publishedService('grpcapi.newer-mirror.proto');
+/** The older version the reference's docs page shows (fixtures/grpcapi.proto): the same service without StreamSoftQuoteDepth. */
+const DocsPageClient = publishedService('grpcapi.proto');
 
 interface PriceUpdate {
   ticker: string;
@@ -78,6 +84,16 @@ test('HealthCheck answers SERVING without a key', async () => {
   } finally {
     client.close();
   }
+});
+
+test('a client of the docs page’s older version of the schema (three calls) decodes the same frames', async () => {
+  const newer = reference<PriceUpdate>('StreamPriceUpdates', ['AAPLon', 'SPYon']);
+  const older = new GrpcStream<Frame<PriceUpdate>>(stack.grpc.address, 'StreamPriceUpdates', { symbols: ['AAPLon', 'SPYon'] }, stack.keys.read, DocsPageClient);
+  calls.push(older);
+  const [olderFrame, newerFrame] = await Promise.all([older.next(), newer.next()]);
+  expect(olderFrame.updates.length).toBe(2);
+  expect(olderFrame).toEqual(newerFrame);
+  expect('StreamSoftQuoteDepth' in DocsPageClient.service).toBe(false);
 });
 
 describe('status codes', () => {
