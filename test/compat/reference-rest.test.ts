@@ -346,7 +346,7 @@ describe.each([
   });
 
   test('a chain an operator paused is 400 PAUSED_GM_CHAIN', async () => {
-    await api.db.query(`INSERT INTO chain_pauses (chain, reason) VALUES ('ethereum-1', 'maintenance')`);
+    expect((await admin('/v1/status/chains/ethereum-1/pause', { reason: 'maintenance' })).status).toBe(200);
     expectRefusal(await post(url, ATTESTATION), 400, 'PAUSED_GM_CHAIN');
   });
 });
@@ -386,7 +386,8 @@ describe('POST /v1/attestations: the refusals only a firm attestation has', () =
 
   test('a wallet not on the account’s allow-list is 403 INVALID_ADDRESS', async () => {
     const { rows } = await api.db.query<{ account_id: string }>(`SELECT account_id FROM api_keys WHERE name = 'test write'`);
-    await api.db.query('UPDATE accounts SET require_allowed_wallets = true WHERE id = $1', [rows[0]!.account_id]);
+    // The operator sets the account to trade only through wallets on its list, and lists none.
+    expect((await api.http.put(`/v1/accounts/${rows[0]!.account_id}/allow-list`).set('x-api-key', api.keys.admin).send({ required: true })).status).toBe(200);
     expectRefusal(await post('/v1/attestations', { ...ATTESTATION, chainId: 'solana-900', userAddress: SOLANA_WALLET }), 403, 'INVALID_ADDRESS');
   });
 });
