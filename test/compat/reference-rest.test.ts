@@ -143,7 +143,7 @@ describe('operator controls in an open session', () => {
     const event = { symbol: 'AAPLon', code: 'ASSET_REDEEM_ONLY', reason: 'merger', start: MONDAY_10AM - 60_000, end: MONDAY_10AM + 3_600_000 };
     expect((await admin('/v1/status/assets/events', event)).status).toBe(201);
     const response = await get('/v1/status/assets');
-    expect(response.body.map((status: { symbol: string }) => status.symbol)).toEqual(['AAPLon']);
+    expect(response.body).toMatchObject([{ symbol: 'AAPLon', reason: { code: 'ASSET_LIMITED' }, redeemOnly: true }]);
     expectAnswer(response, 'asset-statuses');
   });
 

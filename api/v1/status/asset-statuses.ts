@@ -10,13 +10,20 @@ import { defineOperation } from '../../contract/operation';
 import { respondCached } from '../respond';
 import { assetStatusSchema, type AssetStatus } from './schemas';
 
-/** An event as the reference issuer answers it: ISO-8601 times, no `end` while open-ended, the reason's documentation. */
+/**
+ * An event as the reference issuer answers it: ISO-8601 times, no `end` while open-ended, the reason's documentation.
+ * The reference's reason codes here are ASSET_PAUSED and ASSET_LIMITED only, so a redeem-only event (minting limited to
+ * nothing) reads ASSET_LIMITED, told apart by `redeemOnly`; an order it refuses still meets ASSET_REDEEM_ONLY.
+ */
 export function assetStatusView(event: AssetStatusEventRecord, now: number, baseUrl: string): AssetStatus {
+  const redeemOnly = event.code === 'ASSET_REDEEM_ONLY';
+  const code = event.code === 'ASSET_REDEEM_ONLY' ? 'ASSET_LIMITED' : event.code;
   return {
     symbol: event.symbol,
     status: event.startsAt <= now ? 'active' : 'upcoming',
     type: event.type,
-    reason: { code: event.code, message: event.reason, documentation: documentationUrl(baseUrl, event.code) },
+    reason: { code, message: event.reason, documentation: documentationUrl(baseUrl, code) },
+    ...(redeemOnly && { redeemOnly }),
     start: new Date(event.startsAt).toISOString(),
     ...(event.endsAt !== null && { end: new Date(event.endsAt).toISOString() }),
     eventId: event.eventId,

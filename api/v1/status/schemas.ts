@@ -3,7 +3,6 @@ import { z } from 'zod';
 import type { ConventionalSession } from '../../../domain/calendar';
 import type { MarketStatusName } from '../../../domain/market-status';
 import { component } from '../../contract/components';
-import { ASSET_STATUS_CODES } from '../../../db/queries/operator-controls';
 
 const CONVENTIONAL_SESSIONS = ['regular', 'premarket', 'postmarket', 'overnight'] as const satisfies readonly ConventionalSession[];
 const MARKET_STATUS_NAMES = [...CONVENTIONAL_SESSIONS, 'paused', 'closed'] as const satisfies readonly MarketStatusName[];
@@ -48,7 +47,9 @@ export const assetStatusSchema = component(
     status: z.enum(['active', 'upcoming']).describe('`active` once it started, `upcoming` before.'),
     type: z.enum(['scheduled', 'unscheduled']).describe('`scheduled`: a window such as a dividend or split; `unscheduled`: an operator pause or limit.'),
     reason: z.object({
-      code: z.enum(ASSET_STATUS_CODES).describe('The error code orders for the asset meet while the event is active (`ASSET_LIMITED`: only orders over the limited size, as `MAX_LIMIT_REACHED`; `ASSET_REDEEM_ONLY`: only buys).'),
+      code: z
+        .enum(['ASSET_PAUSED', 'ASSET_LIMITED'])
+        .describe('What the event does to orders while active: `ASSET_PAUSED` refuses them; `ASSET_LIMITED` refuses those over the limited size (`MAX_LIMIT_REACHED`), or every buy when `redeemOnly` (`ASSET_REDEEM_ONLY`).'),
       message: z.string().describe("The operator's reason, or the scheduled event's reason (`cash_dividend`, `stock_split`, …)."),
       documentation: z.string().describe("The code's entry in the error reference."),
     }),
@@ -57,6 +58,10 @@ export const assetStatusSchema = component(
     eventId: z
       .string()
       .describe("Names the event: an operator's for `DELETE /v1/status/assets/events/{eventId}`; a dividend's pause is `div_<symbol>_<ex-date>` and cannot be deleted."),
+    redeemOnly: z
+      .literal(true)
+      .optional()
+      .describe("Present on an operator's redeem-only event (scheduled with code `ASSET_REDEEM_ONLY`): sells are attested, buys refused. Its reason reads `ASSET_LIMITED`, the nearest of the reference's two codes."),
     updateSharesMultiplier: z
       .boolean()
       .describe("Whether the event changes the shares multiplier (a split, say), as the operator declared it; false for a dividend's pause (the dividend is reinvested at 09:30 on its ex-date, after the pause)."),
