@@ -1,5 +1,5 @@
 /**
- * `/console` — the overview: market, paused chains and asset statuses; attestations outstanding, executing and executed today;
+ * `/console` — the overview: market (the operator's pause, and the market status clients read), paused chains and asset statuses; attestations outstanding, executing and executed today;
  * partner requests by state, with those needing a person first (in review, held by a pause, waiting too long for the
  * broker's confirm, rejected today); the chain watchers; the broker's reachability.
  */
@@ -8,6 +8,7 @@ import type { Database } from '../../db/pool';
 import { overviewCounts, requestsNeedingAttention } from '../../db/queries/console';
 import { getMarketState, listCurrentAssetEvents } from '../../db/queries/operator-controls';
 import { listChainPauses } from '../../db/queries/chain-pauses';
+import { marketStatus } from '../../domain/market-status';
 import type { BrokerConnection } from '../../partner/broker-client';
 import { badge, enc, html, table, time, type Html } from '../html';
 import { watchersWithHealth, watcherTable } from './business';
@@ -38,12 +39,17 @@ export async function overviewPage(parameters: { db: Database; broker?: BrokerCo
     watchersWithHealth(db, parameters.probes),
     brokerReachability(parameters.broker),
   ]);
+  // What GET /v1/status/market answers now: the calendar's session or pause, and the operator's pause over it.
+  const status = marketStatus(now, market);
   const card = (n: number, label: string, link?: string) =>
     link ? html`<a class="card" href="${link}"><div class="n">${n}</div><div class="l">${label}</div></a>` : html`<div class="card"><div class="n">${n}</div><div class="l">${label}</div></div>`;
   return html`
 <div id="overview" data-live>
 <h2>Market</h2>
 <p>${badge(market.paused ? 'paused' : 'open for orders')} ${market.reason ?? ''} <span class="muted">since ${time(market.updatedAt)}</span> — <a href="/console/controls">controls</a></p>
+<p id="market-status">Clients read ${badge(status.marketStatus)} ${status.reason?.message ?? ''} — next ${status.nextOpenSession} ${time(status.nextOpen)}; off-hours window ${
+  status.offhours.isOpen ? html`open until ${time(status.offhours.nextClose)}` : html`closed, opens ${time(status.offhours.nextOpen)}`
+}</p>
 ${chainPauses.map((pause) => html`<p>${badge('paused')} chain ${pause.chain}: ${pause.reason} <span class="muted">since ${time(pause.pausedAt)}</span></p>`)}
 ${table(
   ['Asset', 'Status', 'Kind', 'Reason', 'From', 'Until'],

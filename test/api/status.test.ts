@@ -1,4 +1,5 @@
 /** Market and asset statuses: the calendar at pinned times, and operator pauses, limits and scheduled events. */
+import { overviewPage } from '../../console/pages/overview';
 import { newYorkTime } from '../../domain/calendar';
 import { createTestApi, type TestApi } from '../support/api';
 
@@ -62,6 +63,13 @@ describe('GET /v1/status/market', () => {
     const { body } = await get('/v1/status/market');
     expect(body).toMatchObject({ isOpen: false, marketStatus: status, reason, nextOpenSession: next, nextOpen });
     expect(body.offhours).toEqual({ isOpen: offhoursOpen, nextOpen: offhoursNextOpen, nextClose: offhoursClose });
+  });
+
+  test("the console's overview shows the status clients read: a transition pause, the next session, the off-hours window", async () => {
+    const now = newYorkTime('2026-11-23', '09:30');
+    const text = (await overviewPage({ db: api.db, now })).text.replace(/<[^>]+>/g, '');
+    expect(text).toContain(`Clients read paused Market paused between sessions until 09:31 ET — next regular ${iso('2026-11-23', '09:31').replace('T', ' ').replace('.000Z', 'Z')}`);
+    expect(text).toContain(`off-hours window closed, opens ${iso('2026-11-25', '20:05').replace('T', ' ').replace('.000Z', 'Z')}`);
   });
 
   test('Thanksgiving names the holiday', async () => {
