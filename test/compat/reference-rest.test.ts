@@ -279,6 +279,10 @@ describe('the reference’s refusals of every shared operation', () => {
     expectRefusal(await get(`/v1/limits/trading?${query}`), status, code);
   });
 
+  test('a path no operation has is 404 RESOURCE_NOT_FOUND', async () => {
+    expectRefusal(await get('/v1/assets/AAPLon/fundamentals'), 404, 'RESOURCE_NOT_FOUND');
+  });
+
   test('GET /v1/limits/session: a malformed symbol is 400 INVALID_SYMBOL, an unknown one 404 ASSET_NOT_FOUND', async () => {
     expectRefusal(await get('/v1/limits/session?symbol=AAPL'), 400, 'INVALID_SYMBOL');
     expectRefusal(await get('/v1/limits/session?symbol=ZZZZon'), 404, 'ASSET_NOT_FOUND');
@@ -438,6 +442,14 @@ describe('the chain reads, on a local chain the watcher has scanned', () => {
     const response = await chainGet(`/v1/chains/ethereum-1/tokens/${tokens.AAPLon}/info`);
     expectAnswer(response, 'token-info');
     expect(response.body.token).toMatchObject({ tokenSymbol: 'AAPLon', tokenDecimals: 18, tokenSupply: { value: '2.5' } });
+  });
+
+  test('a malformed address is a 400 in the reference’s ErrorResponse shape', async () => {
+    for (const url of ['/v1/chains/ethereum-1/balances?userAddress=0x12', '/v1/chains/ethereum-1/balances?tokenAddress=nowhere', '/v1/chains/ethereum-1/tokens/0x12/info']) {
+      const response = await chainGet(url);
+      expect(response.status).toBe(400);
+      expect(complaints('error-response', response.body)).toBe('');
+    }
   });
 
   test.each(['/v1/chains/{chain}/balances', `/v1/chains/{chain}/tokens/0x${'44'.repeat(20)}/info`])('GET %s: a chain that is not a GM chain is 400 INVALID_GM_CHAIN, no key 401', async (url) => {
