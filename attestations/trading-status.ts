@@ -12,6 +12,7 @@ import type { Queryable } from '../db/pool';
 import type { SessionLimitRecord } from '../db/queries/session-limits';
 import { limitsSessionOf, sessionIntervalAt, type LimitedSession, type SessionInterval } from '../domain/calendar';
 import { DEFAULT_CHAIN } from '../domain/chains';
+import { transitionPauseMessage } from '../domain/market-status';
 
 export type RestrictionCode = 'MARKET_PAUSED' | 'ASSET_PAUSED' | 'MARKET_CLOSED' | 'ASSET_CLOSED_FOR_SESSION';
 
@@ -32,12 +33,6 @@ export interface TradingStatus {
   limited: boolean;
   /** An ASSET_REDEEM_ONLY event is active: sells only, buys refused. */
   redeemOnly: boolean;
-}
-
-/** Why a transition pause stops trading, and until when (New York time). */
-export function transitionPauseMessage(interval: SessionInterval): string {
-  const until = new Intl.DateTimeFormat('en-US', { timeZone: 'America/New_York', hour: '2-digit', minute: '2-digit', hourCycle: 'h23' }).format(interval.end);
-  return `Trading is paused between sessions until ${until} ET`;
 }
 
 /** The trading status an asset's quote context implies in the session `interval`. */

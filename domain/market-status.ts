@@ -52,7 +52,8 @@ function closedMessage(now: number): string {
   return weekday === 0 || weekday === 6 ? 'Market closed for the weekend' : 'Market closed: no session is running';
 }
 
-function transitionMessage(pause: SessionInterval): string {
+/** Why a transition pause stops trading, and until when (New York time). */
+export function transitionPauseMessage(pause: SessionInterval): string {
   const until = new Intl.DateTimeFormat('en-US', { timeZone: 'America/New_York', hour: '2-digit', minute: '2-digit', hourCycle: 'h23' }).format(pause.end);
   return `Market paused between sessions until ${until} ET`;
 }
@@ -71,7 +72,7 @@ export function marketStatus(now: number, pause: { paused: boolean; reason: stri
   const offhoursRunning = isOffhours(current.session);
   let reason: MarketStatus['reason'] = null;
   if (pause.paused) reason = { code: 'MARKET_PAUSED', message: pause.reason ?? 'Trading is paused by the operator' };
-  else if (current.session === 'paused') reason = { code: 'MARKET_PAUSED', message: transitionMessage(current) };
+  else if (current.session === 'paused') reason = { code: 'MARKET_PAUSED', message: transitionPauseMessage(current) };
   else if (!running) reason = { code: 'MARKET_CLOSED', message: closedMessage(now) };
   let status: MarketStatusName = 'closed';
   if (pause.paused || current.session === 'paused') status = 'paused';
