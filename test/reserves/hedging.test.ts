@@ -156,9 +156,14 @@ test('a partner mint is covered throughout', async () => {
 test('a partner mint whose tokens are in the supply read is not also in flight, whatever its state says yet', async () => {
   // The moment between the watcher's final block passing the mint and the mint's own wait for finality writing
   // `minted`: a completed mint (its transaction final), set back to `confirmed`.
-  const [mint] = await query<{ issuer_request_id: string }>(
-    `SELECT issuer_request_id FROM partner_requests WHERE kind = 'mint' AND underlying_symbol = 'AAPL' AND state = 'completed' ORDER BY created_at DESC LIMIT 1`,
-  );
+  // The broker calls a request completed from the issuer's callback; the issuer's own row says so a moment later.
+  let mint: { issuer_request_id: string } | undefined;
+  await eventually(async () => {
+    [mint] = await query<{ issuer_request_id: string }>(
+      `SELECT issuer_request_id FROM partner_requests WHERE kind = 'mint' AND underlying_symbol = 'AAPL' AND state = 'completed' ORDER BY created_at DESC LIMIT 1`,
+    );
+    expect(mint).toBeDefined();
+  }, 30_000);
   await db().query(`UPDATE partner_requests SET state = 'confirmed' WHERE issuer_request_id = $1`, [mint!.issuer_request_id]);
   try {
     const from = Date.now();
