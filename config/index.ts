@@ -121,6 +121,14 @@ export const configSchema = z.object({
    * URLs; unset on local chains: anvil's first development account.
    */
   CHAIN_ISSUER_PRIVATE_KEY: z.preprocess((value) => (value === '' ? undefined : value), evmPrivateKeySchema.optional()),
+  /**
+   * Solana's JSON-RPC endpoint (a cluster). Unset: `npm start` runs the local ledger (solana-ledger/) on
+   * SOLANA_RPC_PORT, its state under DATA_DIR/solana, and creates the mints, treasury, nonce pool and wallets there.
+   */
+  SOLANA_RPC_URL: rpcUrl(),
+  SOLANA_RPC_PORT: port.default(8899),
+  /** Durable nonce accounts the issuer keeps on the local ledger (the issuer their nonce authority). */
+  SOLANA_NONCE_POOL_SIZE: positiveInt.max(256).default(8),
   /** How often a caught-up chain watcher polls for new blocks. */
   CHAIN_POLL_INTERVAL_MS: positiveInt.default(1_000),
   /** Largest block range one eth_getLogs call asks for. */

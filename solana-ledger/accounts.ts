@@ -66,6 +66,12 @@ export function durableNonce(account: StoredAccount | undefined): string | undef
   return addressAt(data, 40);
 }
 
+/** The authority of an initialized nonce account. */
+export function nonceAuthority(account: StoredAccount | undefined): string | undefined {
+  if (durableNonce(account) === undefined) return undefined;
+  return addressAt(Buffer.from(account!.data, 'base64'), 8);
+}
+
 /** A token amount as the RPC answers it (`uiTokenAmount`). */
 export function uiTokenAmount(amount: bigint, decimals: number) {
   const digits = amount.toString().padStart(decimals + 1, '0');

@@ -23,6 +23,7 @@ function printBanner(running: RunningProduct, dataDir: string): void {
   const { stack, keys } = running;
   const grpcAddress = stringField(stack.grpc, 'address');
   const brokerUrl = stringField(stack.broker, 'url');
+  const solanaUrl = stringField((stack.chains as Record<string, unknown> | undefined)?.['solana-900'], 'rpcUrl');
   const banner = [
     '',
     '  Tokenized-stock issuer is ready',
@@ -33,6 +34,7 @@ function printBanner(running: RunningProduct, dataDir: string): void {
     ...(typeof stack.metrics === 'string' ? [`  metrics      ${stack.metrics}`] : []),
     ...(stack.temporal ? [`  Temporal     ${stack.temporal.address} (namespace ${stack.temporal.namespace})`] : []),
     ...(grpcAddress ? [`  gRPC streams ${grpcAddress} (ondo.gm.backend.v1.BackendService: proto/ondo/gm/backend/v1/backend.proto, x-api-key metadata)`] : []),
+    ...(solanaUrl ? [`  Solana       ${solanaUrl} (JSON-RPC; mints, treasury, nonce pool and solanaWallets in the stack file)`] : []),
     ...(brokerUrl ? [`  broker       ${brokerUrl} (brokerage sandbox: partner flow, see the README)`] : []),
     `  stack file   ${dataDir}/stack.json`,
     ...(keys ? [`  try          curl -s -H 'x-api-key: ${keys.read}' ${stack.api}/assets/all/prices/latest`] : []),

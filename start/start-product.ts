@@ -1,7 +1,8 @@
 /**
  * The whole product in one process on embedded defaults, composed of its parts (start/*.ts): the database
  * (embedded PostgreSQL unless DATABASE_URL) with its migrations and catalogue, the market data (backfill and feed),
- * the EVM chains (local anvil unless RPC URLs) with the contracts deployed once, Temporal, the API with its live
+ * the EVM chains (local anvil unless RPC URLs) with the contracts deployed once, Solana (the local ledger with its
+ * mints, treasury and nonce pool made once, unless SOLANA_RPC_URL), Temporal, the API with its live
  * streams, the brokerage sandbox of the partner flow (unless BROKER_URL names a broker), the worker (with a watcher per
  * chain) once what its activities call listens, the metrics on METRICS_PORT, and the development extras: keys,
  * wallets, the sandbox's participant — on the embedded PostgreSQL, or on DATABASE_URL only when DEVELOPMENT_KEYS=true.
@@ -12,6 +13,8 @@ import type { Config } from '../config';
 import type { Logger } from '../config/logger';
 import { freePort } from '../config/free-port';
 import { findActiveApiKey } from '../db/queries/api-keys';
+import { CATALOGUE } from '../domain/catalogue';
+import { SOLANA_CHAIN } from '../domain/chains';
 import { createProcessMetrics } from '../metrics/process-metrics';
 import { startMetricsServer } from '../metrics/server';
 import { configuredBroker } from '../partner/broker-client';
@@ -24,6 +27,8 @@ import { prepareDatabase, startDatabase } from './database';
 import { ensureDevKeys, refuseDevKeysBesideRealOnes, wantsDevelopmentKeys, type DevKeys } from './dev-keys';
 import { ensureDevWallets } from './dev-wallets';
 import { startMarketData } from './market-data';
+import { startSolana } from './solana';
+import { ensureSolanaSetup, issuerSolanaSecretKey } from './solana-setup';
 import { DEVELOPMENT_ISSUER_ID, loadSandboxSecrets, onboardDevelopmentClient, sandboxConnection, sandboxUrl, startSandbox } from './partner-sandbox';
 import { Parts, type Part } from './parts';
 import { readStackFile, stackChains, writeStackFile, type StackFile } from './stack-file';
@@ -76,6 +81,19 @@ export async function startProduct(config: Config, options: StartProductOptions)
     const sandboxSecrets = externalBroker || !development ? undefined : loadSandboxSecrets(config.DATA_DIR);
     const chains = started(await startChains(config, logger));
     const deployments = await ensureDeployments({ db, chains, attestationSigner: signers.evm.address, brokerSigner: sandboxSecrets?.signer.address, logger });
+    // Solana: the local ledger with the mints, treasury, nonce pool (and development wallets) made once; or a cluster.
+    const solana = started(await startSolana(config, logger));
+    const solanaSetup = solana.local
+      ? await ensureSolanaSetup({
+          rpcUrl: solana.rpcUrl,
+          issuerSecretKey: issuerSolanaSecretKey({ keys: config, dataDir: config.DATA_DIR }),
+          symbols: CATALOGUE.map((asset) => asset.symbol),
+          noncePoolSize: config.SOLANA_NONCE_POOL_SIZE,
+          faucet: true,
+          wallets: development,
+          logger,
+        })
+      : undefined;
 
     const temporal = started(await startTemporal(config, { logger, databaseUrl }));
     const broker = externalBroker ?? (sandboxSecrets && sandboxConnection(sandboxUrl(config.HOST, config.BROKER_SANDBOX_PORT), sandboxSecrets));
@@ -136,8 +154,9 @@ export async function startProduct(config: Config, options: StartProductOptions)
       database: databaseUrl,
       temporal: { address: temporal.address, namespace: temporal.namespace, kind: temporal.kind },
       signers: signerPublicInfo(signers, Object.fromEntries(deployments.map((deployment) => [deployment.chain, deployment.tokenManager]))),
-      chains: await stackChains(db, chains, deployments),
+      chains: { ...(await stackChains(db, chains, deployments)), [SOLANA_CHAIN]: solanaSetup?.chain ?? { rpcUrl: solana.rpcUrl } },
       wallets,
+      solanaWallets: solanaSetup?.wallets ?? [],
       grpc: { address: api.grpcAddress, proto: 'proto/ondo/gm/backend/v1/backend.proto', service: 'ondo.gm.backend.v1.BackendService' },
       ...(sandbox ? { broker: sandbox.stackEntry, issuer: { id: DEVELOPMENT_ISSUER_ID, partnerKey: sandboxSecrets!.partnerApiKey } } : {}),
     };

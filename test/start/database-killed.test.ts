@@ -46,7 +46,7 @@ afterAll(async () => {
 }, 120_000);
 
 test('PostgreSQL killed under npm start storing attestations: the process stays up, answers 503 with Retry-After, and recovers when the server is back', async () => {
-  const ports = { PORT: 0, GRPC_PORT: 0, EMBEDDED_POSTGRES_PORT: 0, ANVIL_PORT_ETHEREUM: 0, ANVIL_PORT_BSC: 0, BROKER_SANDBOX_PORT: 0, METRICS_PORT: 0, TEMPORAL_PORT: 0 };
+  const ports = { PORT: 0, GRPC_PORT: 0, EMBEDDED_POSTGRES_PORT: 0, ANVIL_PORT_ETHEREUM: 0, ANVIL_PORT_BSC: 0, SOLANA_RPC_PORT: 0, BROKER_SANDBOX_PORT: 0, METRICS_PORT: 0, TEMPORAL_PORT: 0 };
   const free = await freePorts(Object.keys(ports).length);
   for (const [index, name] of (Object.keys(ports) as (keyof typeof ports)[]).entries()) ports[name] = free[index]!;
   postgresPort = ports.EMBEDDED_POSTGRES_PORT;

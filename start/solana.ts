@@ -1,0 +1,46 @@
+/**
+ * The Solana part of `npm start`: the cluster SOLANA_RPC_URL names (checked reachable, nothing started), or else the
+ * local ledger (solana-ledger/) on SOLANA_RPC_PORT with its state under DATA_DIR/solana, stopped with the stack.
+ * The product reaches either only through JSON-RPC.
+ */
+import path from 'node:path';
+import type { Config } from '../config';
+import type { Logger } from '../config/logger';
+import { startSolanaLedger, type SolanaLedgerOptions } from '../solana-ledger';
+import type { Part } from './parts';
+
+export interface RunningSolana extends Part {
+  rpcUrl: string;
+  /** True when this process runs the local ledger; false for a configured cluster. */
+  local: boolean;
+}
+
+export type SolanaSettings = Pick<Config, 'SOLANA_RPC_URL' | 'SOLANA_RPC_PORT' | 'DATA_DIR'>;
+
+/** Answers when `rpcUrl` answers getHealth; throws naming the URL otherwise. */
+export async function checkSolanaRpc(rpcUrl: string): Promise<void> {
+  try {
+    const response = await fetch(rpcUrl, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'getHealth' }),
+      signal: AbortSignal.timeout(10_000),
+    });
+    const answer = (await response.json()) as { result?: unknown; error?: { message: string } };
+    if (answer.result !== 'ok') throw new Error(answer.error?.message ?? `getHealth answered ${JSON.stringify(answer)}`);
+  } catch (error) {
+    throw new Error(`Solana RPC ${rpcUrl} unreachable or unhealthy: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
+  }
+}
+
+/** `npm start`'s Solana: SOLANA_RPC_URL, or the local ledger (`ledger` overrides its options: tests). */
+export async function startSolana(settings: SolanaSettings, logger: Logger, ledger: SolanaLedgerOptions = {}): Promise<RunningSolana> {
+  if (settings.SOLANA_RPC_URL) {
+    await checkSolanaRpc(settings.SOLANA_RPC_URL);
+    logger.info({ rpcUrl: settings.SOLANA_RPC_URL }, 'configured Solana cluster reachable');
+    return { name: 'solana', rpcUrl: settings.SOLANA_RPC_URL, local: false, stop: async () => undefined };
+  }
+  const running = await startSolanaLedger({ port: settings.SOLANA_RPC_PORT, stateDirectory: path.join(settings.DATA_DIR, 'solana'), ...ledger });
+  logger.info({ rpcUrl: running.rpcUrl, slot: running.ledger.slot }, 'local Solana ledger running');
+  return { name: 'solana', rpcUrl: running.rpcUrl, local: true, stop: () => running.stop() };
+}
