@@ -256,18 +256,16 @@ export class Ledger {
     const { transaction, message } = decodeWireTransaction(wire);
     if (options.checkBlockhash) this.checkAge(message);
     const result = this.svm.simulateTransaction(transaction);
-    const meta = result instanceof Object && 'err' in result ? (result as FailedTransactionMetadata).meta() : result.meta();
-    return {
-      err: 'err' in result ? transactionError((result as FailedTransactionMetadata).err()) : null,
-      logs: meta.logs(),
-      unitsConsumed: Number(meta.computeUnitsConsumed()),
-    };
+    const failed = 'err' in result ? (result as FailedTransactionMetadata) : undefined;
+    const meta = failed ? failed.meta() : result.meta();
+    return { err: failed ? transactionError(failed.err()) : null, logs: meta.logs(), unitsConsumed: Number(meta.computeUnitsConsumed()) };
   }
 
   /**
-   * Executes a wire transaction in the current slot. Refused (TransactionRefused) before execution: a duplicate
-   * (AlreadyProcessed), an expired or unknown blockhash (BlockhashNotFound); and, with `preflight`, one whose
-   * execution fails — without preflight a failing transaction is kept, failed, as a cluster keeps it.
+   * Executes a wire transaction in the current slot. Refused (TransactionRefused): a duplicate (AlreadyProcessed), an
+   * expired or unknown blockhash (BlockhashNotFound), one refused before execution (SignatureFailure,
+   * InsufficientFundsForFee, …); and, with `preflight`, one whose execution fails — without preflight a transaction
+   * that fails in an instruction is kept, failed (its fee paid), as a cluster keeps it.
    */
   send(wire: Uint8Array, options: { preflight: boolean }): TransactionRecord {
     const { transaction, message } = decodeWireTransaction(wire);
@@ -281,8 +279,7 @@ export class Ledger {
         throw new TransactionRefused(transactionError(failed.err()), `Transaction simulation failed: ${failed.toString()}`, failed.meta().logs());
       }
     }
-    const record = this.execute({ kind: 'transaction', wire: Buffer.from(wire).toString('base64') }, transaction, message.staticAccounts);
-    return record;
+    return this.execute({ kind: 'transaction', wire: Buffer.from(wire).toString('base64') }, transaction, message.staticAccounts);
   }
 
   /** Gives `to` lamports from litesvm's faucet, as a transaction with a signature of its own. */
@@ -312,6 +309,12 @@ export class Ledger {
     const result = transaction ? this.svm.sendTransaction(transaction) : this.svm.airdrop(address(entry.airdrop!.address), lamports(BigInt(entry.airdrop!.lamports)));
     if (!result) throw new Error('litesvm answered no result for an airdrop');
     const failed = result instanceof TransactionMetadata ? undefined : (result as FailedTransactionMetadata);
+    const error = failed && transactionError(failed.err());
+    // Only a transaction that failed in an instruction lands (its fee paid); one refused before execution (a bad
+    // signature, a fee payer that cannot pay) never does — a cluster drops it.
+    if (error !== undefined && !(typeof error === 'object' && 'InstructionError' in error)) {
+      throw new TransactionRefused(error, `Transaction refused: ${failed!.toString()}`, failed!.meta().logs());
+    }
     const meta = failed ? failed.meta() : (result as TransactionMetadata);
     const after = keys.map((key) => this.currentAccount(key));
     const record: TransactionRecord = {
@@ -320,7 +323,7 @@ export class Ledger {
       slot: this.slotNumber,
       blockTime: Math.floor(Date.now() / 1000),
       accountKeys: [...keys],
-      err: failed ? transactionError(failed.err()) : null,
+      err: error ?? null,
       fee: transaction ? FEE_PER_SIGNATURE * Object.keys(transaction.signatures).length : 0,
       preBalances: before.map((account) => Number(account?.lamports ?? 0)),
       postBalances: after.map((account) => Number(account?.lamports ?? 0)),

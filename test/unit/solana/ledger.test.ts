@@ -223,6 +223,28 @@ describe('the local Solana ledger', () => {
     expect((await rpcResult<{ value: number }>(url, 'getBalance', [recipient.address, { commitment: 'processed' }])).value).toBe(2_000_000);
   });
 
+  test('a tampered transaction (another amount, signed for the first) is refused, with or without preflight; one failing in an instruction is refused at preflight and kept, failed, without it', async () => {
+    const { rpcUrl: url, ledger: bank } = await ledger();
+    const payer = await funded(url, SOL);
+    const recipient = await generateKeyPairSigner();
+    const wire = Buffer.from(await signedTransaction(url, payer, [getTransferSolInstruction({ source: payer, destination: recipient.address, amount: 1_000n })]), 'base64');
+    const amountAt = wire.indexOf(Buffer.from(new BigUint64Array([1_000n]).buffer));
+    const tampered = Buffer.from(wire);
+    tampered.writeBigUInt64LE(900_000n, amountAt);
+    expect((await rpcCall(url, 'sendTransaction', [tampered.toString('base64'), { encoding: 'base64' }])).error).toMatchObject({ code: -32002, data: { err: 'SignatureFailure' } });
+    expect((await rpcCall(url, 'sendTransaction', [tampered.toString('base64'), { encoding: 'base64', skipPreflight: true }])).error).toMatchObject({ data: { err: 'SignatureFailure' } });
+    expect((await rpcResult<{ value: number }>(url, 'getBalance', [recipient.address, { commitment: 'processed' }])).value).toBe(0);
+
+    const tooMuch = await signedTransaction(url, payer, [getTransferSolInstruction({ source: payer, destination: recipient.address, amount: 2n * BigInt(SOL) })]);
+    const refused = await rpcCall(url, 'sendTransaction', [tooMuch, { encoding: 'base64' }]);
+    expect(refused.error).toMatchObject({ code: -32002, data: { err: { InstructionError: [0, { Custom: 1 }] } } });
+    const failed = await send(url, tooMuch, { skipPreflight: true });
+    bank.advanceSlot();
+    expect(await statusOf(url, failed)).toMatchObject({ err: { InstructionError: [0, { Custom: 1 }] } });
+    expect(await rpcResult(url, 'getTransaction', [failed, { commitment: 'confirmed' }])).toMatchObject({ meta: { err: { InstructionError: [0, { Custom: 1 }] } } });
+    expect((await rpcResult<{ value: number }>(url, 'getBalance', [recipient.address, { commitment: 'processed' }])).value).toBe(0);
+  });
+
   test('getSignaturesForAddress pages newest first with limit, before and until', async () => {
     const { rpcUrl: url, ledger: bank } = await ledger();
     const payer = await funded(url);
