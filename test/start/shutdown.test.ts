@@ -4,7 +4,8 @@
  * still starting. After each: no process of the run is left (none in its process group, neither its PostgreSQL nor its
  * chains by pid, none naming its data directory on its command line), its last log line is `stopped`, it logged no
  * error, and a run that became ready logged no failed activity (as the reserves did when the worker started before
- * the brokerage sandbox listened).
+ * the brokerage sandbox listened). The Solana accounts npm start makes on its ledger are made once: each restart
+ * writes the same ones to stack.json and sends no transaction for them.
  * Whatever happens, everything this test started is killed by process group and pid at the end.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -160,6 +161,8 @@ afterAll(async () => {
 });
 
 const ready = (run: Run) => run.output().includes('Tokenized-stock issuer is ready');
+/** The Solana part of stack.json as the fresh run wrote it. */
+let solanaAccounts: unknown;
 
 test.each([
   ['on a fresh data directory, once ready', 'ready', true],
@@ -172,6 +175,13 @@ test.each([
   if (when === 'ready') {
     await waitUntil('the ready banner', () => ready(run) || run.child.exitCode !== null, 240_000);
     expect([ready(run), run.output().slice(-2_000)]).toEqual([true, expect.any(String)]);
+    // The Solana set-up is made once: a restart finds the same accounts (from the ledger's state) and sends nothing.
+    const stack = JSON.parse(readFileSync(path.join(dataDir, 'stack.json'), 'utf8')) as { chains: Record<string, { noncePool?: string[] }>; solanaWallets: unknown[] };
+    const solana = { chain: stack.chains['solana-900'], wallets: stack.solanaWallets };
+    const setUp = run.output().split('\n').find((line) => line.includes('"msg":"Solana accounts ready"'));
+    expect(solana.chain?.noncePool).toHaveLength(8);
+    if (fresh) solanaAccounts = solana;
+    else expect([solana, (JSON.parse(setUp!) as { transactions: number }).transactions]).toEqual([solanaAccounts, 0]);
   } else {
     await waitUntil('the chains to run', () => run.output().includes('local anvil chains running') || run.child.exitCode !== null, 240_000);
     expect(ready(run)).toBe(false);
