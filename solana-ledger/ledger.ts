@@ -18,11 +18,10 @@ import {
   getCompiledTransactionMessageDecoder,
   getTransactionDecoder,
   lamports,
-  type Address,
   type Transaction,
 } from '@solana/kit';
 import { LiteSVM, TransactionMetadata, type FailedTransactionMetadata } from 'litesvm';
-import { durableNonce, parseMint, parseTokenAccount, SYSTEM_PROGRAM, uiTokenAmount, type StoredAccount } from './accounts';
+import { durableNonce, parseMint, parseTokenAccount, SYSTEM_PROGRAM, TOKEN_2022_PROGRAM, TOKEN_PROGRAM, uiTokenAmount, type StoredAccount } from './accounts';
 import { transactionError, type TransactionError } from './errors';
 
 export type Commitment = 'processed' | 'confirmed' | 'finalized';
@@ -113,7 +112,7 @@ export class Ledger {
   readonly blockhashValiditySlots: number;
   private svm: LiteSVM;
   private slotNumber = 1;
-  genesisHash: string;
+  private genesis: string;
   private readonly blockhashSlots = new Map<string, number>();
   private readonly records = new Map<string, TransactionRecord>();
   /** Signatures touching each address, oldest first. */
@@ -134,7 +133,7 @@ export class Ledger {
       ? { snapshot: path.join(options.stateDirectory, 'ledger.snapshot'), journal: path.join(options.stateDirectory, 'journal.jsonl') }
       : undefined;
     this.svm = Ledger.freshBank();
-    this.genesisHash = base58.decode(randomBytes(32));
+    this.genesis = base58.decode(randomBytes(32));
     if (this.files) {
       mkdirSync(options.stateDirectory!, { recursive: true });
       this.restore();
@@ -158,6 +157,11 @@ export class Ledger {
     clearInterval(this.timer);
     this.timer = undefined;
     this.save();
+  }
+
+  /** Made at the ledger's first start, kept with its state. */
+  get genesisHash(): string {
+    return this.genesis;
   }
 
   get slot(): number {
@@ -222,7 +226,7 @@ export class Ledger {
 
   /** The token accounts `owner` holds as of `commitment` (those existing now; one closed since then is not listed). */
   tokenAccountsByOwner(owner: string, filter: { mint?: string; programId?: string }, commitment: Commitment): [string, StoredAccount][] {
-    const programs = filter.programId ? [filter.programId] : ['TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA', 'TokenzQdBNbLqP5VEhdkAS6EPFLC1PHnBqCXEpPxuEb'];
+    const programs = filter.programId ? [filter.programId] : [TOKEN_PROGRAM, TOKEN_2022_PROGRAM];
     const found: [string, StoredAccount][] = [];
     for (const program of programs) {
       for (const candidate of this.svm.getProgramAccounts(address(program))) {
@@ -373,7 +377,7 @@ export class Ledger {
     const meta: SnapshotMeta = {
       journalLength: this.journalLength,
       slot: this.slotNumber,
-      genesisHash: this.genesisHash,
+      genesisHash: this.genesis,
       blockhashes: [...this.blockhashSlots],
       versions: [...this.versions],
     };
@@ -395,7 +399,7 @@ export class Ledger {
       const meta = JSON.parse(bytes.subarray(4, 4 + metaLength).toString()) as SnapshotMeta;
       this.svm = LiteSVM.fromBytes(bytes.subarray(4 + metaLength)).withBlockhashCheck(false).withTransactionHistory(0n);
       this.slotNumber = meta.slot;
-      this.genesisHash = meta.genesisHash;
+      this.genesis = meta.genesisHash;
       for (const [hash, slot] of meta.blockhashes) this.blockhashSlots.set(hash, slot);
       for (const [key, versions] of meta.versions) this.versions.set(key, versions);
       covered = meta.journalLength;
@@ -437,4 +441,3 @@ function signatureOf(transaction: Transaction): string {
   return base58.decode(first);
 }
 
-export type { Address };

@@ -5,7 +5,7 @@
  */
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import { getBase58Decoder, getBase58Encoder } from '@solana/kit';
-import { isTokenProgram, parseMint, parseTokenAccount, uiTokenAmount, type StoredAccount } from './accounts';
+import { isTokenProgram, parseMint, parseTokenAccount, TOKEN_PROGRAM, uiTokenAmount, type StoredAccount } from './accounts';
 import { decodeWireTransaction, STATUS_CACHE_SLOTS, TransactionRefused, type Commitment, type Ledger, type TransactionRecord } from './ledger';
 
 const base58Decoder = getBase58Decoder();
@@ -57,7 +57,7 @@ function encodeAccount(ledger: Ledger, account: StoredAccount | undefined, encod
   if (encoding === 'jsonParsed' && isTokenProgram(account.owner)) {
     const token = parseTokenAccount(account);
     const mint = parseMint(account);
-    const program = account.owner === 'TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA' ? 'spl-token' : 'spl-token-2022';
+    const program = account.owner === TOKEN_PROGRAM ? 'spl-token' : 'spl-token-2022';
     if (token) {
       return { ...common, data: { program, space: data.length, parsed: { type: 'account', info: { mint: token.mint, owner: token.owner, state: token.state, isNative: false, tokenAmount: uiTokenAmount(token.amount, decimalsOf(token.mint)) } } } };
     }
