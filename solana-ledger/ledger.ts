@@ -280,7 +280,8 @@ export class Ledger {
       const simulated = this.svm.simulateTransaction(transaction);
       if ('err' in simulated) {
         const failed = simulated as FailedTransactionMetadata;
-        throw new TransactionRefused(transactionError(failed.err()), `Transaction simulation failed: ${failed.toString()}`, failed.meta().logs());
+        const error = transactionError(failed.err());
+        throw new TransactionRefused(error, `Transaction simulation failed: ${JSON.stringify(error)}`, failed.meta().logs());
       }
     }
     return this.execute({ kind: 'transaction', wire: Buffer.from(wire).toString('base64') }, transaction, message.staticAccounts);
@@ -317,7 +318,7 @@ export class Ledger {
     // Only a transaction that failed in an instruction lands (its fee paid); one refused before execution (a bad
     // signature, a fee payer that cannot pay) never does — a cluster drops it.
     if (error !== undefined && !(typeof error === 'object' && 'InstructionError' in error)) {
-      throw new TransactionRefused(error, `Transaction refused: ${failed!.toString()}`, failed!.meta().logs());
+      throw new TransactionRefused(error, `Transaction refused: ${JSON.stringify(error)}`, failed!.meta().logs());
     }
     const meta = failed ? failed.meta() : (result as TransactionMetadata);
     const after = keys.map((key) => this.currentAccount(key));
