@@ -10,11 +10,12 @@
  * are executed again, so a kill loses nothing that was answered.
  */
 import { appendFileSync, existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import path from 'node:path';
 import {
   address,
   getBase58Decoder,
+  getBase58Encoder,
   getCompiledTransactionMessageDecoder,
   getTransactionDecoder,
   lamports,
@@ -295,18 +296,24 @@ export class Ledger {
   private checkAge(message: ReturnType<typeof decodeWireTransaction>['message']): void {
     const blockhash = message.lifetimeToken;
     if (this.isBlockhashValid(blockhash)) return;
-    const first = 'instructions' in message ? message.instructions[0] : undefined;
-    const isAdvanceNonce =
-      first !== undefined &&
-      message.staticAccounts[first.programAddressIndex] === SYSTEM_PROGRAM &&
-      first.data !== undefined &&
-      first.data.length >= 4 &&
-      Buffer.from(first.data).readUInt32LE(0) === 4;
-    if (isAdvanceNonce) {
-      const nonceAccount = message.staticAccounts[first.accountIndices?.[0] ?? -1];
-      if (nonceAccount && durableNonce(this.currentAccount(nonceAccount)) === blockhash) return;
-    }
+    const nonceAccount = advancedNonceAccount(message);
+    if (nonceAccount && durableNonce(this.currentAccount(nonceAccount)) === blockhash) return;
     throw new TransactionRefused('BlockhashNotFound', 'Blockhash not found');
+  }
+
+  /**
+   * What a cluster keeps of a durable-nonce transaction that failed in an instruction and litesvm leaves out (it
+   * takes the fee but keeps the nonce account as it was): the nonce, advanced — so it can never be used again.
+   */
+  private keepFailedNonce(wire: Uint8Array): void {
+    const nonceAccount = advancedNonceAccount(decodeWireTransaction(wire).message);
+    if (!nonceAccount || durableNonce(this.currentAccount(nonceAccount)) === undefined) return;
+    const nonce = this.svm.getAccount(address(nonceAccount));
+    if (!nonce.exists) return;
+    const data = Buffer.from(nonce.data);
+    const blockhash = Uint8Array.from(getBase58Encoder().encode(this.svm.latestBlockhash()));
+    createHash('sha256').update('DURABLE_NONCE').update(blockhash).digest().copy(data, 40);
+    this.svm.setAccount({ ...nonce, data: new Uint8Array(data) });
   }
 
   private execute(entry: Pick<TransactionRecord, 'kind' | 'wire' | 'airdrop'>, transaction: Transaction | undefined, keys: readonly string[]): TransactionRecord {
@@ -321,6 +328,8 @@ export class Ledger {
       throw new TransactionRefused(error, `Transaction refused: ${JSON.stringify(error)}`, failed!.meta().logs());
     }
     const meta = failed ? failed.meta() : (result as TransactionMetadata);
+    const fee = transaction ? FEE_PER_SIGNATURE * Object.keys(transaction.signatures).length : 0;
+    if (failed && entry.wire) this.keepFailedNonce(Buffer.from(entry.wire, 'base64'));
     const after = keys.map((key) => this.currentAccount(key));
     const record: TransactionRecord = {
       ...entry,
@@ -329,7 +338,7 @@ export class Ledger {
       blockTime: Math.floor(Date.now() / 1000),
       accountKeys: [...keys],
       err: error ?? null,
-      fee: transaction ? FEE_PER_SIGNATURE * Object.keys(transaction.signatures).length : 0,
+      fee,
       preBalances: before.map((account) => Number(account?.lamports ?? 0)),
       postBalances: after.map((account) => Number(account?.lamports ?? 0)),
       preTokenBalances: this.tokenBalances(before),
@@ -431,9 +440,21 @@ export class Ledger {
     this.svm.expireBlockhash(); // an advance-nonce instruction needs a blockhash other than the nonce it replaces
     const before = record.accountKeys.map((key) => this.currentAccount(key));
     if (record.kind === 'airdrop') this.svm.airdrop(address(record.airdrop!.address), lamports(BigInt(record.airdrop!.lamports)));
-    else this.svm.sendTransaction(decodeWireTransaction(Buffer.from(record.wire!, 'base64')).transaction);
+    else {
+      const wire = Buffer.from(record.wire!, 'base64');
+      this.svm.sendTransaction(decodeWireTransaction(wire).transaction);
+      if (record.err !== null) this.keepFailedNonce(wire);
+    }
     record.accountKeys.forEach((key, index) => this.keepVersion(key, before[index], this.currentAccount(key)));
   }
+}
+
+/** The nonce account a durable-nonce transaction advances (its first instruction: the system program's AdvanceNonceAccount). */
+function advancedNonceAccount(message: ReturnType<typeof decodeWireTransaction>['message']): string | undefined {
+  const first = 'instructions' in message ? message.instructions[0] : undefined;
+  if (!first || message.staticAccounts[first.programAddressIndex] !== SYSTEM_PROGRAM) return undefined;
+  if (!first.data || first.data.length < 4 || Buffer.from(first.data).readUInt32LE(0) !== 4) return undefined;
+  return message.staticAccounts[first.accountIndices?.[0] ?? -1];
 }
 
 function signatureOf(transaction: Transaction): string {

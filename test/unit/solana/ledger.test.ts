@@ -8,7 +8,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { createSolanaRpc, generateKeyPairSigner, type Address, type Base64EncodedWireTransaction, type KeyPairSigner } from '@solana/kit';
+import { createSolanaRpc, generateKeyPairSigner, getBase58Decoder, type Address, type Base64EncodedWireTransaction, type KeyPairSigner } from '@solana/kit';
 import { getCreateAccountInstruction, getInitializeNonceAccountInstruction, getNonceSize, getTransferSolInstruction } from '@solana-program/system';
 import {
   findAssociatedTokenPda,
@@ -67,6 +67,26 @@ async function mintWithHolder(url: string, authority: KeyPairSigner, holder: Add
     ]),
   );
   return { mint: mint.address, holderAccount };
+}
+
+/** A durable nonce account with `authority` as its nonce authority. */
+async function createNonceAccount(url: string, authority: KeyPairSigner): Promise<Address> {
+  const nonceAccount = await generateKeyPairSigner();
+  const rent = await rpcResult<number>(url, 'getMinimumBalanceForRentExemption', [getNonceSize()]);
+  await send(
+    url,
+    await signedTransaction(url, authority, [
+      getCreateAccountInstruction({ payer: authority, newAccount: nonceAccount, lamports: BigInt(rent), space: getNonceSize(), programAddress: '11111111111111111111111111111111' as Address }),
+      getInitializeNonceAccountInstruction({ nonceAccount: nonceAccount.address, nonceAuthority: authority.address }),
+    ]),
+  );
+  return nonceAccount.address;
+}
+
+/** The nonce a nonce account holds now (what a transaction using it carries as its blockhash). */
+async function nonceOf(url: string, nonceAccount: Address): Promise<string> {
+  const { value } = await rpcResult<{ value: { data: [string, string] } }>(url, 'getAccountInfo', [nonceAccount, { commitment: 'processed', encoding: 'base64' }]);
+  return getBase58Decoder().decode(Buffer.from(value.data[0], 'base64').subarray(40, 72));
 }
 
 async function tokenAmount(url: string, account: Address, commitment: string): Promise<string> {
@@ -198,21 +218,10 @@ describe('the local Solana ledger', () => {
   test('a durable-nonce transaction lands long after blockhashes expired, once; the nonce it used is spent', async () => {
     const { rpcUrl: url, ledger: bank } = await ledger({ blockhashValiditySlots: 3 });
     const authority = await funded(url);
-    const nonceAccount = await generateKeyPairSigner();
-    const rent = await rpcResult<number>(url, 'getMinimumBalanceForRentExemption', [getNonceSize()]);
-    await send(
-      url,
-      await signedTransaction(url, authority, [
-        getCreateAccountInstruction({ payer: authority, newAccount: nonceAccount, lamports: BigInt(rent), space: getNonceSize(), programAddress: '11111111111111111111111111111111' as Address }),
-        getInitializeNonceAccountInstruction({ nonceAccount: nonceAccount.address, nonceAuthority: authority.address }),
-      ]),
-    );
+    const nonceAccount = await createNonceAccount(url, authority);
     bank.advanceSlot();
-    const nonceData = (await rpcResult<{ value: { data: [string, string] } }>(url, 'getAccountInfo', [nonceAccount.address, { commitment: 'processed', encoding: 'base64' }])).value.data[0];
-    const { getBase58Decoder } = await import('@solana/kit');
-    const nonce = getBase58Decoder().decode(Buffer.from(nonceData, 'base64').subarray(40, 72));
     const recipient = await generateKeyPairSigner();
-    const lifetime = { nonce, nonceAccount: nonceAccount.address, nonceAuthority: authority };
+    const lifetime = { nonce: await nonceOf(url, nonceAccount), nonceAccount, nonceAuthority: authority };
     const first = await signedTransaction(url, authority, [getTransferSolInstruction({ source: authority, destination: recipient.address, amount: 2_000_000n })], lifetime);
     const second = await signedTransaction(url, authority, [getTransferSolInstruction({ source: authority, destination: recipient.address, amount: 3_000_000n })], lifetime);
     for (let slot = 0; slot < 10; slot += 1) bank.advanceSlot();
@@ -221,6 +230,25 @@ describe('the local Solana ledger', () => {
     expect((await statusOf(url, signature))?.err).toBeNull();
     expect((await rpcCall(url, 'sendTransaction', [second, { encoding: 'base64' }])).error).toMatchObject({ data: { err: 'BlockhashNotFound' } });
     expect((await rpcResult<{ value: number }>(url, 'getBalance', [recipient.address, { commitment: 'processed' }])).value).toBe(2_000_000);
+  });
+
+  test('a durable-nonce transaction that fails in an instruction lands failed, as on a cluster: its fee is paid and its nonce spent', async () => {
+    const { rpcUrl: url, ledger: bank } = await ledger({ blockhashValiditySlots: 3 });
+    const authority = await funded(url, SOL);
+    const nonceAccount = await createNonceAccount(url, authority);
+    bank.advanceSlot();
+    const recipient = await generateKeyPairSigner();
+    const lifetime = { nonce: await nonceOf(url, nonceAccount), nonceAccount, nonceAuthority: authority };
+    const failing = await signedTransaction(url, authority, [getTransferSolInstruction({ source: authority, destination: recipient.address, amount: 5n * BigInt(SOL) })], lifetime);
+    const fitting = await signedTransaction(url, authority, [getTransferSolInstruction({ source: authority, destination: recipient.address, amount: 1_000_000n })], lifetime);
+    const balance = async () => (await rpcResult<{ value: number }>(url, 'getBalance', [authority.address, { commitment: 'processed' }])).value;
+    const before = await balance();
+
+    const signature = await send(url, failing, { skipPreflight: true });
+    expect((await statusOf(url, signature))?.err).toEqual({ InstructionError: [1, { Custom: 1 }] });
+    expect(await balance()).toBe(before - 5000);
+    expect(await nonceOf(url, nonceAccount)).not.toBe(lifetime.nonce);
+    expect((await rpcCall(url, 'sendTransaction', [fitting, { encoding: 'base64' }])).error).toMatchObject({ data: { err: 'BlockhashNotFound' } });
   });
 
   test('a tampered transaction (another amount, signed for the first) is refused, with or without preflight; one failing in an instruction is refused at preflight and kept, failed, without it', async () => {
