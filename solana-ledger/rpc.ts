@@ -150,6 +150,22 @@ function encodeTransaction(record: TransactionRecord, encoding: string | undefin
   };
 }
 
+const MEMO_PROGRAMS = new Set(['MemoSq4gqABAXKb96qnH8TysNcWxMyWCqXgDLGmfcHr', 'Memo1UhkJRfHyvLMcVucJwxXeuD728EqVDDwQDxFMNo']);
+
+/** A transaction's memos as a cluster lists them in getSignaturesForAddress (`[length] text`, joined by `; `), or null. */
+function memoOf(record: TransactionRecord): string | null {
+  if (!record.wire) return null;
+  const { message } = decodeWireTransaction(Buffer.from(record.wire, 'base64'));
+  if (!('instructions' in message)) return null;
+  const memos = message.instructions
+    .filter((instruction) => MEMO_PROGRAMS.has(message.staticAccounts[instruction.programAddressIndex]!))
+    .map((instruction) => {
+      const text = Buffer.from(instruction.data ?? new Uint8Array()).toString('utf8');
+      return `[${Buffer.byteLength(text)}] ${text}`;
+    });
+  return memos.length > 0 ? memos.join('; ') : null;
+}
+
 function wireParam(params: Params, config: Config): Uint8Array {
   const text = stringParam(params, 0, 'transaction');
   return config.encoding === 'base64' ? Buffer.from(text, 'base64') : Uint8Array.from(base58Encoder.encode(text));
@@ -265,7 +281,7 @@ function methods(ledger: Ledger): Record<string, (params: Params) => unknown> {
         signature: record.signature,
         slot: record.slot,
         err: record.err,
-        memo: null,
+        memo: memoOf(record),
         blockTime: record.blockTime,
         confirmationStatus: status(ledger, record).confirmationStatus,
       }));

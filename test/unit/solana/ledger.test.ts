@@ -25,6 +25,7 @@ import { eventually } from '../../support/eventually';
 import { rpcCall, rpcResult, send, signedTransaction } from '../../support/solana';
 
 const HOUR_MS = 3_600_000;
+const MEMO_PROGRAM = 'MemoSq4gqABAXKb96qnH8TysNcWxMyWCqXgDLGmfcHr' as Address;
 const SOL = 1_000_000_000;
 const running: SolanaLedger[] = [];
 const directories: string[] = [];
@@ -99,7 +100,7 @@ async function statusOf(url: string, signature: string) {
 }
 
 describe('the local Solana ledger', () => {
-  test('a token flow: airdrop, a mint, token accounts, a transfer — read back with @solana/web3.js', async () => {
+  test('a token flow: airdrop, a mint, token accounts, a transfer with a memo — read back with @solana/web3.js', async () => {
     const { rpcUrl: url, ledger: bank } = await ledger();
     const issuer = await funded(url);
     const user = await generateKeyPairSigner();
@@ -112,6 +113,7 @@ describe('the local Solana ledger', () => {
       await signedTransaction(url, issuer, [
         getCreateAssociatedTokenIdempotentInstruction({ payer: issuer, ata: userAccount, owner: user.address, mint }),
         getTransferCheckedInstruction({ source: holderAccount, mint, destination: userAccount, authority: issuer, amount: 1_250_000n, decimals: 6 }),
+        { programAddress: MEMO_PROGRAM, data: new TextEncoder().encode('attestation 42') },
       ]),
     );
     expect(await tokenAmount(url, userAccount, 'processed')).toBe('1250000');
@@ -134,6 +136,9 @@ describe('the local Solana ledger', () => {
     expect(transaction?.meta?.preTokenBalances?.map((balance) => [balance.owner, balance.uiTokenAmount.amount])).toEqual([[issuer.address, '5000000']]);
     expect(transaction?.meta?.logMessages).toContain(`Program ${TOKEN_PROGRAM_ADDRESS} success`);
     expect(transaction?.transaction.message.staticAccountKeys.map((key) => key.toBase58())).toContain(userAccount);
+    expect(transaction?.meta?.logMessages?.slice(-4)).toEqual(['Program log: Memo (len 14)', 'Program log: attestation 42', expect.stringContaining('consumed'), `Program ${MEMO_PROGRAM} success`]);
+    const [listed] = await connection.getSignaturesForAddress(new PublicKey(userAccount));
+    expect(listed).toMatchObject({ signature: transfer, memo: '[14] attestation 42', err: null, confirmationStatus: 'finalized' });
   });
 
   test('a transaction is processed, then confirmed, then finalized as slots pass; reads at each commitment see the state as of it', async () => {
