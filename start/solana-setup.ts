@@ -7,7 +7,7 @@
  * the development key in DATA_DIR/signer-keys.json): a hot key, as the EVM quote signer is.
  *
  * Every address is derived, so the same issuer key finds the same accounts whatever happened: the mints and nonce
- * accounts from the issuer's seed (sha256 of seed ‖ label: only the issuer can create them), the development wallets
+ * accounts from the issuer's seed (chains/solana-accounts.ts: only the issuer can create them), the development wallets
  * from a public seed (like anvil's mnemonic — development only). Each step reads before it writes; all of it goes
  * through JSON-RPC only, waiting for `confirmed`.
  */
@@ -41,6 +41,7 @@ import {
   TOKEN_PROGRAM_ADDRESS,
 } from '@solana-program/token';
 import { z } from 'zod';
+import { SOLANA_STABLECOIN_SYMBOL, solanaIssuerSigner, solanaMintSigner, solanaNonceSigner } from '../chains/solana-accounts';
 import type { Logger } from '../config/logger';
 import { CHAIN_TABLE, SOLANA_CHAIN } from '../domain/chains';
 import { DEV_KEY_FILE, SOLANA_KEY_VARIABLE, type SignerKeys } from '../signing';
@@ -51,8 +52,6 @@ import { nonceAuthority, parseMint, parseTokenAccount } from '../solana-ledger/a
 export const SOLANA_STABLECOIN_DECIMALS = 6;
 /** Decimals of each stock-token mint. */
 export const SOLANA_TOKEN_DECIMALS: number = CHAIN_TABLE[SOLANA_CHAIN].tokenDecimals;
-/** The symbol the stablecoin mint is listed under beside the stock tokens. */
-export const SOLANA_STABLECOIN_SYMBOL = 'USD';
 /** SOL the issuer keeps for fees and rent (topped up from the ledger's faucet below a tenth of it). */
 const ISSUER_SOL = 1_000n * 1_000_000_000n;
 /** SOL and stablecoin (6 decimals) each development wallet holds. */
@@ -84,11 +83,7 @@ export interface SolanaDevWallet {
 }
 
 const base58 = getBase58Decoder();
-const sha256 = (...parts: (Uint8Array | string)[]) => {
-  const hash = createHash('sha256');
-  for (const part of parts) hash.update(part);
-  return new Uint8Array(hash.digest());
-};
+const sha256 = (text: string) => new Uint8Array(createHash('sha256').update(text).digest());
 
 /** The issuer's 64-byte Solana secret key: the configured attestation signer key, or the development one. */
 export function issuerSolanaSecretKey(settings: { keys: SignerKeys; dataDir: string }): Uint8Array {
@@ -123,9 +118,7 @@ export interface SolanaSetupParameters {
 export async function ensureSolanaSetup(parameters: SolanaSetupParameters): Promise<{ chain: SolanaStackChain; wallets: SolanaDevWallet[]; transactions: number }> {
   const { rpcUrl, logger } = parameters;
   const rpc = createSolanaRpc(rpcUrl);
-  const issuerSeed = parameters.issuerSecretKey.subarray(0, 32);
-  const issuer = await createKeyPairSignerFromPrivateKeyBytes(issuerSeed);
-  const derived = (label: string) => createKeyPairSignerFromPrivateKeyBytes(sha256(issuerSeed, `tokenized-stock-issuer/solana/${label}`));
+  const issuer = await solanaIssuerSigner(parameters.issuerSecretKey);
   const accounts = async (keys: Address[]) => (await rpc.getMultipleAccounts(keys, { encoding: 'base64', commitment: 'confirmed' }).send()).value;
   const stored = (account: NonNullable<Awaited<ReturnType<typeof accounts>>[number]>) => ({
     lamports: account.lamports.toString(),
@@ -191,7 +184,7 @@ export async function ensureSolanaSetup(parameters: SolanaSetupParameters): Prom
     { symbol: SOLANA_STABLECOIN_SYMBOL, decimals: SOLANA_STABLECOIN_DECIMALS },
     ...parameters.symbols.map((symbol) => ({ symbol, decimals: SOLANA_TOKEN_DECIMALS })),
   ];
-  const mintSigners = await Promise.all(mintSpecs.map((spec) => derived(`mint/${spec.symbol}`)));
+  const mintSigners = await Promise.all(mintSpecs.map((spec) => solanaMintSigner(parameters.issuerSecretKey, spec.symbol)));
   const decimalsOf = new Map(mintSigners.map((signer, index) => [signer.address, mintSpecs[index]!.decimals]));
   await ensureAccounts(
     mintSigners.map((signer, index) => ({ signer, what: `the ${mintSpecs[index]!.symbol} mint` })),
@@ -211,7 +204,7 @@ export async function ensureSolanaSetup(parameters: SolanaSetupParameters): Prom
 
   // The nonce pool: durable nonce accounts, the issuer their nonce authority.
   const nonceRent = await rpc.getMinimumBalanceForRentExemption(BigInt(getNonceSize())).send();
-  const nonceSigners = await Promise.all(Array.from({ length: parameters.noncePoolSize }, (_, index) => derived(`nonce/${index}`)));
+  const nonceSigners = await Promise.all(Array.from({ length: parameters.noncePoolSize }, (_, index) => solanaNonceSigner(parameters.issuerSecretKey, index)));
   await ensureAccounts(
     nonceSigners.map((signer, index) => ({ signer, what: `nonce account ${index}` })),
     async (signer) => [

@@ -15,7 +15,8 @@ import { CATALOGUE } from '../../../domain/catalogue';
 import { nonceAuthority, parseMint, parseTokenAccount } from '../../../solana-ledger/accounts';
 import { startSolanaLedger, type SolanaLedger } from '../../../solana-ledger';
 import { encodeBase58 } from '../../../signing';
-import { ensureSolanaSetup, SOLANA_STABLECOIN_SYMBOL, type SolanaSetupParameters } from '../../../start/solana-setup';
+import { SOLANA_STABLECOIN_SYMBOL, solanaMintSigner, solanaNonceSigner } from '../../../chains/solana-accounts';
+import { ensureSolanaSetup, type SolanaSetupParameters } from '../../../start/solana-setup';
 import { startSolana } from '../../../start/solana';
 import { rpcCall, rpcResult } from '../../support/solana';
 
@@ -65,6 +66,9 @@ describe("npm start's Solana set-up", () => {
     expect(Object.keys(chain.mints).sort()).toEqual([SOLANA_STABLECOIN_SYMBOL, ...symbols].sort());
     expect(chain.stablecoinMint).toBe(chain.mints[SOLANA_STABLECOIN_SYMBOL]);
     expect(chain.mintAuthority).toBe(issuer);
+    // Derived from the issuer's key: what signs later finds them without stack.json.
+    expect(chain.mints['AAPLon']).toBe((await solanaMintSigner(secretKey, 'AAPLon')).address);
+    expect(chain.noncePool[4]).toBe((await solanaNonceSigner(secretKey, 4)).address);
     expect(parseMint(await account(first.rpcUrl, chain.stablecoinMint))).toMatchObject({ decimals: 6, mintAuthority: issuer, freezeAuthority: null });
     for (const symbol of symbols) expect(parseMint(await account(first.rpcUrl, chain.mints[symbol]!))).toMatchObject({ decimals: 9, mintAuthority: issuer, supply: 0n });
     expect(parseTokenAccount(await account(first.rpcUrl, chain.treasury))).toMatchObject({ mint: chain.stablecoinMint, owner: issuer });
