@@ -56,6 +56,24 @@ export { EVM_KEY_VARIABLE, SOLANA_KEY_VARIABLE, type SignerKeys } from './key-sc
 export type { EvmChain } from '../domain/chains';
 export { secp256k1Implementation, signDigest } from './secp256k1';
 export { signerPublicInfo, type PublicDomain, type SignerPublicInfo } from './public-info';
+export {
+  SPL_MEMO_PROGRAM_ADDRESS,
+  compileSolanaAttestationTransaction,
+  signSolanaAttestationTransaction,
+  solanaAttestationAmounts,
+  solanaAttestationMemo,
+  type SignSolanaMessage,
+  type SignedSolanaAttestation,
+  type SolanaAttestationAmounts,
+  type SolanaAttestationTransactionInput,
+  type SolanaIssuerAccounts,
+} from './solana-transaction';
 export { quoteOfAttestation, verifyAttestation, type AttestationFields, type Verification } from './verify-attestation';
+export {
+  verifySolanaAttestationTransaction,
+  type SolanaAttestationFields,
+  type SolanaTransactionVerification,
+  type SolanaVerificationContext,
+} from './verify-solana-transaction';
 export { base64ToBytes, bytesToBase64, hexToBase64 } from './base64';
 export { decodeBase58, encodeBase58 } from './base58';
