@@ -7,6 +7,8 @@ export class AttestationRefused extends Error {
   constructor(
     readonly code: ErrorCode,
     message: string,
+    /** Headers the refusal leaves with (`Retry-After` on a 503 that passes). */
+    readonly headers: Record<string, string> = {},
   ) {
     super(message);
   }

@@ -106,6 +106,10 @@ export const ERROR_CODES = {
   ATTESTATIONS_UNAVAILABLE: { status: 503, description: 'This API process is not configured to sign attestations.' },
   TEMPORAL_UNAVAILABLE: { status: 503, description: 'The workflow service cannot be reached; retry later.' },
   SERVICE_UNAVAILABLE: { status: 503, description: 'The database cannot be reached; retry after `Retry-After` seconds (`GET /ready` says what is down).' },
+  NONCE_POOL_EXHAUSTED: {
+    status: 503,
+    description: 'Every durable nonce account of the issuer\'s Solana pool is held by an outstanding attestation, and a Solana attestation is never issued without one (it could not be expired on chain); retry after `Retry-After` seconds, when the soonest held attestation expires.',
+  },
   CHAIN_UNAVAILABLE: { status: 503, description: 'The chain has no deployed contracts this service can reach; retry later.' },
 } as const satisfies Record<string, ErrorCodeDefinition>;
 

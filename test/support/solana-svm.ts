@@ -10,6 +10,7 @@ import {
   createNoopSigner,
   createTransactionMessage,
   getAddressDecoder,
+  getTransactionDecoder,
   pipe,
   setTransactionMessageFeePayer,
   type Address,
@@ -28,6 +29,8 @@ import {
   getTokenDecoder,
 } from '@solana-program/token';
 import { FailedTransactionMetadata, LiteSVM } from 'litesvm';
+import { decodeNonceValue, type SolanaNonceLedger } from '../../chains/solana-ledger';
+import { base64ToBytes } from '../../signing';
 
 /** An ed25519 key pair: the 32-byte seed and its base58 address. */
 export interface TestKey {
@@ -156,4 +159,29 @@ export function nonceValue(svm: LiteSVM, account: Address): string {
 /** A fresh ledger with the standard programs. */
 export function newLedger(): LiteSVM {
   return new LiteSVM();
+}
+
+/**
+ * The product's view of the in-process ledger (what the JSON-RPC implementation answers for a cluster). Each
+ * landed transaction closes its slot: the blockhash moves on, as a cluster's does between slots, so a nonce can be
+ * advanced again.
+ */
+export function svmNonceLedger(svm: LiteSVM): SolanaNonceLedger & { sent: number } {
+  const ledger = {
+    sent: 0,
+    async readNonce(account: Address) {
+      const found = svm.getAccount(account);
+      return found.exists ? decodeNonceValue(Uint8Array.from(found.data)) : undefined;
+    },
+    async latestBlockhash() {
+      return { blockhash: svm.latestBlockhash(), lastValidBlockHeight: svm.getClock().slot + 150n };
+    },
+    async sendTransaction(wire: string) {
+      ledger.sent += 1;
+      const error = send(svm, getTransactionDecoder().decode(base64ToBytes(wire)));
+      if (error !== null) throw new Error(`transaction refused: ${error}`);
+      svm.expireBlockhash();
+    },
+  };
+  return ledger;
 }

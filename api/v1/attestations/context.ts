@@ -52,7 +52,7 @@ export async function refusalsAsApiErrors<T>(run: () => Promise<T>): Promise<T> 
   try {
     return await run();
   } catch (error) {
-    if (error instanceof AttestationRefused) throw new ApiError(error.code, error.message, { cause: error });
+    if (error instanceof AttestationRefused) throw new ApiError(error.code, error.message, { cause: error, headers: error.headers });
     throw error;
   }
 }
