@@ -19,7 +19,7 @@ import { encodeBase58 } from './base58';
 import { EVM_KEY_VARIABLE, SOLANA_KEY_VARIABLE, evmPrivateKeySchema, solanaSecretKeySchema, type SignerKeys } from './key-schemas';
 import { signEvmQuoteWithKey, type QuoteDomain } from './evm';
 import { type Quote } from './quote';
-import { signSolanaQuote, solanaPublicKeyOf } from './solana';
+import { signSolanaMessage, signSolanaQuote, solanaPublicKeyOf } from './solana';
 
 /** File name, under the data directory, of the generated development keys. */
 export const DEV_KEY_FILE = 'signer-keys.json';
@@ -40,6 +40,8 @@ export interface SolanaSigner {
   readonly source: KeySource;
   /** ed25519 signature (64 bytes) of the quote's canonical encoding. */
   sign(quote: Quote): Uint8Array;
+  /** ed25519 signature (64 bytes) of a transaction message: the attestation transaction the issuer co-signs. */
+  signMessage(message: Uint8Array): Uint8Array;
 }
 
 export interface Signers {
@@ -149,7 +151,11 @@ export function signersFromKeys(keys: {
     () => ({ ...evmView }),
   );
   const solana: SolanaSigner = publicOnly(
-    { ...solanaView, sign: (quote: Quote) => signSolanaQuote(solanaSecretKey, quote) },
+    {
+      ...solanaView,
+      sign: (quote: Quote) => signSolanaQuote(solanaSecretKey, quote),
+      signMessage: (message: Uint8Array) => signSolanaMessage(solanaSecretKey, message),
+    },
     () => ({ ...solanaView }),
   );
   return publicOnly({ evm, solana }, () => ({ evm: { ...evmView }, solana: { ...solanaView } }));

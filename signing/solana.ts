@@ -154,6 +154,11 @@ export function signSolanaQuote(secretKey: Uint8Array, quote: Quote): Uint8Array
   return ed25519.sign(encodeSolanaQuote(quote), seedOf(secretKey));
 }
 
+/** Signs arbitrary bytes (a Solana transaction message) with the secret key: a 64-byte ed25519 signature. */
+export function signSolanaMessage(secretKey: Uint8Array, message: Uint8Array): Uint8Array {
+  return ed25519.sign(message, seedOf(secretKey));
+}
+
 /** Whether `signature` is `publicKey`'s ed25519 signature of this quote; false for malformed keys or signatures. */
 export function verifySolanaQuote(publicKey: string | Uint8Array, quote: Quote, signature: Uint8Array): boolean {
   const message = encodeSolanaQuote(quote);

@@ -20,6 +20,7 @@ import {
   type SignedSolanaAttestation,
   type SolanaAttestationTransactionInput,
 } from '../../../signing/solana-transaction';
+import { signersFromKeys } from '../../../signing/keys';
 import { verifySolanaAttestationTransaction, type SolanaAttestationFields } from '../../../signing/verify-solana-transaction';
 import {
   associatedTokenAccount,
@@ -179,6 +180,15 @@ describe('a Solana attestation on the ledger', () => {
     at.svm.expireBlockhash();
     expect(send(at.svm, transaction)).not.toBeNull();
     expect(tokenBalance(at.svm, at.userStock)).toBe(7_500_000_000n);
+  });
+
+  test('the product’s Solana signer (the published key) co-signs a transaction that lands', async () => {
+    const at = await ledger();
+    const signers = signersFromKeys({ evmPrivateKey: `0x${'11'.repeat(32)}`, solanaSecretKey: issuer.secretKey });
+    expect(signers.solana.publicKey).toBe(issuer.address);
+    const signed = await signSolanaAttestationTransaction(attestationInput(at), (message) => signers.solana.signMessage(message));
+    expect(send(at.svm, completed(signed))).toBeNull();
+    expect(tokenBalance(at.svm, at.userStock)).toBe(12_500_000_000n);
   });
 
   test('a buy creates the user’s stock account and pays for nothing the user did not sign for', async () => {
