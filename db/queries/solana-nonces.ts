@@ -1,5 +1,5 @@
 /**
- * The issuer's pool of Solana durable nonce accounts (migration 017): an attestation takes a free account in the
+ * The issuer's pool of Solana durable nonce accounts (migration 018): an attestation takes a free account in the
  * transaction that stores it, and gives it back once its nonce has moved on chain (its transaction executed, or the
  * workflow advanced it at expiry) with the new value read from the chain.
  */

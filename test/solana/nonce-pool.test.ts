@@ -1,5 +1,5 @@
 /**
- * The issuer's pool of Solana durable nonce accounts on real PostgreSQL (migration 017, db/queries/solana-nonces.ts,
+ * The issuer's pool of Solana durable nonce accounts on real PostgreSQL (migration 018, db/queries/solana-nonces.ts,
  * attestations/solana-nonce-pool.ts), and the activities that end an attestation's nonce (activities/solana-nonces.ts)
  * on litesvm in process: what expires an attestation on chain, and what gives its account back.
  */
