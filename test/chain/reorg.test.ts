@@ -205,7 +205,8 @@ describe('a reorganisation before finality', () => {
     await reorg(1);
     await eventually(async () => expect(await attestation(body.attestationId)).toMatchObject({ state: 'outstanding', executionTxHash: null, confirmations: null }));
     await eventually(async () => expect(await handle.query(attestationStateQuery)).toMatchObject({ state: 'outstanding', txHash: null }));
-    expect((await watcherState()).lastReorg).toMatchObject({ replacedBlocks: 1, executionsOrphaned: 1 });
+    // The attestation is set back inside the scan; the watcher reports the reorganisation once that scan returns.
+    await eventually(async () => expect((await watcherState()).lastReorg).toMatchObject({ replacedBlocks: 1, executionsOrphaned: 1 }));
     expect(await query(`SELECT status FROM trade_executions WHERE tx_hash = $1`, [first.hash])).toEqual([{ status: 'orphaned' }]);
 
     // The quote was never executed on the new chain: the same attestation executes again, in another transaction.
