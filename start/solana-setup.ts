@@ -42,16 +42,12 @@ import {
 } from '@solana-program/token';
 import { z } from 'zod';
 import { SOLANA_STABLECOIN_SYMBOL, solanaIssuerSigner, solanaMintSigner, solanaNonceSigner } from '../chains/solana-accounts';
+import { SOLANA_STABLECOIN_DECIMALS, SOLANA_TOKEN_DECIMALS, solanaTreasury } from '../chains/solana-context';
 import type { Logger } from '../config/logger';
-import { CHAIN_TABLE, SOLANA_CHAIN } from '../domain/chains';
 import { DEV_KEY_FILE, SOLANA_KEY_VARIABLE, type SignerKeys } from '../signing';
 import { solanaSecretKeySchema } from '../signing/key-schemas';
 import { nonceAuthority, parseMint, parseTokenAccount } from '../solana-ledger/accounts';
 
-/** Decimals of the development stablecoin mint (USD, as on the EVM chains). */
-export const SOLANA_STABLECOIN_DECIMALS = 6;
-/** Decimals of each stock-token mint. */
-export const SOLANA_TOKEN_DECIMALS: number = CHAIN_TABLE[SOLANA_CHAIN].tokenDecimals;
 /** SOL the issuer keeps for fees and rent (topped up from the ledger's faucet below a tenth of it). */
 const ISSUER_SOL = 1_000n * 1_000_000_000n;
 /** SOL and stablecoin (6 decimals) each development wallet holds. */
@@ -197,7 +193,7 @@ export async function ensureSolanaSetup(parameters: SolanaSetupParameters): Prom
   const stablecoinMint = mintSigners[0]!.address;
 
   // The treasury: the issuer's associated stablecoin account.
-  const [treasury] = await findAssociatedTokenPda({ owner: issuer.address, mint: stablecoinMint, tokenProgram: TOKEN_PROGRAM_ADDRESS });
+  const treasury = await solanaTreasury(issuer.address, stablecoinMint);
   if (!(await accounts([treasury]))[0]) {
     await submit([getCreateAssociatedTokenIdempotentInstruction({ payer: issuer, ata: treasury, owner: issuer.address, mint: stablecoinMint })]);
   }

@@ -16,6 +16,7 @@ import { nonceAuthority, parseMint, parseTokenAccount } from '../../../solana-le
 import { startSolanaLedger, type SolanaLedger } from '../../../solana-ledger';
 import { encodeBase58 } from '../../../signing';
 import { SOLANA_STABLECOIN_SYMBOL, solanaMintSigner, solanaNonceSigner } from '../../../chains/solana-accounts';
+import { deriveSolanaContext } from '../../../chains/solana-context';
 import { ensureSolanaSetup, type SolanaSetupParameters } from '../../../start/solana-setup';
 import { startSolana } from '../../../start/solana';
 import { rpcCall, rpcResult } from '../../support/solana';
@@ -73,6 +74,14 @@ describe("npm start's Solana set-up", () => {
     for (const symbol of symbols) expect(parseMint(await account(first.rpcUrl, chain.mints[symbol]!))).toMatchObject({ decimals: 9, mintAuthority: issuer, supply: 0n });
     expect(parseTokenAccount(await account(first.rpcUrl, chain.treasury))).toMatchObject({ mint: chain.stablecoinMint, owner: issuer });
     expect(chain.noncePool).toHaveLength(5);
+    // What the API and the worker derive from the issuer key is what the set-up made.
+    const derived = await deriveSolanaContext({ rpcUrl: first.rpcUrl, issuerSecretKey: secretKey, symbols });
+    expect({ issuer: derived.issuer, stablecoinMint: derived.stablecoinMint, treasury: derived.treasury, mints: Object.fromEntries(derived.mints) }).toEqual({
+      issuer,
+      stablecoinMint: chain.stablecoinMint,
+      treasury: chain.treasury,
+      mints: Object.fromEntries(symbols.map((symbol) => [symbol, chain.mints[symbol]])),
+    });
     for (const nonce of chain.noncePool) expect(nonceAuthority(await account(first.rpcUrl, nonce))).toBe(issuer);
     expect(wallets).toHaveLength(3);
     for (const wallet of wallets) {
