@@ -9,9 +9,7 @@
  * stop, stamped with the journal length it covers. At start the snapshot is loaded and the journal entries past it
  * are executed again, so a kill loses nothing that was answered.
  */
-import { appendFileSync, existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { createHash, randomBytes } from 'node:crypto';
-import path from 'node:path';
 import {
   address,
   getBase58Decoder,
@@ -24,6 +22,7 @@ import {
 import { LiteSVM, TransactionMetadata, type FailedTransactionMetadata } from 'litesvm';
 import { durableNonce, parseMint, parseTokenAccount, SYSTEM_PROGRAM, TOKEN_2022_PROGRAM, TOKEN_PROGRAM, uiTokenAmount, type StoredAccount } from './accounts';
 import { transactionError, type TransactionError } from './errors';
+import { LedgerStateFiles } from './state-files';
 
 export type Commitment = 'processed' | 'confirmed' | 'finalized';
 
@@ -123,22 +122,17 @@ export class Ledger {
   private journalLength = 0;
   private dirty = false;
   private timer: NodeJS.Timeout | undefined;
-  private readonly files: { snapshot: string; journal: string } | undefined;
+  private readonly files: LedgerStateFiles<TransactionRecord, SnapshotMeta> | undefined;
 
   constructor(options: LedgerOptions = {}) {
     this.slotMs = options.slotMs ?? 400;
     this.confirmedLag = options.confirmedLag ?? 1;
     this.finalizedLag = options.finalizedLag ?? 32;
     this.blockhashValiditySlots = options.blockhashValiditySlots ?? 150;
-    this.files = options.stateDirectory
-      ? { snapshot: path.join(options.stateDirectory, 'ledger.snapshot'), journal: path.join(options.stateDirectory, 'journal.jsonl') }
-      : undefined;
+    this.files = options.stateDirectory ? new LedgerStateFiles(options.stateDirectory) : undefined;
     this.svm = Ledger.freshBank();
     this.genesis = base58.decode(randomBytes(32));
-    if (this.files) {
-      mkdirSync(options.stateDirectory!, { recursive: true });
-      this.restore();
-    }
+    if (this.files) this.restore(this.files);
     this.svm.warpToSlot(BigInt(this.slotNumber));
     this.blockhashSlots.set(this.svm.latestBlockhash(), this.slotNumber);
   }
@@ -348,7 +342,7 @@ export class Ledger {
     };
     keys.forEach((key, index) => this.keepVersion(key, before[index], after[index]));
     this.remember(record);
-    if (this.files) appendFileSync(this.files.journal, `${JSON.stringify(record)}\n`);
+    this.files?.append(record);
     this.journalLength += 1;
     this.dirty = true;
     return record;
@@ -380,51 +374,28 @@ export class Ledger {
     }
   }
 
-  /** Writes the bank and the bookkeeping (temp file, then rename: a kill leaves the previous snapshot whole). */
+  /** Writes the bank and the bookkeeping. */
   private save(): void {
     this.dirty = false;
-    if (!this.files) return;
-    const meta: SnapshotMeta = {
-      journalLength: this.journalLength,
-      slot: this.slotNumber,
-      genesisHash: this.genesis,
-      blockhashes: [...this.blockhashSlots],
-      versions: [...this.versions],
-    };
-    const metaBytes = Buffer.from(JSON.stringify(meta));
-    const length = Buffer.alloc(4);
-    length.writeUInt32LE(metaBytes.length);
-    const temporary = `${this.files.snapshot}.${process.pid}.tmp`;
-    writeFileSync(temporary, Buffer.concat([length, metaBytes, this.svm.toBytes()]));
-    renameSync(temporary, this.files.snapshot);
+    this.files?.writeSnapshot(
+      { journalLength: this.journalLength, slot: this.slotNumber, genesisHash: this.genesis, blockhashes: [...this.blockhashSlots], versions: [...this.versions] },
+      this.svm.toBytes(),
+    );
   }
 
   /** Loads the snapshot, then executes the journal's entries past it again (and indexes all of them). */
-  private restore(): void {
-    const files = this.files!;
-    let covered = 0;
-    if (existsSync(files.snapshot)) {
-      const bytes = readFileSync(files.snapshot);
-      const metaLength = bytes.readUInt32LE(0);
-      const meta = JSON.parse(bytes.subarray(4, 4 + metaLength).toString()) as SnapshotMeta;
-      this.svm = LiteSVM.fromBytes(bytes.subarray(4 + metaLength)).withBlockhashCheck(false).withTransactionHistory(0n);
+  private restore(files: LedgerStateFiles<TransactionRecord, SnapshotMeta>): void {
+    const snapshot = files.readSnapshot();
+    if (snapshot) {
+      const { meta } = snapshot;
+      this.svm = LiteSVM.fromBytes(snapshot.bank).withBlockhashCheck(false).withTransactionHistory(0n);
       this.slotNumber = meta.slot;
       this.genesis = meta.genesisHash;
       for (const [hash, slot] of meta.blockhashes) this.blockhashSlots.set(hash, slot);
       for (const [key, versions] of meta.versions) this.versions.set(key, versions);
-      covered = meta.journalLength;
     }
-    if (!existsSync(files.journal)) return;
-    const lines = readFileSync(files.journal, 'utf8').split('\n').filter((line) => line.trim() !== '');
-    const journal: TransactionRecord[] = [];
-    for (const line of lines) {
-      try {
-        journal.push(JSON.parse(line) as TransactionRecord);
-      } catch {
-        break; // the last line of a run killed while appending it: that transaction was never answered
-      }
-    }
-    if (journal.length < lines.length) writeFileSync(files.journal, journal.map((record) => `${JSON.stringify(record)}\n`).join(''));
+    const covered = snapshot?.meta.journalLength ?? 0;
+    const journal = files.readJournal();
     journal.forEach((record, index) => {
       if (index >= covered) this.replay(record);
       this.remember(record);
