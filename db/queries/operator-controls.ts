@@ -106,14 +106,25 @@ export async function insertAssetEvent(db: Queryable, event: NewAssetStatusEvent
   return rows[0]!;
 }
 
-/** Ends the active unscheduled events of `code` for a symbol at `now`; returns how many ended. */
+/**
+ * Ends the active unscheduled events of `code` for a symbol at `now`; returns how many ended. One that began at `now`
+ * itself was never in effect (an event is active from its start to before its end) and is removed rather than given
+ * an empty span, which its table refuses.
+ */
 export async function endUnscheduledEvents(db: Queryable, symbol: string, code: AssetStatusCode, now: number): Promise<number> {
-  const { rowCount } = await db.query(
-    `UPDATE asset_status_events SET ends_at = $3
-      WHERE symbol = $1 AND code = $2 AND type = 'unscheduled' AND starts_at <= $3 AND (ends_at IS NULL OR ends_at > $3)`,
+  const { rows } = await db.query<{ ended: number }>(
+    `WITH active AS (
+       SELECT event_id, starts_at FROM asset_status_events
+        WHERE symbol = $1 AND code = $2 AND type = 'unscheduled' AND starts_at <= $3 AND (ends_at IS NULL OR ends_at > $3)
+     ), ended AS (
+       UPDATE asset_status_events SET ends_at = $3 WHERE event_id IN (SELECT event_id FROM active WHERE starts_at < $3) RETURNING 1
+     ), removed AS (
+       DELETE FROM asset_status_events WHERE event_id IN (SELECT event_id FROM active WHERE starts_at = $3) RETURNING 1
+     )
+     SELECT (SELECT count(*) FROM ended)::int + (SELECT count(*) FROM removed)::int AS ended`,
     [symbol, code, now],
   );
-  return rowCount ?? 0;
+  return rows[0]!.ended;
 }
 
 /** Deletes an event; returns false if there was none with this id. */

@@ -129,6 +129,14 @@ describe('asset statuses', () => {
     expect((await get('/v1/status/assets')).body).toEqual([]);
   });
 
+  test('a pause resumed within the millisecond it began ends (it was never in effect), and leaves no status behind', async () => {
+    expect((await admin('/v1/status/assets/TSLAon/pause', { reason: 'fat finger' })).status).toBe(201);
+    const resumed = await admin('/v1/status/assets/TSLAon/resume');
+    expect([resumed.status, resumed.body]).toEqual([200, { ended: 1, statuses: [] }]);
+    expect((await get('/v1/status/assets')).body).toEqual([]);
+    expect((await api.db.query('SELECT count(*)::int AS n FROM asset_status_events')).rows[0].n).toBe(0);
+  });
+
   test('limiting an asset is ASSET_LIMITED and can be filtered by symbol', async () => {
     const limited = await admin('/v1/status/assets/NVDAon/limit', { reason: 'volatility' });
     expect(limited.status).toBe(201);
