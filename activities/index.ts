@@ -15,6 +15,7 @@ import { createMarketDataActivities } from './market-data-retention';
 import { createPartnerActivities } from './partner';
 import { createRedemptionActivities } from './redemptions';
 import { createReservesActivities } from './reserves';
+import { createSolanaNoncePoolActivities, type SolanaNoncePoolActivities, type SolanaNoncePoolDependencies } from './solana-nonce-pool';
 import { createWalletActivities, type WalletActivities } from './wallets';
 
 /** What the on-chain activities need: the chains, and the Temporal service the watchers hand events to. */
@@ -39,6 +40,13 @@ export interface ActivityDependencies {
   broker?: BrokerClient;
   /** RESERVES_TOLERANCE_BPS (default 1). */
   reservesToleranceBps?: number;
+  /** The Solana ledger and the issuer's key; absent: a worker without Solana, whose Solana activities refuse. */
+  solana?: Omit<SolanaNoncePoolDependencies, 'db'>;
+}
+
+function solanaNotConfigured(): never {
+  // Retryable: another worker of the task queue may have Solana.
+  throw ApplicationFailure.create({ type: 'SOLANA_NOT_CONFIGURED', message: 'this worker has no Solana ledger configured' });
 }
 
 function notConfigured(): never {
@@ -51,6 +59,9 @@ export function createActivities(deps: ActivityDependencies) {
   const chainWatcher: ChainWatcherActivities = chains
     ? createChainWatcherActivities({ db, ...chains })
     : { scanChain: async () => notConfigured(), resumeChainWatcher: async () => notConfigured() };
+  const solanaNoncePool: SolanaNoncePoolActivities = deps.solana
+    ? createSolanaNoncePoolActivities({ db, ...deps.solana })
+    : { refillSolanaNoncePool: async () => solanaNotConfigured(), sweepStuckSolanaNonces: async () => solanaNotConfigured() };
   const wallets: WalletActivities = chains ? createWalletActivities({ db, ...chains }) : { applyWalletRegistration: async () => notConfigured() };
   return {
     ...createMarketDataActivities({ db }),
@@ -61,6 +72,7 @@ export function createActivities(deps: ActivityDependencies) {
     ...createPartnerActivities({ db, chains, broker }),
     ...createHedgingActivities({ db, broker }),
     ...createReservesActivities({ db, chains: chains?.chains, broker, toleranceBps: deps.reservesToleranceBps ?? 1 }),
+    ...solanaNoncePool,
   };
 }
 

@@ -127,8 +127,14 @@ export const configSchema = z.object({
    */
   SOLANA_RPC_URL: rpcUrl(),
   SOLANA_RPC_PORT: port.default(8899),
-  /** Durable nonce accounts the issuer keeps on the local ledger (the issuer their nonce authority). */
+  /**
+   * The issuer's pool of durable nonce accounts (one per outstanding Solana attestation): the accounts it holds at
+   * least (npm start's set-up, and a worker's first refill on a cluster, make them); with fewer than LOW_WATER free
+   * the worker grows it until twice LOW_WATER are free, never past MAX.
+   */
   SOLANA_NONCE_POOL_SIZE: positiveInt.max(256).default(8),
+  SOLANA_NONCE_POOL_LOW_WATER: z.coerce.number().int().min(0).max(256).default(2),
+  SOLANA_NONCE_POOL_MAX: positiveInt.max(1_024).default(64),
   /** How often a caught-up chain watcher polls for new blocks. */
   CHAIN_POLL_INTERVAL_MS: positiveInt.default(1_000),
   /** Largest block range one eth_getLogs call asks for. */

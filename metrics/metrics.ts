@@ -84,3 +84,20 @@ export const brokerCalls = new Counter({
   help: "Calls to the brokerage partner's API by outcome (ok, refused: a 4xx, server_error: a 5xx, unreachable: no answer)",
   labelNames: ['outcome'] as const,
 });
+
+export const solanaNonceRefills = new Counter({
+  name: 'issuer_solana_nonce_refills_total',
+  help: "Refills of the Solana nonce pool that found it short, by outcome (added: accounts created or found on chain and registered; unfunded: the issuer's SOL does not pay their rent; at_maximum: SOLANA_NONCE_POOL_MAX reached; failed: the ledger did not answer or refused)",
+  labelNames: ['outcome'] as const,
+});
+
+export const solanaNonceAccountsAdded = new Counter({
+  name: 'issuer_solana_nonce_accounts_added_total',
+  help: 'Durable nonce accounts registered in the Solana pool by its refill, by how (created: made by this refill; found: existing on chain already)',
+  labelNames: ['how'] as const,
+});
+
+export const solanaNonceAccountsSwept = new Counter({
+  name: 'issuer_solana_nonce_accounts_swept_total',
+  help: "Solana nonce accounts the pool's sweep freed after their attestation's expiry, their attestation's workflow not having done it",
+});

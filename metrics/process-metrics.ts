@@ -6,7 +6,7 @@
  * long since it last scanned, whether it is halted, and with the chains' RPC its lag behind the head and whether it is
  * stalled (domain/watcher-stall.ts); the last reserves
  * computation (coverage, shortfall, its age), the assets whose minting it paused, the chains an operator paused, and hedge
- * orders by state. Each gauge reads
+ * orders by state, the Solana nonce pool's accounts by state. Each gauge reads
  * its own series when scraped; a reading that fails (the database down) leaves them out of that scrape and counts in
  * `issuer_metrics_read_errors_total`.
  */
@@ -21,6 +21,7 @@ import { partnerRequestGauges } from '../db/queries/partner-requests';
 import { countRedemptionsByState } from '../db/queries/redemptions';
 import { latestReserveSnapshot, listReservePauses } from '../db/queries/reserves';
 import { listChainPauses } from '../db/queries/chain-pauses';
+import { countNonceAccounts } from '../db/queries/solana-nonces';
 import { CHAINS } from '../domain/chains';
 import { watcherStalled } from '../domain/watcher-stall';
 
@@ -144,6 +145,13 @@ export function createProcessMetrics(parameters: ProcessMetricsParameters): Regi
   });
   readGauge('issuer_hedge_orders', 'Hedge orders at the broker by state (pending: placed or waiting; review: refused for good)', ['state'], async () =>
     (await countHedgeOrdersByState(db)).map((row) => [{ state: row.state }, row.count]),
+  );
+
+  readGauge(
+    'issuer_solana_nonce_accounts',
+    "The Solana nonce pool's durable nonce accounts by state (free: ready for an attestation; held: by an outstanding attestation; advancing: its nonce being moved at expiry)",
+    ['state'],
+    async () => Object.entries(await countNonceAccounts(db)).map(([state, count]) => [{ state }, count]),
   );
 
   const cursors = perScrape(() => listWatcherCursors(db));

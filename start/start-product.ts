@@ -83,10 +83,11 @@ export async function startProduct(config: Config, options: StartProductOptions)
     const deployments = await ensureDeployments({ db, chains, attestationSigner: signers.evm.address, brokerSigner: sandboxSecrets?.signer.address, logger });
     // Solana: the local ledger with the mints, treasury, nonce pool (and development wallets) made once; or a cluster.
     const solana = started(await startSolana(config, logger));
+    const solanaIssuerKey = issuerSolanaSecretKey({ keys: config, dataDir: config.DATA_DIR });
     const solanaSetup = solana.local
       ? await ensureSolanaSetup({
           rpcUrl: solana.rpcUrl,
-          issuerSecretKey: issuerSolanaSecretKey({ keys: config, dataDir: config.DATA_DIR }),
+          issuerSecretKey: solanaIssuerKey,
           symbols: CATALOGUE.map((asset) => asset.symbol),
           noncePoolSize: config.SOLANA_NONCE_POOL_SIZE,
           faucet: true,
@@ -117,7 +118,7 @@ export async function startProduct(config: Config, options: StartProductOptions)
         )
       : undefined;
     const runtimeMetricsAddress = `127.0.0.1:${await freePort()}`;
-    started(await startWorker({ config, temporal, db, logger, chains, broker, runtimeMetricsAddress }));
+    started(await startWorker({ config, temporal, db, logger, chains, broker, solana: { rpcUrl: solana.rpcUrl, issuerSecretKey: solanaIssuerKey }, runtimeMetricsAddress }));
     const metrics = started(
       await startMetricsServer({
         host: config.HOST,

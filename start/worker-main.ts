@@ -1,12 +1,14 @@
 /**
  * The worker role (`npm run worker`, start/role.ts): the product's workflows and activities on TEMPORAL_ADDRESS
  * against DATABASE_URL, composed of the parts `npm start` uses — the chains RPC_URL_<CHAIN> names (none: a worker
- * without chains), the broker BROKER_URL names, the worker — with the Temporal SDK's own metrics passed on at
+ * without chains), the broker BROKER_URL names, the Solana ledger SOLANA_RPC_URL names with the issuer's Solana key
+ * (the nonce pool's keeper), the worker — with the Temporal SDK's own metrics passed on at
  * /metrics. Any number of workers may run: the chain watchers and the retention are singletons by workflow id.
  */
 import { freePort } from '../config/free-port';
 import { CHAIN_VARIABLES, chainVariables, EVM_CHAINS } from '../domain/chains';
 import { configuredBroker } from '../partner/broker-client';
+import { SOLANA_KEY_VARIABLE } from '../signing';
 import { startWorker } from '../worker/start-worker';
 import { runRole } from './role';
 import { startTemporal } from './temporal';
@@ -15,7 +17,8 @@ runRole({
   name: 'worker',
   usage: `usage: npm run worker   the workflows and activities, configured by the environment (README, "Running in production"):
   DATABASE_URL and TEMPORAL_ADDRESS (required), TEMPORAL_NAMESPACE, TEMPORAL_TASK_QUEUE, WORKFLOW_BUNDLE_PATH, WORKFLOW_THREADS, RPC_URL_<CHAIN>,
-  CHAIN_ISSUER_PRIVATE_KEY, BROKER_URL/BROKER_ACCOUNT_ID/BROKER_KEY/BROKER_SECRET, METRICS_PORT; stops on SIGINT or SIGTERM`,
+  CHAIN_ISSUER_PRIVATE_KEY, BROKER_URL/BROKER_ACCOUNT_ID/BROKER_KEY/BROKER_SECRET, SOLANA_RPC_URL with ${SOLANA_KEY_VARIABLE},
+  SOLANA_NONCE_POOL_SIZE/SOLANA_NONCE_POOL_LOW_WATER/SOLANA_NONCE_POOL_MAX, METRICS_PORT; stops on SIGINT or SIGTERM`,
   variables: [
     'WORKFLOW_BUNDLE_PATH',
     'WORKFLOW_THREADS',
@@ -31,6 +34,11 @@ runRole({
     'BROKER_ACCOUNT_ID',
     'BROKER_KEY',
     'BROKER_SECRET',
+    'SOLANA_RPC_URL',
+    SOLANA_KEY_VARIABLE,
+    'SOLANA_NONCE_POOL_SIZE',
+    'SOLANA_NONCE_POOL_LOW_WATER',
+    'SOLANA_NONCE_POOL_MAX',
   ],
   async start({ config, logger, db, parts, startChains, exportTemporalMetrics }) {
     const temporal = await startTemporal(config, { logger });
@@ -39,10 +47,13 @@ runRole({
     if (!chains) logger.warn(`no ${EVM_CHAINS.map((chain) => chainVariables(chain).rpcUrl).join(' / ')}: this worker runs no chain watchers and refuses chain activities`);
     const broker = configuredBroker(config);
     if (!broker) logger.warn("no BROKER_URL: this worker retries the partner flow's broker calls until a worker that has one runs them");
+    const solanaKey = config[SOLANA_KEY_VARIABLE];
+    const solana = config.SOLANA_RPC_URL && solanaKey ? { rpcUrl: config.SOLANA_RPC_URL, issuerSecretKey: solanaKey } : undefined;
+    if (!solana) logger.warn(`no SOLANA_RPC_URL with ${SOLANA_KEY_VARIABLE}: this worker keeps no Solana nonce pool and refuses Solana activities`);
     // The SDK runtime's exporter listens on a local port of its own; /metrics reads it and passes it on.
     const runtimeMetricsAddress = `127.0.0.1:${await freePort()}`;
     exportTemporalMetrics(`http://${runtimeMetricsAddress}/metrics`);
-    const worker = await startWorker({ config, temporal, db, logger, chains, broker, runtimeMetricsAddress });
+    const worker = await startWorker({ config, temporal, db, logger, chains, broker, solana, runtimeMetricsAddress });
     parts.add(worker);
     logger.info({ taskQueue: config.TEMPORAL_TASK_QUEUE, address: temporal.address, namespace: temporal.namespace }, 'worker polling');
     // The SDK runtime shuts the worker down on SIGINT/SIGTERM too; then the rest stops.

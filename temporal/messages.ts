@@ -245,3 +245,22 @@ export interface ReservesWorkflowState {
 }
 
 export const reservesStateQuery = defineQuery<ReservesWorkflowState>('reservesState');
+
+/** The Solana nonce pool's workflow: how often it checks the pool, and when it sweeps accounts left held. */
+export interface SolanaNoncePoolInput {
+  /** Between two refills (each does nothing unless the pool is short). */
+  checkIntervalMs: number;
+  /** Between two sweeps: longer than the ledger's finality, so a sweep finds the advance the last one sent. */
+  sweepIntervalMs: number;
+  /** An account still held this long after its attestation's expiry is swept. */
+  sweepPastExpiryMs: number;
+}
+
+export interface SolanaNoncePoolState {
+  /** When the next sweep is due (workflow time, epoch ms). */
+  nextSweepAt: number;
+  /** The last refill's outcome (`enough`, `added`, `unfunded`, …, or `failed` when the activity failed). */
+  lastRefill: string | null;
+}
+
+export const solanaNoncePoolStateQuery = defineQuery<SolanaNoncePoolState>('solanaNoncePoolState');

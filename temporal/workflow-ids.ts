@@ -35,3 +35,6 @@ export const RESERVES_WORKFLOW_ID = 'reserves';
 export function hedgeWorkflowId(underlying: string): string {
   return `hedge-${underlying}`;
 }
+
+/** The single workflow keeping the Solana nonce pool full and swept. */
+export const SOLANA_NONCE_POOL_WORKFLOW_ID = 'solana-nonce-pool';

@@ -18,12 +18,12 @@ import type { Database } from '../db/pool';
 import type { TemporalService } from '../temporal/connection';
 import { underlyingsOwed } from '../db/queries/hedging';
 import { LONG_LIVED_WORKFLOW_TASK_TIMEOUT } from '../temporal/long-lived';
-import { hedgeOwedSignal } from '../temporal/messages';
-import { chainWatcherWorkflowId, hedgeWorkflowId, MARKET_DATA_RETENTION_WORKFLOW_ID, RESERVES_WORKFLOW_ID } from '../temporal/workflow-ids';
+import { hedgeOwedSignal, type SolanaNoncePoolInput } from '../temporal/messages';
+import { chainWatcherWorkflowId, hedgeWorkflowId, MARKET_DATA_RETENTION_WORKFLOW_ID, RESERVES_WORKFLOW_ID, SOLANA_NONCE_POOL_WORKFLOW_ID } from '../temporal/workflow-ids';
 import { recoverWalletRegistrations } from '../wallets/registration';
 import { BrokerClient, type BrokerConnection } from '../partner/broker-client';
 import { recoverPartnerMintWorkflows } from '../partner/workflows';
-import type { chainWatcherWorkflow, hedgeWorkflow, marketDataRetentionWorkflow, reservesWorkflow } from '../workflows';
+import type { chainWatcherWorkflow, hedgeWorkflow, marketDataRetentionWorkflow, reservesWorkflow, solanaNoncePoolWorkflow } from '../workflows';
 import { runWorker, type WorkflowSource } from './run-worker';
 
 /**
@@ -41,7 +41,16 @@ export type WorkerSettings = Pick<
   | 'HEDGE_WINDOW_MS'
   | 'RESERVES_INTERVAL_MS'
   | 'RESERVES_TOLERANCE_BPS'
+  | 'SOLANA_NONCE_POOL_SIZE'
+  | 'SOLANA_NONCE_POOL_LOW_WATER'
+  | 'SOLANA_NONCE_POOL_MAX'
 >;
+
+/**
+ * The Solana nonce pool's checks: a refill every 5 s (a query when the pool is not short), a sweep every minute (past
+ * a cluster's finality, ~13 s) of accounts held 5 minutes past their attestation's expiry.
+ */
+const SOLANA_NONCE_POOL_CHECKS: SolanaNoncePoolInput = { checkIntervalMs: 5_000, sweepIntervalMs: 60_000, sweepPastExpiryMs: 300_000 };
 
 export interface StartWorkerParameters {
   config: WorkerSettings;
@@ -55,6 +64,8 @@ export interface StartWorkerParameters {
   chains?: IssuerChains;
   /** The brokerage partner the partner flow calls back; absent: those calls are retried until a worker that has it runs them. */
   broker?: BrokerConnection;
+  /** The Solana ledger (SOLANA_RPC_URL or npm start's) and the issuer's Solana key; absent: a worker without Solana. */
+  solana?: { rpcUrl: string; issuerSecretKey: Uint8Array };
   /** `host:port` where the SDK runtime exports its own metrics (`temporal_…`, Prometheus text at /metrics); unset: none. */
   runtimeMetricsAddress?: string;
 }
@@ -117,6 +128,14 @@ export async function startWorker(parameters: StartWorkerParameters): Promise<Ru
       },
       broker: parameters.broker && new BrokerClient(parameters.broker),
       reservesToleranceBps: config.RESERVES_TOLERANCE_BPS,
+      solana: parameters.solana && {
+        ...parameters.solana,
+        pool: {
+          size: config.SOLANA_NONCE_POOL_SIZE,
+          lowWater: config.SOLANA_NONCE_POOL_LOW_WATER,
+          max: Math.max(config.SOLANA_NONCE_POOL_MAX, config.SOLANA_NONCE_POOL_SIZE),
+        },
+      },
     }),
     workflows,
     options: { shutdownGraceTime: '10 seconds', workflowThreadPoolSize: config.WORKFLOW_THREADS },
@@ -145,6 +164,15 @@ export async function startWorker(parameters: StartWorkerParameters): Promise<Ru
         });
         logger.info({ chain: deployment.chain, workflowId: chainWatcherWorkflowId(deployment.chainId) }, 'chain watcher running');
       }
+    }
+    if (parameters.solana) {
+      await client.workflow.start<typeof solanaNoncePoolWorkflow>('solanaNoncePoolWorkflow', {
+        workflowId: SOLANA_NONCE_POOL_WORKFLOW_ID,
+        taskQueue,
+        args: [SOLANA_NONCE_POOL_CHECKS],
+        workflowIdConflictPolicy: WorkflowIdConflictPolicy.USE_EXISTING,
+        workflowTaskTimeout: LONG_LIVED_WORKFLOW_TASK_TIMEOUT,
+      });
     }
     // Proof of reserves, and a hedging workflow for every underlying SQL says still owes a hedge.
     if (chains && parameters.broker) {

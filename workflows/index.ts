@@ -10,3 +10,4 @@ export { walletRegistrationWorkflow } from './wallet-registration';
 export { partnerMintWorkflow } from './partner-mint';
 export { hedgeWorkflow } from './hedging';
 export { reservesWorkflow } from './reserves';
+export { solanaNoncePoolWorkflow } from './solana-nonce-pool';

@@ -91,3 +91,22 @@ export async function earliestNonceExpiry(db: Queryable): Promise<number | undef
   const { rows } = await db.query<{ heldUntil: number | null }>(`SELECT min(held_until)::float8 AS "heldUntil" FROM solana_nonce_accounts WHERE state = 'held'`);
   return rows[0]?.heldUntil ?? undefined;
 }
+
+/** Every account's address: the pool's refill finds the derived indexes not registered yet. */
+export async function listNonceAccountAddresses(db: Queryable): Promise<Set<string>> {
+  const { rows } = await db.query<{ address: string }>(`SELECT address FROM solana_nonce_accounts`);
+  return new Set(rows.map((row) => row.address));
+}
+
+/**
+ * Accounts held or being advanced for an attestation that expired before `expiredBefore` (epoch ms), oldest first:
+ * what the pool's sweep advances and frees when the attestation's own workflow did not (a worker died midway, a
+ * workflow ended by an operator).
+ */
+export async function listStuckNonceAccounts(db: Queryable, stuck: { expiredBefore: number; limit: number }): Promise<NonceAccountRecord[]> {
+  const { rows } = await db.query<NonceAccountRecord>(
+    `SELECT ${COLUMNS} FROM solana_nonce_accounts WHERE state <> 'free' AND held_until < $1 ORDER BY held_until, address LIMIT $2`,
+    [stuck.expiredBefore, stuck.limit],
+  );
+  return rows;
+}
