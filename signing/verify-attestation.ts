@@ -1,7 +1,8 @@
 /**
  * Verifying an attestation as a third party does: the quote rebuilt from the fields the API answered, its signature
- * checked against the published signers (GET /v1/attestations/signers) — EIP-712 recovery on EVM chains, ed25519 on
- * Solana. `npm run verify` wraps it.
+ * checked against the published signers (GET /v1/attestations/signers) — EIP-712 recovery on EVM chains; on Solana
+ * the issuer's ed25519 signature over the transaction message in `additionalData`, that message being the one the
+ * attestation's fields make (verify-solana-transaction.ts). `npm run verify` wraps it.
  */
 import { getAddress, type Hex } from 'viem';
 import { CHAINS, bareChainId, isEvmChain, type Chain } from '../domain/chains';
@@ -10,6 +11,9 @@ import { recoverEvmQuoteSigner } from './evm';
 import type { SignerPublicInfo } from './public-info';
 import type { Quote, QuoteSide } from './quote';
 import { verifySolanaQuote } from './solana';
+import { verifySolanaAttestationTransaction } from './verify-solana-transaction';
+import type { SolanaIssuerAccounts } from './solana-transaction';
+import { getTransactionDecoder } from '@solana/kit';
 
 /** The signed fields of an attestation as the API answers them. */
 export interface AttestationFields {
@@ -36,6 +40,26 @@ export interface Verification {
   recovered?: string;
   /** Why it is not valid, when it is not. */
   problem?: string;
+  /** Solana: the wallet the transaction is built for, and the durable nonce account and value it lives on. */
+  user?: string;
+  nonceAccount?: string;
+  nonce?: string;
+}
+
+/**
+ * What a Solana attestation's transaction is checked against besides the published signer: the issuer's stablecoin
+ * mint, treasury and decimals, and the stock tokens' decimals (chains/solana-context.ts derives them).
+ */
+export type SolanaVerificationAccounts = Omit<SolanaIssuerAccounts, 'issuer'> & { stockDecimals: number };
+
+/** Whether `additionalData` holds a Solana wire transaction (the attestation of issue 35) rather than 32 bytes. */
+function carriesSolanaTransaction(additionalData: string): boolean {
+  try {
+    getTransactionDecoder().decode(base64ToBytes(additionalData));
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 /** The quote the attestation's signature covers. */
@@ -53,13 +77,24 @@ export function quoteOfAttestation(attestation: AttestationFields): Quote {
   };
 }
 
-/** Checks the attestation's signature against the published signers; never throws for a bad signature. */
-export async function verifyAttestation(attestation: AttestationFields, signers: SignerPublicInfo): Promise<Verification> {
-  const chain = CHAINS.find((candidate) => bareChainId(candidate).toString() === attestation.chainId);
+/**
+ * Checks the attestation's signature against the published signers; never throws for a bad signature. A Solana
+ * attestation carrying its transaction needs `solana`, the issuer's accounts it is checked against.
+ */
+export async function verifyAttestation(attestation: AttestationFields, signers: SignerPublicInfo, solana?: SolanaVerificationAccounts): Promise<Verification> {
+  const chain = CHAINS.find((candidate) => String(bareChainId(candidate)) === String(attestation.chainId));
   if (!chain) throw new Error(`chainId ${attestation.chainId} is no chain of the product`);
+  if (!isEvmChain(chain) && carriesSolanaTransaction(attestation.additionalData)) {
+    const expected = signers.solana.publicKey;
+    if (!solana) throw new Error("a Solana attestation's transaction is checked against the issuer's stablecoin mint and treasury: none given");
+    const checked = await verifySolanaAttestationTransaction(attestation, { ...solana, issuer: expected as SolanaIssuerAccounts['issuer'] });
+    const { valid, problem, user, nonceAccount, nonce } = checked;
+    return { chain, scheme: 'ed25519', valid, expected, ...(problem === undefined ? {} : { problem }), ...(user ? { user, nonceAccount, nonce } : {}) };
+  }
   const quote = quoteOfAttestation(attestation);
   const signature = base64ToBytes(attestation.signature);
   if (!isEvmChain(chain)) {
+    // The 190-byte quote signature the API answered on Solana before it answered the transaction.
     const expected = signers.solana.publicKey;
     const valid = verifySolanaQuote(expected, quote, signature);
     return { chain, scheme: 'ed25519', valid, expected, ...(valid ? {} : { problem: 'the ed25519 signature does not verify under the published public key' }) };
