@@ -45,6 +45,7 @@ test('histories of every product workflow are recorded', () => {
     'redemption-delivered.json',
     'redemption-over-limit.json',
     'reserves-recomputed.json',
+    'solana-nonce-pool.json',
     'wallet-registration.json',
   ]);
 });
