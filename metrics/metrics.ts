@@ -46,7 +46,7 @@ export const attestationsCreated = new Counter({
 
 export const attestationsRefused = new Counter({
   name: 'issuer_attestations_refused_total',
-  help: 'Attestation requests refused by a trading status or a limit, by error code',
+  help: 'Attestation requests refused by a trading status, a limit or an exhausted Solana nonce pool (NONCE_POOL_EXHAUSTED), by error code',
   labelNames: ['code'] as const,
 });
 
