@@ -40,8 +40,8 @@ export interface ActivityDependencies {
   broker?: BrokerClient;
   /** RESERVES_TOLERANCE_BPS (default 1). */
   reservesToleranceBps?: number;
-  /** The Solana ledger and the issuer's key; absent: a worker without Solana, whose Solana activities refuse. */
-  solana?: Omit<SolanaNoncePoolDependencies, 'db'>;
+  /** The Solana ledger, the issuer's key and the pool's bounds; absent: a worker without Solana, whose pool activities refuse. */
+  solanaNoncePool?: Omit<SolanaNoncePoolDependencies, 'db'>;
 }
 
 function solanaNotConfigured(): never {
@@ -59,8 +59,8 @@ export function createActivities(deps: ActivityDependencies) {
   const chainWatcher: ChainWatcherActivities = chains
     ? createChainWatcherActivities({ db, ...chains })
     : { scanChain: async () => notConfigured(), resumeChainWatcher: async () => notConfigured() };
-  const solanaNoncePool: SolanaNoncePoolActivities = deps.solana
-    ? createSolanaNoncePoolActivities({ db, ...deps.solana })
+  const solanaNoncePool: SolanaNoncePoolActivities = deps.solanaNoncePool
+    ? createSolanaNoncePoolActivities({ db, ...deps.solanaNoncePool })
     : { refillSolanaNoncePool: async () => solanaNotConfigured(), sweepStuckSolanaNonces: async () => solanaNotConfigured() };
   const wallets: WalletActivities = chains ? createWalletActivities({ db, ...chains }) : { applyWalletRegistration: async () => notConfigured() };
   return {

@@ -118,7 +118,7 @@ export async function startProduct(config: Config, options: StartProductOptions)
         )
       : undefined;
     const runtimeMetricsAddress = `127.0.0.1:${await freePort()}`;
-    started(await startWorker({ config, temporal, db, logger, chains, broker, solana: { rpcUrl: solana.rpcUrl, issuerSecretKey: solanaIssuerKey }, runtimeMetricsAddress }));
+    started(await startWorker({ config, temporal, db, logger, chains, broker, solanaNoncePool: { rpcUrl: solana.rpcUrl, issuerSecretKey: solanaIssuerKey }, runtimeMetricsAddress }));
     const metrics = started(
       await startMetricsServer({
         host: config.HOST,

@@ -48,12 +48,12 @@ runRole({
     const broker = configuredBroker(config);
     if (!broker) logger.warn("no BROKER_URL: this worker retries the partner flow's broker calls until a worker that has one runs them");
     const solanaKey = config[SOLANA_KEY_VARIABLE];
-    const solana = config.SOLANA_RPC_URL && solanaKey ? { rpcUrl: config.SOLANA_RPC_URL, issuerSecretKey: solanaKey } : undefined;
-    if (!solana) logger.warn(`no SOLANA_RPC_URL with ${SOLANA_KEY_VARIABLE}: this worker keeps no Solana nonce pool and refuses Solana activities`);
+    const solanaNoncePool = config.SOLANA_RPC_URL && solanaKey ? { rpcUrl: config.SOLANA_RPC_URL, issuerSecretKey: solanaKey } : undefined;
+    if (!solanaNoncePool) logger.warn(`no SOLANA_RPC_URL with ${SOLANA_KEY_VARIABLE}: this worker keeps no Solana nonce pool and refuses its activities`);
     // The SDK runtime's exporter listens on a local port of its own; /metrics reads it and passes it on.
     const runtimeMetricsAddress = `127.0.0.1:${await freePort()}`;
     exportTemporalMetrics(`http://${runtimeMetricsAddress}/metrics`);
-    const worker = await startWorker({ config, temporal, db, logger, chains, broker, solana, runtimeMetricsAddress });
+    const worker = await startWorker({ config, temporal, db, logger, chains, broker, solanaNoncePool, runtimeMetricsAddress });
     parts.add(worker);
     logger.info({ taskQueue: config.TEMPORAL_TASK_QUEUE, address: temporal.address, namespace: temporal.namespace }, 'worker polling');
     // The SDK runtime shuts the worker down on SIGINT/SIGTERM too; then the rest stops.

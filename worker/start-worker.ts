@@ -64,8 +64,8 @@ export interface StartWorkerParameters {
   chains?: IssuerChains;
   /** The brokerage partner the partner flow calls back; absent: those calls are retried until a worker that has it runs them. */
   broker?: BrokerConnection;
-  /** The Solana ledger (SOLANA_RPC_URL or npm start's) and the issuer's Solana key; absent: a worker without Solana. */
-  solana?: { rpcUrl: string; issuerSecretKey: Uint8Array };
+  /** The Solana ledger (SOLANA_RPC_URL or npm start's) and the issuer's Solana key: the nonce pool's keeper runs; absent: it does not. */
+  solanaNoncePool?: { rpcUrl: string; issuerSecretKey: Uint8Array };
   /** `host:port` where the SDK runtime exports its own metrics (`temporal_…`, Prometheus text at /metrics); unset: none. */
   runtimeMetricsAddress?: string;
 }
@@ -128,8 +128,8 @@ export async function startWorker(parameters: StartWorkerParameters): Promise<Ru
       },
       broker: parameters.broker && new BrokerClient(parameters.broker),
       reservesToleranceBps: config.RESERVES_TOLERANCE_BPS,
-      solana: parameters.solana && {
-        ...parameters.solana,
+      solanaNoncePool: parameters.solanaNoncePool && {
+        ...parameters.solanaNoncePool,
         pool: {
           size: config.SOLANA_NONCE_POOL_SIZE,
           lowWater: config.SOLANA_NONCE_POOL_LOW_WATER,
@@ -165,7 +165,7 @@ export async function startWorker(parameters: StartWorkerParameters): Promise<Ru
         logger.info({ chain: deployment.chain, workflowId: chainWatcherWorkflowId(deployment.chainId) }, 'chain watcher running');
       }
     }
-    if (parameters.solana) {
+    if (parameters.solanaNoncePool) {
       await client.workflow.start<typeof solanaNoncePoolWorkflow>('solanaNoncePoolWorkflow', {
         workflowId: SOLANA_NONCE_POOL_WORKFLOW_ID,
         taskQueue,

@@ -29,7 +29,7 @@ beforeAll(async () => {
   database = await cloneTemplateDatabase();
   solana = await startSolanaLedger({ slotMs: 20, confirmedLag: 1, finalizedLag: 3 });
   temporal = await startProductTemporal(
-    createActivities({ db: database.db, solana: { rpcUrl: solana.rpcUrl, issuerSecretKey, pool: { size: 3, lowWater: 1, max: 6 }, finalityTimeoutMs: 30_000 } }),
+    createActivities({ db: database.db, solanaNoncePool: { rpcUrl: solana.rpcUrl, issuerSecretKey, pool: { size: 3, lowWater: 1, max: 6 }, finalityTimeoutMs: 30_000 } }),
   );
 });
 afterAll(async () => {
