@@ -78,19 +78,24 @@ export function createSolanaNonceActivities({ db, ledger, issuer }: SolanaNonceD
   return {
     /**
      * At the attestation's expiry: advances its nonce on chain unless it has moved already (the user's transaction
-     * landed, or an earlier attempt's advance did), then frees the account with the new value. Throws
-     * NonceNotAdvancedError while the advance is not visible yet, so the retry reads again rather than advancing twice
-     * on a stale read; the attestation may count as expired only once this has returned.
+     * landed, or an earlier attempt's advance did — at `processed` already: then it is waited for), then frees the
+     * account with the new value read at the ledger's commitment. Throws NonceNotAdvancedError while that value is
+     * the held one, so the retry reads again rather than advancing twice; the attestation may count as expired only
+     * once this has returned.
      */
     async advanceAttestationNonce({ attestationId }: { attestationId: string }): Promise<NonceOutcome> {
       const account = await markNonceAdvancing(db, attestationId);
       if (!account) return { held: false };
       const moved = await releaseIfMoved(attestationId, account.address, account.nonce);
       if (moved !== undefined) return { held: true, nonceAccount: account.address, nonce: moved, advanced: false };
-      await sendAdvance(account.address);
+      // Not moved where the ledger is final. A move under way (an earlier attempt's advance, the user's transaction)
+      // shows at `processed`: it is waited for, not sent again — a second advance would move the nonce past the value
+      // the account is freed with, and the next attestation on it could never land.
+      const underWay = (await ledger.readNonce(account.address as Address, 'processed')) !== account.nonce;
+      if (!underWay) await sendAdvance(account.address);
       const advanced = await releaseIfMoved(attestationId, account.address, account.nonce);
       if (advanced === undefined) throw new NonceNotAdvancedError(`the advance of ${account.address} for attestation ${attestationId} is not visible on the ledger yet`);
-      return { held: true, nonceAccount: account.address, nonce: advanced, advanced: true };
+      return { held: true, nonceAccount: account.address, nonce: advanced, advanced: !underWay };
     },
 
     /**

@@ -7,8 +7,11 @@ import { createSolanaRpc, getBase64Encoder, type Address, type Base64EncodedWire
 import { getNonceDecoder, getNonceSize, NonceState } from '@solana-program/system';
 
 export interface SolanaNonceLedger {
-  /** The nonce value `account` holds, undefined when there is no initialised nonce account there. */
-  readNonce(account: Address): Promise<string | undefined>;
+  /**
+   * The nonce value `account` holds, undefined when there is no initialised nonce account there: at the ledger's
+   * commitment, or at `commitment` when asked (`processed`: what is under way).
+   */
+  readNonce(account: Address, commitment?: Commitment): Promise<string | undefined>;
   latestBlockhash(): Promise<{ blockhash: Blockhash; lastValidBlockHeight: bigint }>;
   /** Sends a signed wire transaction; throws when the ledger refuses it before it is processed. */
   sendTransaction(transaction: Base64EncodedWireTransaction): Promise<void>;
@@ -28,8 +31,8 @@ export function decodeNonceValue(data: Uint8Array): string | undefined {
 export function rpcNonceLedger(rpcUrl: string, commitment: Commitment = 'finalized'): SolanaNonceLedger {
   const rpc = createSolanaRpc(rpcUrl);
   return {
-    async readNonce(account) {
-      const { value } = await rpc.getAccountInfo(account, { encoding: 'base64', commitment }).send();
+    async readNonce(account, asked) {
+      const { value } = await rpc.getAccountInfo(account, { encoding: 'base64', commitment: asked ?? commitment }).send();
       return value ? decodeNonceValue(Uint8Array.from(getBase64Encoder().encode(value.data[0]))) : undefined;
     },
     async latestBlockhash() {

@@ -207,6 +207,12 @@ describe('sweeping accounts left held', () => {
     // The first sweep sends the advance; the finalized nonce has not moved yet, so the account waits for the next.
     expect(await activities.sweep(300_000)).toEqual({ freed: 0, pending: 1 });
     expect(await findHeldNonceAccount(database.db, '11')).toMatchObject({ state: 'advancing', nonce: stuck.nonce });
+    // Swept again before that advance is final: it is under way, so nothing more is sent (no fee paid) — another
+    // advance would move the nonce past the value the account is freed with.
+    const processedBalance = async () => BigInt((await rpcResult<{ value: number }>(rpcUrl, 'getBalance', [issuerSigner.address, { commitment: 'processed' }])).value);
+    const balanceBefore = await processedBalance();
+    expect(await activities.sweep(300_000)).toEqual({ freed: 0, pending: 1 });
+    expect(await processedBalance()).toBe(balanceBefore);
     passSlots(4);
     expect(await activities.sweep(300_000)).toEqual({ freed: 1, pending: 0 });
     const value = await nonceOnChain(rpcUrl, stuck.nonceAccount);
