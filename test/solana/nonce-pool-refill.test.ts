@@ -2,7 +2,7 @@
  * The Solana nonce pool kept usable by the worker (activities/solana-nonce-pool.ts), on the local ledger through its
  * JSON-RPC and real PostgreSQL: a refill from an empty table creates the issuer's derived accounts and registers them
  * once, two refills at once included; accounts npm start's set-up made are registered, not made again; the pool grows
- * below its low-water mark up to its maximum; an issuer without SOL is said so; the sweep advances and frees an
+ * below its low-water mark up to its maximum (its accounts by state in the metrics); an issuer without SOL is said so; the sweep advances and frees an
  * account its expired attestation's workflow left held, after which that attestation's transaction cannot land.
  */
 import { randomBytes } from 'node:crypto';
@@ -18,6 +18,7 @@ import { rpcNonceLedger } from '../../chains/solana-ledger';
 import { createLogger } from '../../config/logger';
 import { countNonceAccounts, findHeldNonceAccount, listNonceAccountAddresses } from '../../db/queries/solana-nonces';
 import { solanaNonceRefills } from '../../metrics/metrics';
+import { createProcessMetrics } from '../../metrics/process-metrics';
 import { startSolanaLedger, type SolanaLedger } from '../../solana-ledger';
 import { ensureSolanaSetup } from '../../start/solana-setup';
 import { cloneTemplateDatabase, type TestDb } from '../support/database';
@@ -163,6 +164,13 @@ describe('refilling the pool', () => {
     await hold('5');
     expect(await refill()).toEqual({ outcome: 'at_maximum', counts: { free: 0, held: 5, advancing: 0 } });
     expect(await countNonceAccounts(database.db)).toEqual({ free: 0, held: 5, advancing: 0 });
+    // What a scrape of any role shows of the pool.
+    const scraped = await createProcessMetrics({ role: 'worker', db: database.db, poolMax: 1 }).metrics();
+    expect(scraped.split('\n').filter((line) => line.startsWith('issuer_solana_nonce_accounts{')).sort()).toEqual([
+      'issuer_solana_nonce_accounts{state="advancing"} 0',
+      'issuer_solana_nonce_accounts{state="free"} 0',
+      'issuer_solana_nonce_accounts{state="held"} 5',
+    ]);
     expect([...(await listNonceAccountAddresses(database.db))].sort()).toEqual((await derivedAddresses(secretKey, 5)).sort());
   });
 });
