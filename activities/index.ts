@@ -16,6 +16,7 @@ import { createPartnerActivities } from './partner';
 import { createRedemptionActivities } from './redemptions';
 import { createReservesActivities } from './reserves';
 import { createSolanaNoncePoolActivities, type SolanaNoncePoolActivities, type SolanaNoncePoolDependencies } from './solana-nonce-pool';
+import { createSolanaNonceActivities, type SolanaNonceActivities, type SolanaNonceDependencies } from './solana-nonces';
 import { createWalletActivities, type WalletActivities } from './wallets';
 
 /** What the on-chain activities need: the chains, and the Temporal service the watchers hand events to. */
@@ -40,12 +41,14 @@ export interface ActivityDependencies {
   broker?: BrokerClient;
   /** RESERVES_TOLERANCE_BPS (default 1). */
   reservesToleranceBps?: number;
-  /** The Solana ledger, the issuer's key and the pool's bounds; absent: a worker without Solana, whose pool activities refuse. */
+  /** The Solana ledger and the issuer's key (the nonce pool's authority); absent: the nonce activities fail, retried until a worker that has them runs them. */
+  solana?: Omit<SolanaNonceDependencies, 'db'>;
+  /** The same with the pool's bounds, for its keeper; absent: its activities fail likewise. */
   solanaNoncePool?: Omit<SolanaNoncePoolDependencies, 'db'>;
 }
 
-function solanaNotConfigured(): never {
-  // Retryable: another worker of the task queue may have Solana.
+/** Retryable: another worker of the task queue may have Solana (and a Solana attestation must not count expired before its nonce moved). */
+async function solanaNotConfigured(): Promise<never> {
   throw ApplicationFailure.create({ type: 'SOLANA_NOT_CONFIGURED', message: 'this worker has no Solana ledger configured' });
 }
 
@@ -61,11 +64,15 @@ export function createActivities(deps: ActivityDependencies) {
     : { scanChain: async () => notConfigured(), resumeChainWatcher: async () => notConfigured() };
   const solanaNoncePool: SolanaNoncePoolActivities = deps.solanaNoncePool
     ? createSolanaNoncePoolActivities({ db, ...deps.solanaNoncePool })
-    : { refillSolanaNoncePool: async () => solanaNotConfigured(), sweepStuckSolanaNonces: async () => solanaNotConfigured() };
+    : { refillSolanaNoncePool: solanaNotConfigured, sweepStuckSolanaNonces: solanaNotConfigured };
+  const solanaNonces: SolanaNonceActivities = deps.solana
+    ? createSolanaNonceActivities({ db, ...deps.solana })
+    : { advanceAttestationNonce: solanaNotConfigured, releaseExecutedAttestationNonce: solanaNotConfigured };
   const wallets: WalletActivities = chains ? createWalletActivities({ db, ...chains }) : { applyWalletRegistration: async () => notConfigured() };
   return {
     ...createMarketDataActivities({ db }),
     ...createAttestationActivities({ db }),
+    ...solanaNonces,
     ...chainWatcher,
     ...createRedemptionActivities({ db }),
     ...wallets,

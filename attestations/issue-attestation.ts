@@ -5,20 +5,31 @@
  * worker starts, and commits, together with the other orders arriving meanwhile (batched-store.ts; off-hours, within
  * the exposure caps, on the session's exposure ledger).
  * An Idempotency-Key makes a retry answer the first attestation; the same key with another body is refused.
+ *
+ * A Solana attestation is the issuer's half of one transaction (signing/solana-transaction.ts) built for the user's
+ * wallet over a durable nonce of the issuer's pool: the nonce is held in the transaction that stores the attestation,
+ * which is stored alone (not batched with other orders, whose commits are not its own), so an attestation is never
+ * stored without its nonce nor a nonce held by an attestation that was not.
  */
 import { createHash, randomBytes } from 'node:crypto';
+import type { PoolClient } from 'pg';
 import type { Database } from '../db/pool';
 import type { AssetRecord } from '../db/queries/assets';
-import { beginOrder, findByIdempotencyKey, type NewAttestation } from '../db/queries/attestations';
+import type { Address } from '@solana/kit';
+import type { SolanaAccountsContext } from '../chains/solana-context';
+import { beginOrder, findByIdempotencyKey, storeAttestationsAndCommit, type NewAttestation } from '../db/queries/attestations';
+import { returnUnstoredHold } from '../db/queries/solana-nonces';
 import { limitsSessionOf, sessionIntervalAt } from '../domain/calendar';
-import { bareChainId, isEvmChain, SOLANA_CHAIN, type Chain } from '../domain/chains';
+import { bareChainId, SOLANA_CHAIN, type EvmChain } from '../domain/chains';
 import { formatDecimal, Rounding, toScaledInteger } from '../domain/money';
 import { expirationSeconds } from '../domain/pricing';
-import { bytesToBase64, evmDomain, QUOTE_SIDE, solanaAddressBytes, ZERO_BYTES32, type Quote, type Signers } from '../signing';
+import { bytesToBase64, evmDomain, QUOTE_SIDE, ZERO_BYTES32, type Quote, type Signers } from '../signing';
+import { signSolanaAttestationTransaction } from '../signing/solana-transaction';
 import { AttestationRefused } from './errors';
 import type { BatchedStore } from './batched-store';
 import { limitRefusal, refusedBy, type LimitSettings } from './limits';
 import { priceFromContext, type PricedRequest } from './price-request';
+import { holdSolanaNonce, type HeldNonce } from './solana-nonce-pool';
 import { statusFromContext } from './trading-status';
 import type { AttestationRequest } from './request-schema';
 import { attestationsCreated, attestationsRefused } from '../metrics/metrics';
@@ -33,6 +44,8 @@ export interface AttestationDependencies {
   settings: AttestationSettings;
   /** Where orders are stored, with the others arriving meanwhile (one per database). */
   store: BatchedStore;
+  /** The issuer's Solana accounts (mints, treasury) derived from its key; without them Solana attestations are refused CHAIN_UNAVAILABLE. */
+  solana?: SolanaAccountsContext;
 }
 
 export interface AttestationResponse {
@@ -83,19 +96,16 @@ function unlistedWalletMessage(request: AttestationRequest, wallet: string): str
   return `user_address is not on the allow list: ${wallet}, registered to this account on ${request.chainId}, is not allowed for it`;
 }
 
-/** For Solana the user's wallet is bound into the signed bytes through additionalData; EVM quotes carry zeros. */
-function additionalDataOf(chain: Chain, userAddress: string | undefined): `0x${string}` {
-  if (chain !== SOLANA_CHAIN) return ZERO_BYTES32;
-  // The request schema admits a Solana request only with a valid base58 32-byte userAddress.
-  const bytes = solanaAddressBytes(userAddress ?? '');
-  if (!bytes) throw new Error(`a ${chain} attestation request reached signing without a valid userAddress`);
-  return `0x${Buffer.from(bytes).toString('hex')}`;
+/** An EVM attestation's signature: EIP-712 over the quote (pricing refuses a chain without a deployed token manager). */
+function signEvm(dependencies: AttestationDependencies, priced: PricedRequest, quote: Quote): Promise<Uint8Array> {
+  return dependencies.signers.evm.sign(quote, evmDomain(priced.chain as EvmChain, priced.tokenManager!));
 }
 
-async function sign(dependencies: AttestationDependencies, priced: PricedRequest, quote: Quote): Promise<Uint8Array> {
-  if (!isEvmChain(priced.chain)) return dependencies.signers.solana.sign(quote);
-  // Pricing refuses an EVM quote on a chain without a deployed token manager.
-  return dependencies.signers.evm.sign(quote, evmDomain(priced.chain, priced.tokenManager!));
+/** The Solana stock mint of the asset, or CHAIN_UNAVAILABLE when this API has no Solana accounts for it. */
+function solanaMintOf(dependencies: AttestationDependencies, symbol: string): Address {
+  const mint = dependencies.solana?.mints.get(symbol);
+  if (!mint) throw new AttestationRefused('CHAIN_UNAVAILABLE', `No ${symbol} mint is known on ${SOLANA_CHAIN} to this API`);
+  return mint;
 }
 
 export type IssueAttestationInput = { caller: AttestationCaller; asset: AssetRecord; request: AttestationRequest; idempotencyKey?: string; now: number };
@@ -112,42 +122,80 @@ export async function issueAttestation(dependencies: AttestationDependencies, in
   }
 }
 
-/** The signed answer for a priced request, and its expiry (epoch seconds). */
-async function signedAttestation(
-  dependencies: AttestationDependencies,
-  input: IssueAttestationInput,
-  priced: PricedRequest,
-): Promise<{ attestation: AttestationResponse; expiration: number }> {
-  const { caller, asset, request, now } = input;
-  const additionalData = additionalDataOf(priced.chain, request.userAddress);
-  const attestationId = BigInt(`0x${randomBytes(16).toString('hex')}`);
-  const expiration = expirationSeconds(now, priced.duration, priced.policy);
+/** The attestation's id and expiry (epoch seconds), and the quote it is signed over (its asset the token on the chain). */
+function quoteFor(input: IssueAttestationInput, priced: PricedRequest, asset: string): { quote: Quote; expiration: number } {
+  const expiration = expirationSeconds(input.now, priced.duration, priced.policy);
   const quote: Quote = {
     chainId: bareChainId(priced.chain),
-    attestationId,
-    userId: caller.userId,
-    asset: priced.assetAddress,
+    attestationId: BigInt(`0x${randomBytes(16).toString('hex')}`),
+    userId: input.caller.userId,
+    asset,
     price: toScaledInteger(priced.price, 18, Rounding.DOWN),
     quantity: toScaledInteger(priced.tokenAmount, 18, Rounding.DOWN),
     expiration: BigInt(expiration),
     side: QUOTE_SIDE[priced.side],
-    additionalData,
+    additionalData: ZERO_BYTES32,
   };
-  const attestation: AttestationResponse = {
-    attestationId: attestationId.toString(),
-    userId: caller.userId,
+  return { quote, expiration };
+}
+
+/** The answer for a signed quote: `signature` and `additionalData` as the chain's signing made them (base64). */
+function answerOf(input: IssueAttestationInput, quote: Quote, expiration: number, signed: { signature: string; additionalData: string }): AttestationResponse {
+  return {
+    attestationId: quote.attestationId.toString(),
+    userId: input.caller.userId,
     chainId: quote.chainId.toString(),
-    symbol: asset.symbol,
-    ticker: asset.ticker,
-    assetAddress: priced.assetAddress,
+    symbol: input.asset.symbol,
+    ticker: input.asset.ticker,
+    assetAddress: quote.asset,
     side: String(quote.side) as '0' | '1',
     tokenAmount: quote.quantity.toString(),
     price: quote.price.toString(),
     expiration,
-    signature: bytesToBase64(await sign(dependencies, priced, quote)),
-    additionalData: bytesToBase64(Buffer.from(additionalData.slice(2), 'hex')),
+    signature: signed.signature,
+    additionalData: signed.additionalData,
   };
-  return { attestation, expiration };
+}
+
+/**
+ * Signs a priced request: on an EVM chain the EIP-712 quote (additionalData 32 zero bytes); on Solana the
+ * attestation's transaction for the user's wallet, over a nonce held now in `client`'s transaction (the one that
+ * stores the attestation) — the issuer's signature over its message and the partially signed wire transaction.
+ */
+async function signedAttestation(
+  dependencies: AttestationDependencies,
+  input: IssueAttestationInput,
+  priced: PricedRequest,
+  client: PoolClient,
+): Promise<{ attestation: AttestationResponse; expiration: number; nonce?: HeldNonce }> {
+  if (priced.chain !== SOLANA_CHAIN) {
+    const { quote, expiration } = quoteFor(input, priced, priced.assetAddress);
+    const signature = bytesToBase64(await signEvm(dependencies, priced, quote));
+    return { attestation: answerOf(input, quote, expiration, { signature, additionalData: bytesToBase64(Buffer.from(ZERO_BYTES32.slice(2), 'hex')) }), expiration };
+  }
+  const accounts = dependencies.solana;
+  const stockMint = solanaMintOf(dependencies, input.asset.symbol);
+  // The request schema admits a Solana request only with a valid base58 wallet.
+  const user = input.request.userAddress as Address;
+  const { quote, expiration } = quoteFor(input, priced, stockMint);
+  const attestationId = quote.attestationId.toString();
+  const nonce = await holdSolanaNonce(client, { attestationId, expiresAt: expiration * 1000, now: input.now });
+  const signed = await signSolanaAttestationTransaction(
+    {
+      ...accounts!,
+      attestationId: quote.attestationId,
+      side: quote.side,
+      user,
+      stockMint,
+      stockDecimals: accounts!.tokenDecimals,
+      price: quote.price,
+      quantity: quote.quantity,
+      nonceAccount: nonce.nonceAccount as Address,
+      nonce: nonce.nonce,
+    },
+    (message) => dependencies.signers.solana.signMessage(message),
+  );
+  return { attestation: answerOf(input, quote, expiration, signed), expiration, nonce };
 }
 
 async function issue(dependencies: AttestationDependencies, input: IssueAttestationInput): Promise<CreatedAttestation> {
@@ -188,9 +236,9 @@ async function issue(dependencies: AttestationDependencies, input: IssueAttestat
     if (priced.side === 'buy' && priced.reservesPauseReason !== null) {
       throw new AttestationRefused('RESERVES_SHORT', `Minting ${asset.symbol} is paused until its reserves are covered again: ${priced.reservesPauseReason}`);
     }
-    const { attestation, expiration } = await signedAttestation(dependencies, input, priced);
     const refusal = refusedBy(status, read, dependencies.settings, priced.notional);
     if (refusal) throw new AttestationRefused(refusal.code, refusal.message);
+    const { attestation, expiration, nonce } = await signedAttestation(dependencies, input, priced, client);
     const record: NewAttestation = {
       attestationId: attestation.attestationId,
       accountId: caller.accountId,
@@ -217,8 +265,12 @@ async function issue(dependencies: AttestationDependencies, input: IssueAttestat
     // Off-hours, within the exposure caps.
     const { offhoursGlobalExposure, offhoursAssetExposure } = dependencies.settings;
     const caps = session === 'offhours' ? { global: offhoursGlobalExposure.toFixed(), asset: offhoursAssetExposure.toFixed() } : undefined;
-    const withinCaps = await dependencies.store.storeAndCommit(client, { attestation: record, caps });
+    // A Solana attestation is stored in the transaction that holds its nonce, alone; the others with the orders arriving meanwhile.
+    const withinCaps = nonce
+      ? (await storeAttestationsAndCommit(client, [{ attestation: record, caps }]))[0]!
+      : await dependencies.store.storeAndCommit(client, { attestation: record, caps });
     inTransaction = false;
+    if (!withinCaps && nonce) await returnUnstoredHold(client, attestation.attestationId);
     if (!withinCaps) throw new AttestationRefused('OFFHOURS_EXPOSURE_LIMIT_REACHED', limitRefusal('OFFHOURS_EXPOSURE_LIMIT_REACHED').message);
     return { attestation, expiresAt: expiration * 1000, replayed: false };
   } catch (error) {

@@ -5,7 +5,9 @@
  * later (the attestation's nonce, the mint authority) derives them again instead of storing them.
  */
 import { createHash } from 'node:crypto';
-import { createKeyPairSignerFromPrivateKeyBytes, type KeyPairSigner } from '@solana/kit';
+import { createKeyPairSignerFromPrivateKeyBytes, type Address, type KeyPairSigner } from '@solana/kit';
+import { signSolanaMessage } from '../signing/solana';
+import type { SignSolanaMessage } from '../signing/solana-transaction';
 
 /** The symbol the development stablecoin's mint goes by beside the stock tokens. */
 export const SOLANA_STABLECOIN_SYMBOL = 'USD';
@@ -16,6 +18,11 @@ const derivedSeed = (issuerSecretKey: Uint8Array, label: string): Uint8Array =>
 /** The issuer itself (mint authority, fee payer, nonce authority), from its 64-byte secret key (seed ‖ public key). */
 export function solanaIssuerSigner(issuerSecretKey: Uint8Array): Promise<KeyPairSigner> {
   return createKeyPairSignerFromPrivateKeyBytes(issuerSecretKey.subarray(0, 32));
+}
+
+/** The issuer as the worker signs for it: its address, and its ed25519 signature of a transaction message. */
+export async function solanaIssuer(issuerSecretKey: Uint8Array): Promise<{ address: Address; sign: SignSolanaMessage }> {
+  return { address: (await solanaIssuerSigner(issuerSecretKey)).address, sign: (message) => signSolanaMessage(issuerSecretKey, message) };
 }
 
 /** The mint of `symbol` (a catalogue symbol, or SOLANA_STABLECOIN_SYMBOL). */

@@ -14,11 +14,15 @@ export const SOLANA_STABLECOIN_DECIMALS = 6;
 /** Decimals of each stock-token mint. */
 export const SOLANA_TOKEN_DECIMALS: number = CHAIN_TABLE[SOLANA_CHAIN].tokenDecimals;
 
-export interface SolanaContext extends SolanaIssuerAccounts {
-  rpcUrl: string;
+/** The issuer's accounts, wherever the ledger is: what issuing an attestation needs (no RPC). */
+export interface SolanaAccountsContext extends SolanaIssuerAccounts {
   /** Each stock token's mint, by catalogue symbol. */
   mints: ReadonlyMap<string, Address>;
   tokenDecimals: number;
+}
+
+export interface SolanaContext extends SolanaAccountsContext {
+  rpcUrl: string;
 }
 
 /** The stablecoin mint's address for the issuer key. */
@@ -32,14 +36,13 @@ export async function solanaTreasury(issuer: Address, stablecoinMint: Address): 
   return treasury;
 }
 
-/** The issuer's accounts on the ledger at `rpcUrl`, with a mint for each of `symbols`. */
-export async function deriveSolanaContext(settings: { rpcUrl: string; issuerSecretKey: Uint8Array; symbols: readonly string[] }): Promise<SolanaContext> {
+/** The issuer's accounts, with a mint for each of `symbols`: what the API issues Solana attestations with. */
+export async function deriveSolanaAccounts(settings: { issuerSecretKey: Uint8Array; symbols: readonly string[] }): Promise<SolanaAccountsContext> {
   const { issuerSecretKey } = settings;
   const issuer = (await solanaIssuerSigner(issuerSecretKey)).address;
   const stablecoinMint = await solanaStablecoinMint(issuerSecretKey);
   const mints = await Promise.all(settings.symbols.map(async (symbol) => [symbol, (await solanaMintSigner(issuerSecretKey, symbol)).address] as const));
   return {
-    rpcUrl: settings.rpcUrl,
     issuer,
     stablecoinMint,
     stablecoinDecimals: SOLANA_STABLECOIN_DECIMALS,
@@ -47,4 +50,9 @@ export async function deriveSolanaContext(settings: { rpcUrl: string; issuerSecr
     mints: new Map(mints),
     tokenDecimals: SOLANA_TOKEN_DECIMALS,
   };
+}
+
+/** The issuer's accounts on the ledger at `rpcUrl`, with a mint for each of `symbols`. */
+export async function deriveSolanaContext(settings: { rpcUrl: string; issuerSecretKey: Uint8Array; symbols: readonly string[] }): Promise<SolanaContext> {
+  return { rpcUrl: settings.rpcUrl, ...(await deriveSolanaAccounts(settings)) };
 }

@@ -13,6 +13,7 @@ import type { StoredMarketData } from '../price-feed/pipeline';
 import { startApi } from './api';
 import { startMarketData } from './market-data';
 import { runRole } from './role';
+import { solanaAccountsOf } from './solana';
 import { startTemporal } from './temporal';
 
 runRole({
@@ -69,7 +70,7 @@ runRole({
     parts.add({ name: 'ingestion pipeline', stop: async () => undefined });
     // The broker whose records the console shows live (optional: without it the console says so).
     const broker = configuredBroker(config);
-    const api = await startApi({ config, db, databaseUrl: config.DATABASE_URL, logger, temporal: temporal.client, signers, chains: chains?.chains, pipeline, broker: () => broker });
+    const api = await startApi({ config, db, databaseUrl: config.DATABASE_URL, logger, temporal: temporal.client, signers, solana: await solanaAccountsOf({ keys: config, dataDir: config.DATA_DIR }), chains: chains?.chains, pipeline, broker: () => broker });
     parts.add(api);
     toLiveStreams = api.onStored;
     logger.info({ url: api.url, grpc: api.grpcAddress }, 'API listening');

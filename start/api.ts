@@ -16,6 +16,7 @@ import { BatchedStore } from '../attestations/batched-store';
 import type { AttestationSettings } from '../attestations/issue-attestation';
 import { attestationSettings, type AttestationConfig } from '../attestations/settings';
 import type { ChainContexts } from '../chains/context';
+import type { SolanaAccountsContext } from '../chains/solana-context';
 import { publicBaseUrl, type Config } from '../config';
 import type { Logger } from '../config/logger';
 import { listenForChanges } from '../db/changes';
@@ -60,6 +61,8 @@ export interface ProductAppParameters {
   temporal?: Client;
   /** The attestation signers (without them the attestation routes answer 503). */
   signers?: Signers;
+  /** The issuer's Solana accounts derived from its key (solanaAccountsOf): what Solana attestations are built with. */
+  solana?: SolanaAccountsContext;
   /** Overrides of the attestation limits the configuration sets (a test's own). */
   attestationSettings?: Partial<AttestationSettings>;
   /** The chains: each one's RPC and watcher in `/ready`, and who may sign the broker's mint requests on it. */
@@ -104,6 +107,7 @@ export function createProductApp(parameters: ProductAppParameters): App {
       signers: parameters.signers,
       settings: { ...attestationSettings(config), ...parameters.attestationSettings },
       store: new BatchedStore(),
+      solana: parameters.solana,
     },
     ingestTicks:
       pipeline &&

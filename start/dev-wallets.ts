@@ -2,7 +2,8 @@
  * Development wallets on the local chains: anvil's accounts 1–3 (native coin from anvil), each given development
  * stablecoin by the issuer and registered to the development write key's account on every chain, so a person can
  * try the whole loop with curl and viem or `cast`. Funding is a keyed, stored transaction and registration goes
- * through the wallet-registration workflow, so a restart does neither twice.
+ * through the wallet-registration workflow, so a restart does neither twice. The Solana development wallets are
+ * listed for the same account (`listSolanaDevWallets`).
  */
 import { getAddress, parseUnits } from 'viem';
 import type { RunningChains } from './chains';
@@ -10,7 +11,9 @@ import { anvilAccount } from '../chains/anvil';
 import { sendTransactionOnce } from '../chains/transactions';
 import { stablecoinAbi } from '../contracts/abi';
 import type { Database } from '../db/pool';
+import { addAllowedWallet } from '../db/queries/allow-list';
 import type { ChainDeploymentRecord } from '../db/queries/chain-deployments';
+import { SOLANA_CHAIN } from '../domain/chains';
 import { registerWallet, type WalletWorkflows } from '../wallets/registration';
 
 /** Development stablecoin each wallet holds (USD, 6 decimals). */
@@ -54,4 +57,13 @@ export async function ensureDevWallets(parameters: {
     }
   }
   return wallets.map((wallet) => ({ address: getAddress(wallet.address), privateKey: wallet.privateKey, accountId: account.id, userId: account.userId }));
+}
+
+/**
+ * The Solana development wallets of the set-up (start/solana-setup.ts), listed for the development account on
+ * solana-900. Solana has no identity registry to register them in: the account's allow-list is where a Solana wallet
+ * belongs to an account, so an account that requires listed wallets can trade with them. Listing again changes nothing.
+ */
+export async function listSolanaDevWallets(db: Database, parameters: { accountId: string; wallets: ReadonlyArray<{ address: string }> }): Promise<void> {
+  for (const wallet of parameters.wallets) await addAllowedWallet(db, { accountId: parameters.accountId, chain: SOLANA_CHAIN, address: wallet.address });
 }

@@ -25,9 +25,9 @@ import { startApi } from './api';
 import { ensureDeployments, startChains } from './chains';
 import { prepareDatabase, startDatabase } from './database';
 import { ensureDevKeys, refuseDevKeysBesideRealOnes, wantsDevelopmentKeys, type DevKeys } from './dev-keys';
-import { ensureDevWallets } from './dev-wallets';
+import { ensureDevWallets, listSolanaDevWallets } from './dev-wallets';
 import { startMarketData } from './market-data';
-import { startSolana } from './solana';
+import { recordSolanaMints, registerNoncePool, solanaAccountsOf, startSolana } from './solana';
 import { ensureSolanaSetup, issuerSolanaSecretKey } from './solana-setup';
 import { DEVELOPMENT_ISSUER_ID, loadSandboxSecrets, onboardDevelopmentClient, sandboxConnection, sandboxUrl, startSandbox } from './partner-sandbox';
 import { Parts, type Part } from './parts';
@@ -95,10 +95,14 @@ export async function startProduct(config: Config, options: StartProductOptions)
           logger,
         })
       : undefined;
+    // The API issues Solana attestations with the accounts derived from the issuer key; the pool table gets the set-up's nonce accounts.
+    const solanaAccounts = await solanaAccountsOf({ keys: config, dataDir: config.DATA_DIR });
+    await recordSolanaMints(db, solanaAccounts);
+    if (solanaSetup) await registerNoncePool(db, solanaSetup.chain);
 
     const temporal = started(await startTemporal(config, { logger, databaseUrl }));
     const broker = externalBroker ?? (sandboxSecrets && sandboxConnection(sandboxUrl(config.HOST, config.BROKER_SANDBOX_PORT), sandboxSecrets));
-    const api = started(await startApi({ config, db, databaseUrl, logger, temporal: temporal.client, signers, chains: chains.chains, pipeline, broker: () => broker }));
+    const api = started(await startApi({ config, db, databaseUrl, logger, temporal: temporal.client, signers, solana: solanaAccounts, chains: chains.chains, pipeline, broker: () => broker }));
     toLiveStreams = api.onStored;
     // The sandbox calls the API back; the worker's activities call the sandbox (the reserves at once, the hedges and
     // the partner callbacks later): the sandbox listens before the worker starts, and the worker stops before it.
@@ -118,7 +122,7 @@ export async function startProduct(config: Config, options: StartProductOptions)
         )
       : undefined;
     const runtimeMetricsAddress = `127.0.0.1:${await freePort()}`;
-    started(await startWorker({ config, temporal, db, logger, chains, broker, solanaNoncePool: { rpcUrl: solana.rpcUrl, issuerSecretKey: solanaIssuerKey }, runtimeMetricsAddress }));
+    started(await startWorker({ config, temporal, db, logger, chains, broker, solana: { rpcUrl: solana.rpcUrl, issuerSecretKey: solanaIssuerKey }, runtimeMetricsAddress }));
     const metrics = started(
       await startMetricsServer({
         host: config.HOST,
@@ -141,6 +145,7 @@ export async function startProduct(config: Config, options: StartProductOptions)
           account: { id: writeKey.accountId!, userId: writeKey.userId! },
         })
       : [];
+    if (writeKey && solanaSetup) await listSolanaDevWallets(db, { accountId: writeKey.accountId!, wallets: solanaSetup.wallets });
     if (sandbox && writeKey) {
       await onboardDevelopmentClient(db, { accountId: writeKey.accountId!, wallets: wallets.map((wallet) => wallet.address) }, deployments);
       await sandbox.connectParticipant();

@@ -25,6 +25,8 @@ runRole({
     'ATTESTATION_SETTLEMENT_GRACE_MS',
     ...CHAIN_VARIABLES,
     'CHAIN_ISSUER_PRIVATE_KEY',
+    'SOLANA_RPC_URL',
+    SOLANA_KEY_VARIABLE,
     'CHAIN_SCAN_BLOCK_RANGE',
     'CHAIN_POLL_INTERVAL_MS',
     'HEDGE_WINDOW_MS',
@@ -48,12 +50,13 @@ runRole({
     const broker = configuredBroker(config);
     if (!broker) logger.warn("no BROKER_URL: this worker retries the partner flow's broker calls until a worker that has one runs them");
     const solanaKey = config[SOLANA_KEY_VARIABLE];
-    const solanaNoncePool = config.SOLANA_RPC_URL && solanaKey ? { rpcUrl: config.SOLANA_RPC_URL, issuerSecretKey: solanaKey } : undefined;
-    if (!solanaNoncePool) logger.warn(`no SOLANA_RPC_URL with ${SOLANA_KEY_VARIABLE}: this worker keeps no Solana nonce pool and refuses its activities`);
+    // The issuer's Solana key on SOLANA_RPC_URL: the attestations' nonces advanced, the nonce pool kept.
+    const solana = config.SOLANA_RPC_URL && solanaKey ? { rpcUrl: config.SOLANA_RPC_URL, issuerSecretKey: solanaKey } : undefined;
+    if (!solana) logger.warn(`no SOLANA_RPC_URL with ${SOLANA_KEY_VARIABLE}: this worker keeps no Solana nonce pool and retries the Solana nonce activities until a worker that has them runs them`);
     // The SDK runtime's exporter listens on a local port of its own; /metrics reads it and passes it on.
     const runtimeMetricsAddress = `127.0.0.1:${await freePort()}`;
     exportTemporalMetrics(`http://${runtimeMetricsAddress}/metrics`);
-    const worker = await startWorker({ config, temporal, db, logger, chains, broker, solanaNoncePool, runtimeMetricsAddress });
+    const worker = await startWorker({ config, temporal, db, logger, chains, broker, solana, runtimeMetricsAddress });
     parts.add(worker);
     logger.info({ taskQueue: config.TEMPORAL_TASK_QUEUE, address: temporal.address, namespace: temporal.namespace }, 'worker polling');
     // The SDK runtime shuts the worker down on SIGINT/SIGTERM too; then the rest stops.

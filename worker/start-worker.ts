@@ -9,6 +9,8 @@
 import { type Client, WorkflowIdConflictPolicy } from '@temporalio/client';
 import { DefaultLogger, Runtime, type LogLevel } from '@temporalio/worker';
 import { createActivities } from '../activities';
+import { rpcNonceLedger } from '../chains/solana-ledger';
+import { solanaIssuer } from '../chains/solana-accounts';
 import type { IssuerChains } from '../chains/context';
 import { listChainDeployments } from '../db/queries/chain-deployments';
 import { recoverAttestationWorkflows, runAttestationWorkflowStarts } from '../attestations/lifecycle-workflows';
@@ -64,8 +66,12 @@ export interface StartWorkerParameters {
   chains?: IssuerChains;
   /** The brokerage partner the partner flow calls back; absent: those calls are retried until a worker that has it runs them. */
   broker?: BrokerConnection;
-  /** The Solana ledger (SOLANA_RPC_URL or npm start's) and the issuer's Solana key: the nonce pool's keeper runs; absent: it does not. */
-  solanaNoncePool?: { rpcUrl: string; issuerSecretKey: Uint8Array };
+  /**
+   * The Solana ledger (SOLANA_RPC_URL, or npm start's) and the issuer's Solana key: the attestations' nonces are
+   * advanced and the nonce pool kept with them; absent: the nonce activities are retried until a worker that has them
+   * runs them, and the pool's keeper does not run here.
+   */
+  solana?: { rpcUrl: string; issuerSecretKey: Uint8Array };
   /** `host:port` where the SDK runtime exports its own metrics (`temporal_…`, Prometheus text at /metrics); unset: none. */
   runtimeMetricsAddress?: string;
 }
@@ -101,6 +107,7 @@ export async function startWorker(parameters: StartWorkerParameters): Promise<Ru
   const taskQueue = config.TEMPORAL_TASK_QUEUE;
   const settlementGraceMs = config.ATTESTATION_SETTLEMENT_GRACE_MS;
   installRuntime(logger, parameters.runtimeMetricsAddress);
+  const solana = parameters.solana && { ...parameters.solana, issuer: await solanaIssuer(parameters.solana.issuerSecretKey) };
   const workflows: WorkflowSource =
     parameters.bundleCode !== undefined
       ? { workflowBundle: { code: parameters.bundleCode } }
@@ -128,13 +135,11 @@ export async function startWorker(parameters: StartWorkerParameters): Promise<Ru
       },
       broker: parameters.broker && new BrokerClient(parameters.broker),
       reservesToleranceBps: config.RESERVES_TOLERANCE_BPS,
-      solanaNoncePool: parameters.solanaNoncePool && {
-        ...parameters.solanaNoncePool,
-        pool: {
-          size: config.SOLANA_NONCE_POOL_SIZE,
-          lowWater: config.SOLANA_NONCE_POOL_LOW_WATER,
-          max: Math.max(config.SOLANA_NONCE_POOL_MAX, config.SOLANA_NONCE_POOL_SIZE),
-        },
+      solana: solana && { ledger: rpcNonceLedger(solana.rpcUrl), issuer: solana.issuer },
+      solanaNoncePool: solana && {
+        rpcUrl: solana.rpcUrl,
+        issuerSecretKey: solana.issuerSecretKey,
+        pool: { size: config.SOLANA_NONCE_POOL_SIZE, lowWater: config.SOLANA_NONCE_POOL_LOW_WATER, max: Math.max(config.SOLANA_NONCE_POOL_MAX, config.SOLANA_NONCE_POOL_SIZE) },
       },
     }),
     workflows,
@@ -165,7 +170,7 @@ export async function startWorker(parameters: StartWorkerParameters): Promise<Ru
         logger.info({ chain: deployment.chain, workflowId: chainWatcherWorkflowId(deployment.chainId) }, 'chain watcher running');
       }
     }
-    if (parameters.solanaNoncePool) {
+    if (solana) {
       await client.workflow.start<typeof solanaNoncePoolWorkflow>('solanaNoncePoolWorkflow', {
         workflowId: SOLANA_NONCE_POOL_WORKFLOW_ID,
         taskQueue,

@@ -3,6 +3,7 @@ import type { Client as TemporalClient } from '@temporalio/client';
 import type { BatchedStore } from '../../attestations/batched-store';
 import type { AttestationSettings } from '../../attestations/issue-attestation';
 import type { ChainContexts } from '../../chains/context';
+import type { SolanaAccountsContext } from '../../chains/solana-context';
 import type { Config } from '../../config';
 import type { CheckedAnswer } from '../contract/answer-check';
 import type { Signers } from '../../signing';
@@ -64,6 +65,8 @@ export interface AttestationServices {
   signers: Signers;
   settings: AttestationSettings;
   store: BatchedStore;
+  /** The issuer's Solana mints and treasury; without them Solana attestations are refused CHAIN_UNAVAILABLE. */
+  solana?: SolanaAccountsContext;
 }
 
 export interface ApiServices {

@@ -75,6 +75,18 @@ export async function recordChainDeployment(
   );
 }
 
+/** Records the product's token addresses on a chain (a catalogue symbol each), replacing what was there for the chain. */
+export async function recordTokenAddresses(db: Queryable, chain: string, tokens: Record<string, string>, decimals: number): Promise<void> {
+  const symbols = Object.keys(tokens);
+  await db.query(
+    `INSERT INTO asset_addresses (symbol, network_chain_id, address, decimals)
+     SELECT symbol, $1, address, $4 FROM unnest($2::text[], $3::text[]) AS t(symbol, address)
+     WHERE EXISTS (SELECT 1 FROM assets a WHERE a.symbol = t.symbol)
+     ON CONFLICT (symbol, network_chain_id) DO UPDATE SET address = EXCLUDED.address, decimals = EXCLUDED.decimals`,
+    [chain, symbols, symbols.map((symbol) => tokens[symbol]), decimals],
+  );
+}
+
 /** The EVM token addresses of a chain, by symbol. */
 export async function chainTokenAddresses(db: Queryable, chain: string): Promise<Record<string, `0x${string}`>> {
   const { rows } = await db.query<{ symbol: string; address: `0x${string}` }>(

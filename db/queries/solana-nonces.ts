@@ -76,6 +76,20 @@ export async function releaseNonceAccount(db: Queryable, release: { attestationI
   return rowCount === 1;
 }
 
+/**
+ * Gives back the account of an attestation that was not stored after all (refused by the off-hours caps once its
+ * hold had committed): its transaction was never answered to anyone, so the account is free with the value it had.
+ */
+export async function returnUnstoredHold(db: Queryable, attestationId: string): Promise<boolean> {
+  const { rowCount } = await db.query(
+    `UPDATE solana_nonce_accounts SET state = 'free', attestation_id = NULL, held_until = NULL, changed_at = now()
+      WHERE attestation_id = $1 AND state = 'held'
+        AND NOT EXISTS (SELECT 1 FROM attestations a WHERE a.attestation_id = $1::numeric)`,
+    [attestationId],
+  );
+  return rowCount === 1;
+}
+
 /** How many accounts are in each state: what the refill and the metrics read. */
 export async function countNonceAccounts(db: Queryable): Promise<Record<NonceAccountState, number>> {
   const { rows } = await db.query<{ state: NonceAccountState; count: number }>(

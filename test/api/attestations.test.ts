@@ -4,14 +4,15 @@
  * signatures verified independently (viem for EIP-712, node:crypto for ed25519) and as `npm run verify` does, against
  * GET /v1/attestations/signers.
  */
-import { createPublicKey, verify } from 'node:crypto';
 import { getAddress, recoverTypedDataAddress } from 'viem';
 import { FIXTURE_TOKEN_MANAGERS } from '../../harness/fixture-deployments';
 import { quoteOf } from '../support/quotes';
 import { newYorkTime } from '../../domain/calendar';
 import { Decimal } from '../../domain/money';
-import { EIP712_DOMAIN_NAME, encodeSolanaQuote, QUOTE_TYPES, decodeBase58, verifyAttestation } from '../../signing';
-import { createTestApi, TEST_BASE_URL, testSigners, type TestApi } from '../support/api';
+import { getTransactionDecoder, type Address } from '@solana/kit';
+import { EIP712_DOMAIN_NAME, QUOTE_TYPES, verifyAttestation } from '../../signing';
+import { verifySolanaAttestationTransaction } from '../../signing/verify-solana-transaction';
+import { createTestApi, TEST_BASE_URL, testSigners, testSolanaAccounts, type TestApi } from '../support/api';
 
 const MONDAY_10AM = newYorkTime('2026-11-23', '10:00');
 const SATURDAY_NOON = newYorkTime('2026-11-28', '12:00');
@@ -132,26 +133,30 @@ describe('an attestation', () => {
     expect(response.body.expiration).toBe(Math.floor(MONDAY_10AM / 1000) + 300);
   });
 
-  test('on solana-900 is signed with ed25519 over the documented bytes, binding the wallet', async () => {
+  test("on solana-900 is the issuer's half of a transaction for the wallet, over a nonce of the pool, on the asset's mint", async () => {
     const response = await attest({ ...valid, chainId: 'solana-900', userAddress: SOLANA_WALLET });
     expect(response.status).toBe(200);
     const body = response.body;
-    expect(body.chainId).toBe('900');
-    expect(Buffer.from(body.additionalData, 'base64')).toEqual(Buffer.from(decodeBase58(SOLANA_WALLET)!));
-    const message = encodeSolanaQuote(quoteOf(body));
-    const publicKey = createPublicKey({
-      key: Buffer.concat([Buffer.from('302a300506032b6570032100', 'hex'), Buffer.from(decodeBase58(testSigners().solana.publicKey)!)]),
-      format: 'der',
-      type: 'spki',
-    });
-    expect(verify(null, message, publicKey, Buffer.from(body.signature, 'base64'))).toBe(true);
+    const solana = await testSolanaAccounts();
+    expect(body).toMatchObject({ chainId: '900', assetAddress: solana.mints.get('AAPLon') });
+    // The issuer's ed25519 signature over the message of the wire transaction in additionalData, built for the wallet.
+    const verification = await verifySolanaAttestationTransaction(body, { ...solana, stockDecimals: solana.tokenDecimals, userAddress: SOLANA_WALLET });
+    expect(verification).toMatchObject({ valid: true, user: SOLANA_WALLET });
+    const transaction = getTransactionDecoder().decode(Buffer.from(body.additionalData, 'base64'));
+    expect(Buffer.from(transaction.signatures[solana.issuer]!).toString('base64')).toBe(body.signature);
+    expect(transaction.signatures[SOLANA_WALLET as Address]).toBeNull();
+    // The nonce it carries is the one the pool holds for it.
+    const { rows } = await api.db.query('SELECT address, nonce, state FROM solana_nonce_accounts WHERE attestation_id = $1', [body.attestationId]);
+    expect(rows).toEqual([{ address: verification.nonceAccount, nonce: verification.nonce, state: 'held' }]);
+    // Another wallet's request is refused by the check: the transaction names this one.
+    expect((await verifySolanaAttestationTransaction(body, { ...solana, stockDecimals: solana.tokenDecimals, userAddress: 'Y4cj1i7GeSUPZUnwSrpxmG92DLCaxS5Z5QnXoDW4VpU' })).valid).toBe(false);
   });
 
   test("on Solana's genesis hash, as the reference's pages name the chain, is the solana-900 attestation", async () => {
     const response = await attest({ ...valid, chainId: '5eykt4UsFv8P8NJdTREpY1vzqKqZKvdpKuc147dw2N9d', userAddress: SOLANA_WALLET });
     expect(response.status).toBe(200);
     expect(response.body.chainId).toBe('900');
-    expect(Buffer.from(response.body.additionalData, 'base64')).toEqual(Buffer.from(decodeBase58(SOLANA_WALLET)!));
+    expect(getTransactionDecoder().decode(Buffer.from(response.body.additionalData, 'base64')).signatures).toHaveProperty(SOLANA_WALLET, null);
     const { rows } = await api.db.query('SELECT chain FROM attestations WHERE attestation_id = $1', [response.body.attestationId]);
     expect(rows).toEqual([{ chain: 'solana-900' }]);
   });
@@ -409,10 +414,10 @@ describe('the published signers', () => {
       },
       solana: { publicKey: signers.solana.publicKey, message: expect.stringContaining('190-byte') },
     });
-    for (const request of [{ ...valid, chainId: 'ethereum-1' }, { ...valid, chainId: 'bsc-56' }, { ...valid, chainId: 'solana-900', userAddress: SOLANA_WALLET }]) {
+    for (const request of [{ ...valid, chainId: 'ethereum-1' }, { ...valid, chainId: 'bsc-56' }]) {
       const attestation = (await attest(request)).body;
       const verification = await verifyAttestation(attestation, response.body);
-      expect(verification).toMatchObject({ valid: true, scheme: request.chainId === 'solana-900' ? 'ed25519' : 'eip712' });
+      expect(verification).toMatchObject({ valid: true, scheme: 'eip712' });
       // Any field changed after signing, or another signer, fails.
       expect((await verifyAttestation({ ...attestation, price: `${attestation.price}1` }, response.body)).valid).toBe(false);
       const foreign = { evm: { ...response.body.evm, address: '0x0000000000000000000000000000000000000001' }, solana: { ...response.body.solana, publicKey: SOLANA_WALLET } };

@@ -3,13 +3,19 @@
  * clone of the test database, with one key per scope, for supertest. `clock` pins the service's notion of now where
  * a test needs a particular session.
  */
+import { createHash } from 'node:crypto';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { Client } from '@temporalio/client';
 import type { AttestationSettings } from '../../attestations/issue-attestation';
 import type { ChainContexts } from '../../chains/context';
-import { loadSigners, type Signers } from '../../signing';
+import type { SolanaAccountsContext } from '../../chains/solana-context';
+import type { Queryable } from '../../db/pool';
+import { addNonceAccounts } from '../../db/queries/solana-nonces';
+import { encodeBase58, loadSigners, type Signers } from '../../signing';
+import { recordSolanaMints, solanaAccountsOf } from '../../start/solana';
+import { issuerSolanaSecretKey } from '../../start/solana-setup';
 import request from 'supertest';
 import type TestAgent from 'supertest/lib/agent';
 import type { App } from '../../api/app';
@@ -26,12 +32,44 @@ import type { Logger } from '../../config/logger';
 
 export { TEST_BASE_URL };
 
-let signers: Signers | undefined;
+let signers: { dataDir: string; signers: Signers } | undefined;
+let solanaAccounts: Promise<SolanaAccountsContext> | undefined;
+
+function testKeys(): { dataDir: string; signers: Signers } {
+  if (!signers) {
+    const dataDir = mkdtempSync(path.join(tmpdir(), 'issuer-test-signers-'));
+    signers = { dataDir, signers: loadSigners({ dataDir }) };
+  }
+  return signers;
+}
 
 /** Development signers in a directory of their own, shared by the test file. */
 export function testSigners(): Signers {
-  signers ??= loadSigners({ dataDir: mkdtempSync(path.join(tmpdir(), 'issuer-test-signers-')) });
-  return signers;
+  return testKeys().signers;
+}
+
+/** The 64-byte Solana secret key of `testSigners()`: the issuer of the test's Solana accounts. */
+export function testSolanaSecretKey(): Uint8Array {
+  return issuerSolanaSecretKey({ keys: {}, dataDir: testKeys().dataDir });
+}
+
+/** The issuer's Solana accounts derived from `testSigners()`' key, as `npm start` derives them (start/solana.ts). */
+export function testSolanaAccounts(): Promise<SolanaAccountsContext> {
+  solanaAccounts ??= solanaAccountsOf({ keys: {}, dataDir: testKeys().dataDir });
+  return solanaAccounts;
+}
+
+/** How many nonce accounts `createTestApi` puts in the pool by default: addresses of the right form, on no ledger. */
+const OFF_LEDGER_NONCE_ACCOUNTS = 8;
+
+/** Nonce accounts for a pool no ledger backs: Solana attestations can be built over them, never sent. */
+export async function addOffLedgerNonceAccounts(db: Queryable, count: number): Promise<void> {
+  const issuer = (await testSolanaAccounts()).issuer;
+  const key = (label: string) => encodeBase58(createHash('sha256').update(label).digest());
+  await addNonceAccounts(
+    db,
+    Array.from({ length: count }, (_, index) => ({ address: key(`test nonce account ${index}`), authority: issuer, nonce: key(`test nonce value ${index}`) })),
+  );
 }
 
 export interface TestApi extends TestDb {
@@ -67,11 +105,20 @@ export interface TestApiOptions {
   priceSource?: Config['PRICE_SOURCE'];
   /** The chains `/ready` reports (each one's RPC and watcher). */
   chains?: ChainContexts;
+  /**
+   * Nonce accounts put in the Solana pool: default OFF_LEDGER_NONCE_ACCOUNTS of `addOffLedgerNonceAccounts` (no
+   * ledger behind them); 0 for a test that registers its own (a ledger's).
+   */
+  offLedgerNonceAccounts?: number;
 }
 
 export async function createTestApi(options: TestApiOptions = {}): Promise<TestApi> {
   const database = options.database ?? (await cloneTemplateDatabase());
   if (options.fixtureDeployments ?? true) await recordFixtureDeployments(database.db);
+  // As npm start does: the Solana mints derived from the issuer key are the tokens' addresses on solana-900.
+  const solana = await testSolanaAccounts();
+  await recordSolanaMints(database.db, solana);
+  await addOffLedgerNonceAccounts(database.db, options.offLedgerNonceAccounts ?? OFF_LEDGER_NONCE_ACCOUNTS);
   let pinned: number | undefined;
   const pipeline = new MarketDataPipeline(database.db);
   const defaults = testConfig();
@@ -90,6 +137,7 @@ export async function createTestApi(options: TestApiOptions = {}): Promise<TestA
     temporal: options.temporal,
     streams: options.streams,
     signers: testSigners(),
+    solana,
     attestationSettings: options.attestationSettings,
     chains: options.chains,
     observeAnswers: answerExampleRecorder(),
