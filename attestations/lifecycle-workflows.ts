@@ -34,6 +34,8 @@ export interface StartAttestationWorkflowParameters {
   taskQueue: string;
   /** Default DEFAULT_SETTLEMENT_GRACE_MS. */
   settlementGraceMs?: number;
+  /** The attestation's chain (a Solana attestation's workflow advances its nonce at expiry). */
+  chain?: string;
 }
 
 /**
@@ -41,11 +43,11 @@ export interface StartAttestationWorkflowParameters {
  * after it closed, a new run starts (it records nothing new: the attestation is no longer outstanding).
  */
 export async function startAttestationWorkflow(client: Client, parameters: StartAttestationWorkflowParameters) {
-  const { attestationId, expiresAt, taskQueue, settlementGraceMs = DEFAULT_SETTLEMENT_GRACE_MS } = parameters;
+  const { attestationId, expiresAt, taskQueue, settlementGraceMs = DEFAULT_SETTLEMENT_GRACE_MS, chain } = parameters;
   return await client.workflow.start<typeof attestationWorkflow>('attestationWorkflow', {
     workflowId: attestationWorkflowId(attestationId),
     taskQueue,
-    args: [{ attestationId, expiresAt, settlementGraceMs }],
+    args: [{ attestationId, expiresAt, settlementGraceMs, ...(chain === undefined ? {} : { chain }) }],
     workflowIdConflictPolicy: WorkflowIdConflictPolicy.USE_EXISTING,
     workflowIdReusePolicy: WorkflowIdReusePolicy.ALLOW_DUPLICATE,
   });
@@ -78,8 +80,8 @@ export async function recoverAttestationWorkflows(parameters: RecoverAttestation
   let recovered = 0;
   for (;;) {
     const page = await listOutstandingAttestations(db, { afterId, limit: RECOVERY_PAGE_SIZE, createdAtOrBefore });
-    await forEachConcurrently(page, START_CONCURRENCY, ({ attestationId, expiresAt }) =>
-      startAttestationWorkflow(client, { attestationId, expiresAt, taskQueue, settlementGraceMs }),
+    await forEachConcurrently(page, START_CONCURRENCY, ({ attestationId, expiresAt, chain }) =>
+      startAttestationWorkflow(client, { attestationId, expiresAt, taskQueue, settlementGraceMs, chain }),
     );
     recovered += page.length;
     if (page.length < RECOVERY_PAGE_SIZE) return recovered;
@@ -105,8 +107,8 @@ export async function startStoredAttestationWorkflows(parameters: Omit<Attestati
   const { client, taskQueue, settlementGraceMs = DEFAULT_SETTLEMENT_GRACE_MS } = parameters;
   return inTransaction(parameters.db, async (db) => {
     const due = await claimAttestationWorkflowStarts(db, STARTS_PER_PASS);
-    await forEachConcurrently(due, START_CONCURRENCY, ({ attestationId, expiresAt }) =>
-      startAttestationWorkflow(client, { attestationId, expiresAt, taskQueue, settlementGraceMs }),
+    await forEachConcurrently(due, START_CONCURRENCY, ({ attestationId, expiresAt, chain }) =>
+      startAttestationWorkflow(client, { attestationId, expiresAt, taskQueue, settlementGraceMs, chain }),
     );
     if (due.length > 0) await deleteAttestationWorkflowStarts(db, due.map(({ attestationId }) => attestationId));
     return due.length;

@@ -54,6 +54,8 @@ export interface AttestationWorkflowInput {
   expiresAt: number;
   /** How long after expiry a late chain watcher may still report an execution that happened before expiry. */
   settlementGraceMs: number;
+  /** The attestation's chain; `solana-900` has a durable nonce to advance at expiry (absent in histories recorded before: none). */
+  chain?: string;
 }
 
 /** `ApplicationFailure` types of the attestation lifecycle (workflow and activities); all non-retryable. */

@@ -11,9 +11,15 @@
  * `attestationExecutionSeen` / `attestationExecutionOrphaned` signals keep the query view in step and wake the
  * workflow). Past expiry and grace it expires only when SQL does not hold it `executing`; otherwise it waits for the
  * execution to be final or orphaned (`patched('chain-finality')`: histories recorded before replay as they ran).
+ *
+ * A Solana attestation's transaction lands until its durable nonce moves: at expiry (unless executed by then) the
+ * workflow advances the nonce (`advanceAttestationNonce`, retried until the chain shows it moved) before anything
+ * counts it expired, and after an execution it gives the account back to the pool (`releaseExecutedAttestationNonce`)
+ * — `patched('solana-nonce')`.
  */
 import { ActivityFailure, ApplicationFailure, condition, log, patched, proxyActivities, setHandler } from '@temporalio/workflow';
 import type { AttestationActivities } from '../activities/attestations';
+import type { SolanaNonceActivities } from '../activities/solana-nonces';
 import {
   type AttestationExecution,
   attestationExecutedSignal,
@@ -30,6 +36,15 @@ const { markAttestationExecuted, markAttestationExpired } = proxyActivities<Atte
   startToCloseTimeout: '30 seconds',
   retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute' },
 });
+
+const { advanceAttestationNonce, releaseExecutedAttestationNonce } = proxyActivities<SolanaNonceActivities>({
+  startToCloseTimeout: '30 seconds',
+  // Retried until the ledger shows the nonce moved (NonceNotAdvancedError) or a worker with the ledger runs it.
+  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '10 seconds' },
+});
+
+/** The chain whose attestations hold a durable nonce (domain/chains.ts SOLANA_CHAIN; workflows import no values from there). */
+const NONCE_CHAIN = 'solana-900';
 
 /** How long a wait for an execution that is not final yet goes before looking at SQL again (a lost wake-up costs no more). */
 const EXECUTING_RECHECK = '10 minutes';
@@ -93,6 +108,12 @@ export async function attestationWorkflow(input: AttestationWorkflowInput): Prom
     view.txHash = null;
   });
 
+  const holdsNonce = input.chain === NONCE_CHAIN && patched('solana-nonce');
+  if (holdsNonce) {
+    // At expiry its transaction must become impossible before anything counts it expired: the nonce is advanced.
+    await condition(() => execution !== undefined, Math.max(1, expiresAt - Date.now()));
+    if (!execution) await advanceAttestationNonce({ attestationId });
+  }
   const settleBy = expiresAt + input.settlementGraceMs;
   await condition(() => execution !== undefined, Math.max(1, settleBy - Date.now()));
 
@@ -121,5 +142,7 @@ export async function attestationWorkflow(input: AttestationWorkflowInput): Prom
       : await recording(markAttestationExpired({ attestationId })));
   view.state = recorded.state;
   view.txHash = recorded.txHash;
+  // The executed transaction advanced the nonce itself: its account goes back to the pool.
+  if (holdsNonce && recorded.state === 'executed') await releaseExecutedAttestationNonce({ attestationId });
   return { ...view };
 }

@@ -66,6 +66,7 @@ export async function markOutstandingAttestationExpired(db: Queryable, attestati
 export interface OutstandingAttestation {
   attestationId: string;
   expiresAt: number;
+  chain: string;
 }
 
 /**
@@ -77,7 +78,7 @@ export async function listOutstandingAttestations(
   page: { afterId: string | undefined; limit: number; createdAtOrBefore: number },
 ): Promise<OutstandingAttestation[]> {
   const { rows } = await db.query<OutstandingAttestation>(
-    `SELECT attestation_id::text AS "attestationId", expires_at AS "expiresAt" FROM attestations
+    `SELECT attestation_id::text AS "attestationId", expires_at AS "expiresAt", chain FROM attestations
      WHERE state = 'outstanding' AND created_at <= $3 AND ($1::numeric IS NULL OR attestation_id > $1::numeric)
      ORDER BY attestation_id LIMIT $2`,
     [page.afterId ?? null, page.limit, page.createdAtOrBefore],
@@ -89,10 +90,10 @@ export async function listOutstandingAttestations(
  * Takes up to `limit` attestations whose workflow is still to be started, oldest first, locking their outbox rows
  * until the transaction of `db` ends; rows another transaction holds are skipped (several workers share the outbox).
  */
-export async function claimAttestationWorkflowStarts(db: Queryable, limit: number): Promise<{ attestationId: string; expiresAt: number }[]> {
-  const { rows } = await db.query<{ attestationId: string; expiresAt: number }>({
+export async function claimAttestationWorkflowStarts(db: Queryable, limit: number): Promise<OutstandingAttestation[]> {
+  const { rows } = await db.query<OutstandingAttestation>({
     name: 'claim-attestation-workflow-starts',
-    text: `SELECT s.attestation_id::text AS "attestationId", a.expires_at AS "expiresAt"
+    text: `SELECT s.attestation_id::text AS "attestationId", a.expires_at AS "expiresAt", a.chain
              FROM attestation_workflow_starts s JOIN attestations a USING (attestation_id)
             ORDER BY s.stored_at
             LIMIT $1

@@ -97,6 +97,7 @@ const READ_LAPSED_OFFHOURS: PreparedStatement = {
   text: `SELECT set_config('${LAPSED_SETTING}' || $1::bigint::text, jsonb_object_agg(coalesce(symbol, '*'), coalesce(notional, 0))::text, true)
            FROM (SELECT symbol, sum(notional) AS notional FROM attestations
                   WHERE session = 'offhours' AND state = 'outstanding' AND session_started_at = $1 AND expires_at <= $2
+                    AND NOT EXISTS (SELECT 1 FROM solana_nonce_accounts n WHERE n.attestation_id = attestations.attestation_id)
                   GROUP BY ROLLUP (symbol)) AS lapsed`,
 };
 
@@ -115,6 +116,7 @@ const EXPIRE_LAPSED_OFFHOURS: PreparedStatement = {
   text: `UPDATE attestations SET state = 'expired', state_changed_at = expires_at
           WHERE attestation_id IN (SELECT attestation_id FROM attestations
                                     WHERE session = 'offhours' AND session_started_at = $1 AND state = 'outstanding' AND expires_at <= $2
+                                      AND NOT EXISTS (SELECT 1 FROM solana_nonce_accounts n WHERE n.attestation_id = attestations.attestation_id)
                                     ORDER BY expires_at LIMIT ${LAPSED_PER_STORE} FOR UPDATE SKIP LOCKED)`,
 };
 
@@ -247,7 +249,8 @@ function userUsageSql(placeholders: { accountId: string; symbol: string; now: st
          FROM (SELECT count(*) AS count, coalesce(sum(notional), 0) AS notional,
                       coalesce(sum(notional) FILTER (WHERE session_started_at = ${sessionStartedAt}), 0) AS session_notional
                  FROM attestations
-                WHERE account_id = ${accountId} AND symbol = ${symbol} AND state = 'outstanding' AND expires_at <= ${now}) AS lapsed
+                WHERE account_id = ${accountId} AND symbol = ${symbol} AND state = 'outstanding' AND expires_at <= ${now}
+                  AND NOT EXISTS (SELECT 1 FROM solana_nonce_accounts n WHERE n.attestation_id = attestations.attestation_id)) AS lapsed
          LEFT JOIN account_open_usage AS open ON open.account_id = ${accountId} AND open.symbol = ${symbol}
          LEFT JOIN account_session_usage AS session ON session.account_id = ${accountId} AND session.symbol = ${symbol}
                                                      AND session.session_started_at = ${sessionStartedAt}`;
@@ -288,7 +291,8 @@ function lapsedSql(placeholders: { symbol: string; now: string; sessionStartedAt
   const { symbol, now, sessionStartedAt } = placeholders;
   return `SELECT sum(notional) AS global, sum(notional) FILTER (WHERE symbol = ${symbol}) AS asset
             FROM attestations
-           WHERE session = 'offhours' AND state = 'outstanding' AND session_started_at = ${sessionStartedAt} AND expires_at <= ${now}`;
+           WHERE session = 'offhours' AND state = 'outstanding' AND session_started_at = ${sessionStartedAt} AND expires_at <= ${now}
+             AND NOT EXISTS (SELECT 1 FROM solana_nonce_accounts n WHERE n.attestation_id = attestations.attestation_id)`;
 }
 
 /**
