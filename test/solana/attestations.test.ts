@@ -194,6 +194,20 @@ describe('a Solana attestation completed by the user', () => {
   });
 });
 
+describe('the Solana mints', () => {
+  test('are the assets\' solana-900 addresses the API serves, the mints the set-up made on the ledger', async () => {
+    const one = (await api.http.get(`/v1/assets/${SYMBOL}/addresses`).set('x-api-key', api.keys.read)).body;
+    expect(one.addresses).toContainEqual({ networkChainId: 'solana-900', address: setup.chain.mints[SYMBOL], decimals: 9 });
+    const all = (await api.http.get('/v1/assets/all/addresses').set('x-api-key', api.keys.read)).body as { symbol: string; addresses: { networkChainId: string; address: string }[] }[];
+    const onSolana = Object.fromEntries(all.map((entry) => [entry.symbol, entry.addresses.find((address) => address.networkChainId === 'solana-900')?.address]));
+    const { USD: _stablecoin, ...stockMints } = setup.chain.mints;
+    expect(onSolana).toEqual(stockMints);
+    // Each is a mint on the ledger, the issuer its authority.
+    const { value } = await rpcResult<{ value: { owner: string } | null }>(ledger.rpcUrl, 'getAccountInfo', [setup.chain.mints[SYMBOL], { encoding: 'base64' }]);
+    expect(value?.owner).toBe(TOKEN_PROGRAM_ADDRESS);
+  });
+});
+
 describe('refusals and replays', () => {
   test('a wallet the account has not listed is refused INVALID_ADDRESS when the account requires the list, and holds no nonce', async () => {
     await api.http.put(`/v1/accounts/${accountId}/allow-list`).set('x-api-key', api.keys.admin).send({ required: true }).expect(200);

@@ -160,6 +160,30 @@ afterAll(async () => {
   rmSync(dataDir, { recursive: true, force: true });
 });
 
+interface SolanaStack {
+  api: string;
+  keys: { read: string; write: string };
+  chains: { 'solana-900': { mints: Record<string, string> } };
+  solanaWallets: { address: string }[];
+}
+
+/**
+ * What npm start wires for Solana: the API serves the mints as the assets' solana-900 addresses and issues a Solana
+ * attestation for a development wallet over a nonce of the pool it registered (the answer carries a transaction).
+ */
+async function expectSolanaAttestation(stack: SolanaStack): Promise<void> {
+  const addresses = (await (await fetch(`${stack.api}/assets/SPYon/addresses`, { headers: { 'x-api-key': stack.keys.read } })).json()) as { addresses: unknown[] };
+  expect(addresses.addresses).toContainEqual({ networkChainId: 'solana-900', address: stack.chains['solana-900'].mints['SPYon'], decimals: 9 });
+  const response = await fetch(`${stack.api}/attestations`, {
+    method: 'POST',
+    headers: { 'x-api-key': stack.keys.write, 'content-type': 'application/json' },
+    body: JSON.stringify({ symbol: 'SPYon', side: 'buy', tokenAmount: '1', chainId: 'solana-900', userAddress: stack.solanaWallets[0]!.address }),
+  });
+  const attestation = (await response.json()) as { assetAddress?: string; additionalData?: string };
+  expect([response.status, attestation.assetAddress]).toEqual([200, stack.chains['solana-900'].mints['SPYon']]);
+  expect(Buffer.from(attestation.additionalData!, 'base64').length).toBeGreaterThan(200);
+}
+
 const ready = (run: Run) => run.output().includes('Tokenized-stock issuer is ready');
 /** The Solana part of stack.json as the fresh run wrote it. */
 let solanaAccounts: unknown;
@@ -180,8 +204,10 @@ test.each([
     const solana = { chain: stack.chains['solana-900'], wallets: stack.solanaWallets };
     const setUp = run.output().split('\n').find((line) => line.includes('"msg":"Solana accounts ready"'));
     expect(solana.chain?.noncePool).toHaveLength(8);
-    if (fresh) solanaAccounts = solana;
-    else expect([solana, (JSON.parse(setUp!) as { transactions: number }).transactions]).toEqual([solanaAccounts, 0]);
+    if (fresh) {
+      solanaAccounts = solana;
+      await expectSolanaAttestation(stack as unknown as SolanaStack);
+    } else expect([solana, (JSON.parse(setUp!) as { transactions: number }).transactions]).toEqual([solanaAccounts, 0]);
   } else {
     await waitUntil('the chains to run', () => run.output().includes('local anvil chains running') || run.child.exitCode !== null, 240_000);
     expect(ready(run)).toBe(false);

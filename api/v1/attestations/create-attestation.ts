@@ -43,7 +43,7 @@ export const createAttestationOperation = defineOperation({
     ...PRICING_REFUSALS,
     ...LIMIT_REFUSALS,
     'RESERVES_SHORT',
-    // Solana attestations, once they hold a durable nonce of the pool (attestations/solana-nonce-pool.ts).
+    // A Solana attestation holds a durable nonce of the pool (attestations/solana-nonce-pool.ts).
     'NONCE_POOL_EXHAUSTED',
   ],
   handler: (services) => async (ctx, { body: request }) => {

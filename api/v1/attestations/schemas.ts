@@ -30,8 +30,12 @@ const attestationFields = {
   userId: z.string().describe("The account's on-chain user id (hex) the signature binds."),
   ...quoteFields,
   expiration: z.int().nonnegative().describe('Unix epoch **seconds** after which the contract refuses it.'),
-  signature: z.string().describe('Base64 signature over the quote (EIP-712 on EVM chains, ed25519 on Solana).'),
-  additionalData: z.string().describe("Base64 extra signed bytes: the user's Solana wallet on solana-900, 32 zero bytes on EVM chains."),
+  signature: z
+    .string()
+    .describe("Base64 signature: EIP-712 over the quote on EVM chains; on solana-900 the issuer's ed25519 signature over the message of the transaction in `additionalData`."),
+  additionalData: z
+    .string()
+    .describe("Base64: 32 zero bytes on EVM chains; on solana-900 the wire transaction for `userAddress`, signed by the issuer, that the user's wallet signs and sends."),
 };
 
 export const attestationSchema = component('Attestation', z.object(attestationFields).describe('A signed attestation to submit on-chain.'));
