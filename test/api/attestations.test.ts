@@ -330,6 +330,12 @@ describe('limits', () => {
     // The asset cap (800) refuses more SPYon; the global cap (1000) refuses 350 more of anything.
     expect((await attest({ symbol: 'QQQon', side: 'buy', notionalValue: '350' }, api.keys.admin)).body.code).toBe('OFFHOURS_EXPOSURE_LIMIT_REACHED');
     expect((await attest({ symbol: 'QQQon', side: 'buy', notionalValue: '250' }, api.keys.admin)).status).toBe(200);
+    // A Solana order refused by the caps holds no nonce: the account its transaction had taken is free again.
+    const free = async () => (await api.db.query<{ n: number }>(`SELECT count(*)::int AS n FROM solana_nonce_accounts WHERE state = 'free'`)).rows[0]!.n;
+    const freeBefore = await free();
+    const onSolana = await attest({ symbol: 'QQQon', side: 'buy', notionalValue: '100', chainId: 'solana-900', userAddress: SOLANA_WALLET });
+    expect([onSolana.status, onSolana.body.code]).toEqual([400, 'OFFHOURS_EXPOSURE_LIMIT_REACHED']);
+    expect(await free()).toBe(freeBefore);
   });
 
   test('40 simultaneous off-hours requests of two users in two assets fill the global exposure cap exactly', async () => {
