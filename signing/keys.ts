@@ -2,7 +2,7 @@
  * Attestation signer keys from configuration. `ATTESTATION_EVM_PRIVATE_KEY` (0x + 64 hex digits, a
  * secp256k1 private key) signs EIP-712 quotes on every EVM chain; `ATTESTATION_SOLANA_SECRET_KEY`
  * (base58 of Solana's 64-byte `seed ‖ public key`, the form `Keypair.secretKey`, `solana-keygen` and
- * wallet exports hold) signs Solana quotes. An unset or empty variable falls back to a development
+ * wallet exports hold) co-signs the Solana attestation transactions. An unset or empty variable falls back to a development
  * key generated once and kept in `<dataDir>/signer-keys.json` (mode 0600), so signatures stay
  * verifiable across restarts. The returned signers expose only public parts: the secrets live in
  * closures, and neither JSON nor `util.inspect` nor an error message ever shows them.
@@ -19,7 +19,7 @@ import { encodeBase58 } from './base58';
 import { EVM_KEY_VARIABLE, SOLANA_KEY_VARIABLE, evmPrivateKeySchema, solanaSecretKeySchema, type SignerKeys } from './key-schemas';
 import { signEvmQuoteWithKey, type QuoteDomain } from './evm';
 import { type Quote } from './quote';
-import { signSolanaMessage, signSolanaQuote, solanaPublicKeyOf } from './solana';
+import { signSolanaMessage, solanaPublicKeyOf } from './solana';
 
 /** File name, under the data directory, of the generated development keys. */
 export const DEV_KEY_FILE = 'signer-keys.json';
@@ -38,8 +38,6 @@ export interface SolanaSigner {
   /** base58 public key. */
   readonly publicKey: string;
   readonly source: KeySource;
-  /** ed25519 signature (64 bytes) of the quote's canonical encoding. */
-  sign(quote: Quote): Uint8Array;
   /** ed25519 signature (64 bytes) of a transaction message: the attestation transaction the issuer co-signs. */
   signMessage(message: Uint8Array): Uint8Array;
 }
@@ -153,7 +151,6 @@ export function signersFromKeys(keys: {
   const solana: SolanaSigner = publicOnly(
     {
       ...solanaView,
-      sign: (quote: Quote) => signSolanaQuote(solanaSecretKey, quote),
       signMessage: (message: Uint8Array) => signSolanaMessage(solanaSecretKey, message),
     },
     () => ({ ...solanaView }),

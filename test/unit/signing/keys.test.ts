@@ -14,6 +14,7 @@ import {
   encodeBase58,
   evmDomain,
   loadSigners,
+  encodeSolanaQuote,
   verifySolanaQuote,
   type Signers,
 } from '../../../signing';
@@ -86,7 +87,7 @@ describe('loadSigners', () => {
     expect([signers.evm.source, signers.solana.source]).toEqual(['configured', 'configured']);
     expect(await evmSignerOf(signers)).toBe(signers.evm.address);
     const quote = solanaQuote();
-    expect(verifySolanaQuote(SOLANA_KEYPAIR.publicKey.toBase58(), quote, signers.solana.sign(quote))).toBe(true);
+    expect(verifySolanaQuote(SOLANA_KEYPAIR.publicKey.toBase58(), quote, signers.solana.signMessage(encodeSolanaQuote(quote)))).toBe(true);
     expect(fs.readdirSync(dataDir)).toEqual([]);
   });
 
@@ -101,7 +102,7 @@ describe('loadSigners', () => {
     expect(second.solana.publicKey).toBe(first.solana.publicKey);
     // A signature made before the "restart" verifies against the key loaded after it.
     const quote = solanaQuote();
-    expect(verifySolanaQuote(second.solana.publicKey, quote, first.solana.sign(quote))).toBe(true);
+    expect(verifySolanaQuote(second.solana.publicKey, quote, first.solana.signMessage(encodeSolanaQuote(quote)))).toBe(true);
     expect(await evmSignerOf(first)).toBe(second.evm.address);
     // A fresh data directory means a different development signer.
     const otherDir = fs.mkdtempSync(path.join(os.tmpdir(), 'signing-keys-'));

@@ -53,7 +53,7 @@ describe('signerPublicInfo', () => {
       key: { kty: 'OKP', crv: 'Ed25519', x: Buffer.from(new PublicKey(info.solana.publicKey).toBytes()).toString('base64url') },
       format: 'jwk',
     });
-    expect(nodeVerify(null, encodeSolanaQuote(quote), key, signers.solana.sign(quote))).toBe(true);
+    expect(nodeVerify(null, encodeSolanaQuote(quote), key, signers.solana.signMessage(encodeSolanaQuote(quote)))).toBe(true);
   });
 
   test('refuses a token manager that is not an address', () => {
