@@ -35,7 +35,7 @@ import { attestationWorkflowId } from '../../temporal/workflow-ids';
 import { createTestApi, testSolanaAccounts, testSolanaSecretKey, type TestApi } from '../support/api';
 import { cloneTemplateDatabase, type TestDb } from '../support/database';
 import { rpcCall, rpcResult } from '../support/solana';
-import { eventually, startProductTemporal, type ProductTemporal } from '../support/temporal';
+import { eventually, recordProductHistory, startProductTemporal, type ProductTemporal } from '../support/temporal';
 
 const SYMBOL = 'SPYon';
 const NONCE_POOL_SIZE = 6;
@@ -188,6 +188,7 @@ describe('a Solana attestation completed by the user', () => {
     await eventually(() => handle.describe());
     await handle.signal(attestationExecutedSignal, { txHash: signature, executedAt: Date.now() });
     expect(await handle.result()).toMatchObject({ state: 'executed', txHash: signature });
+    await recordProductHistory('attestation-solana-executed', handle);
     const { rows } = await api.db.query('SELECT state, nonce, attestation_id FROM solana_nonce_accounts WHERE address = $1', [held.address]);
     expect(rows).toEqual([{ state: 'free', nonce: expect.not.stringMatching(held.nonce), attestation_id: null }]);
     expect(rows[0].nonce).toBe(await rpcNonceLedger(ledger.rpcUrl).readNonce(held.address as Address));
@@ -305,6 +306,7 @@ describe('a Solana attestation never sent', () => {
       await temporal.timeSkipping!.skip(SETTLEMENT_GRACE_MS);
       const handle = temporal.client.workflow.getHandle(attestationWorkflowId(first.body.attestationId));
       expect(await handle.result()).toMatchObject({ state: 'expired' });
+      await recordProductHistory('attestation-solana-expired', handle);
     } finally {
       await limitAttestationsTo(100);
     }

@@ -31,6 +31,8 @@ test('histories of every product workflow are recorded', () => {
     'attestation-executed.json',
     'attestation-executing-then-executed.json',
     'attestation-expired.json',
+    'attestation-solana-executed.json',
+    'attestation-solana-expired.json',
     'chain-watcher-halted-resumed.json',
     'hedge-filled.json',
     'market-data-retention-long-lived.json',
