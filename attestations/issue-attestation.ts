@@ -23,8 +23,8 @@ import { limitsSessionOf, sessionIntervalAt } from '../domain/calendar';
 import { bareChainId, SOLANA_CHAIN, type EvmChain } from '../domain/chains';
 import { formatDecimal, Rounding, toScaledInteger } from '../domain/money';
 import { expirationSeconds } from '../domain/pricing';
-import { bytesToBase64, evmDomain, QUOTE_SIDE, ZERO_BYTES32, type Quote, type Signers } from '../signing';
-import { signSolanaAttestationTransaction } from '../signing/solana-transaction';
+import { bytesToBase64, evmDomain, InvalidQuoteError, QUOTE_SIDE, ZERO_BYTES32, type Quote, type Signers } from '../signing';
+import { signSolanaAttestationTransaction, solanaAttestationAmounts } from '../signing/solana-transaction';
 import { AttestationRefused } from './errors';
 import type { BatchedStore } from './batched-store';
 import { limitRefusal, refusedBy, type LimitSettings } from './limits';
@@ -108,6 +108,20 @@ function solanaMintOf(dependencies: AttestationDependencies, symbol: string): Ad
   return mint;
 }
 
+/**
+ * Refuses, before a nonce is taken, a Solana trade that would move nothing on one side: fewer tokens than one base
+ * unit of the mint, or a price below one base unit of the stablecoin (solanaAttestationAmounts never signs those).
+ */
+function refuseUnsignableAmounts(request: AttestationRequest, trade: Parameters<typeof solanaAttestationAmounts>[0]): void {
+  try {
+    solanaAttestationAmounts(trade);
+  } catch (error) {
+    if (!(error instanceof InvalidQuoteError)) throw error;
+    const code = request.tokenAmount !== undefined ? 'INVALID_TOKEN_AMOUNT' : 'INVALID_NOTIONAL_VALUE';
+    throw new AttestationRefused(code, `Too small to trade on ${SOLANA_CHAIN}: ${error.message}`);
+  }
+}
+
 export type IssueAttestationInput = { caller: AttestationCaller; asset: AssetRecord; request: AttestationRequest; idempotencyKey?: string; now: number };
 
 /** Issues the attestation (see `issue`), counting what became of the request in the metrics. */
@@ -178,6 +192,7 @@ async function signedAttestation(
   // The request schema admits a Solana request only with a valid base58 wallet.
   const user = input.request.userAddress as Address;
   const { quote, expiration } = quoteFor(input, priced, stockMint);
+  refuseUnsignableAmounts(input.request, { ...quote, stockDecimals: accounts!.tokenDecimals, stablecoinDecimals: accounts!.stablecoinDecimals });
   const attestationId = quote.attestationId.toString();
   const nonce = await holdSolanaNonce(client, { attestationId, expiresAt: expiration * 1000, now: input.now });
   const signed = await signSolanaAttestationTransaction(

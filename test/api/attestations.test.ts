@@ -152,6 +152,17 @@ describe('an attestation', () => {
     expect((await verifySolanaAttestationTransaction(body, { ...solana, stockDecimals: solana.tokenDecimals, userAddress: 'Y4cj1i7GeSUPZUnwSrpxmG92DLCaxS5Z5QnXoDW4VpU' })).valid).toBe(false);
   });
 
+  test('on solana-900 a trade smaller than one base unit of a mint is refused before a nonce is taken', async () => {
+    const free = async () => (await api.db.query<{ n: number }>(`SELECT count(*)::int AS n FROM solana_nonce_accounts WHERE state = 'free'`)).rows[0]!.n;
+    const freeBefore = await free();
+    // Less than 1e-9 token (the mint's 9 decimals), and a notional below one base unit of the stablecoin (6 decimals).
+    const tokens = await attest({ ...valid, tokenAmount: '0.0000000001', chainId: 'solana-900', userAddress: SOLANA_WALLET });
+    expect([tokens.status, tokens.body.code]).toEqual([400, 'INVALID_TOKEN_AMOUNT']);
+    const notional = await attest({ symbol: 'AAPLon', side: 'buy', notionalValue: '0.0000001', chainId: 'solana-900', userAddress: SOLANA_WALLET });
+    expect([notional.status, notional.body.code]).toEqual([400, 'INVALID_NOTIONAL_VALUE']);
+    expect([await free(), await count()]).toEqual([freeBefore, 0]);
+  });
+
   test("on Solana's genesis hash, as the reference's pages name the chain, is the solana-900 attestation", async () => {
     const response = await attest({ ...valid, chainId: '5eykt4UsFv8P8NJdTREpY1vzqKqZKvdpKuc147dw2N9d', userAddress: SOLANA_WALLET });
     expect(response.status).toBe(200);
