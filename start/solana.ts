@@ -1,7 +1,9 @@
 /**
  * The Solana part of `npm start`: the cluster SOLANA_RPC_URL names (checked reachable, nothing started), or else the
  * local ledger (solana-ledger/) on SOLANA_RPC_PORT with its state under DATA_DIR/solana, stopped with the stack.
- * The product reaches either only through JSON-RPC.
+ * The product reaches either only through JSON-RPC. Also what the product's roles take from it: the issuer's accounts
+ * derived from its key (the API's mints), the mints recorded as the tokens' solana-900 addresses, and the set-up's
+ * nonce accounts registered into the pool table.
  */
 import path from 'node:path';
 import type { Address } from '@solana/kit';
