@@ -21,9 +21,9 @@ const usage = `usage: npm run verify -- [FILE] [--api URL] [--key KEY] [--signer
   --api URL                 the API base, e.g. http://127.0.0.1:8080/v1 (default: api of DATA_DIR/stack.json)
   --key KEY                 a key to read GET /v1/attestations/signers with (default: the read key of DATA_DIR/stack.json)
   --signers FILE            the published signers as JSON (what GET /v1/attestations/signers answers), instead of asking the API
-  --stablecoin-mint ADDRESS solana-900: the issuer's stablecoin mint the transaction pays or is paid in
-                            (default: chains["solana-900"].stablecoinMint of DATA_DIR/stack.json); the treasury is its
-                            associated account of the published Solana signer
+  --stablecoin-mint ADDRESS solana-900: the issuer's stablecoin mint the transaction pays or is paid in (default: the
+                            published one, else chains["solana-900"].stablecoinMint of DATA_DIR/stack.json); the
+                            treasury is its associated account of the published Solana signer
 exits 0 when the signature is the published signer's (and, on Solana, the transaction is the attestation's), 1 when not`;
 
 async function publishedSigners(values: { api?: string; key?: string; signers?: string }, stack: ReturnType<typeof readStackFile>): Promise<SignerPublicInfo> {
@@ -36,15 +36,15 @@ async function publishedSigners(values: { api?: string; key?: string; signers?: 
   return (await response.json()) as SignerPublicInfo;
 }
 
-/** The issuer's Solana accounts the transaction is checked against: the stablecoin mint given or in the stack file. */
+/** The issuer's Solana accounts the transaction is checked against: the stablecoin mint given, published or in the stack file. */
 async function solanaAccounts(signers: SignerPublicInfo, stablecoinMint: string | undefined, stack: ReturnType<typeof readStackFile>) {
   const chains = stack?.['chains'] as Record<string, { stablecoinMint?: string } | undefined> | undefined;
-  const mint = stablecoinMint ?? chains?.[SOLANA_CHAIN]?.stablecoinMint;
-  if (!mint) throw new Error(`a Solana attestation is checked against the issuer's stablecoin mint: pass --stablecoin-mint, or run \`npm start\` first so DATA_DIR/stack.json names it`);
+  const mint = stablecoinMint ?? signers.solana.stablecoinMint ?? chains?.[SOLANA_CHAIN]?.stablecoinMint;
+  if (!mint) throw new Error(`a Solana attestation is checked against the issuer's stablecoin mint: none is published; pass --stablecoin-mint`);
   if (!isValidSolanaAddress(mint)) throw new Error(`--stablecoin-mint ${mint} is not a Solana address`);
   return {
     stablecoinMint: mint as Address,
-    stablecoinDecimals: SOLANA_STABLECOIN_DECIMALS,
+    stablecoinDecimals: signers.solana.stablecoinDecimals ?? SOLANA_STABLECOIN_DECIMALS,
     treasury: await solanaTreasury(signers.solana.publicKey as Address, mint as Address),
     stockDecimals: SOLANA_TOKEN_DECIMALS,
   };

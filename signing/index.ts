@@ -26,21 +26,7 @@ export {
   type QuoteDomain,
   type TypedDataSigner,
 } from './evm';
-export {
-  SOLANA_CHAIN_ID,
-  SOLANA_QUOTE_LAYOUT,
-  SOLANA_QUOTE_LENGTH,
-  SOLANA_QUOTE_OFFSETS,
-  SOLANA_QUOTE_TAG,
-  assertSolanaQuote,
-  encodeSolanaQuote,
-  isValidSolanaAddress,
-  signSolanaQuote,
-  solanaAddressBytes,
-  solanaPublicKeyOf,
-  verifySolanaQuote,
-  type SolanaAddressOptions,
-} from './solana';
+export { SOLANA_ATTESTATION_MESSAGE, isValidSolanaAddress, signSolanaMessage, solanaAddressBytes, solanaPublicKeyOf, type SolanaAddressOptions } from './solana';
 export {
   DEV_KEY_FILE,
   SignerConfigurationError,

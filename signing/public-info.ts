@@ -6,7 +6,8 @@ import { type Address } from 'viem';
 import type { EvmChain } from '../domain/chains';
 import { evmDomain } from './evm';
 import { type Signers } from './keys';
-import { SOLANA_QUOTE_LAYOUT } from './solana';
+import { SOLANA_ATTESTATION_MESSAGE } from './solana';
+import type { SolanaIssuerAccounts } from './solana-transaction';
 
 /** An EIP-712 domain in JSON form; `chainId` is a number, as wallets and EIP-712 tooling take it. */
 export interface PublicDomain {
@@ -19,11 +20,19 @@ export interface PublicDomain {
 export interface SignerPublicInfo {
   /** One domain per EVM chain whose token manager is deployed. */
   evm: { address: Address; domains: Partial<Record<EvmChain, PublicDomain>> };
-  solana: { publicKey: string; message: string };
+  /**
+   * The issuer's Solana key, what it signs, and the accounts an attestation's transaction is checked against (the
+   * stablecoin mint and its decimals, the treasury); those are absent where the API was given no Solana accounts.
+   */
+  solana: { publicKey: string; message: string } & Partial<Pick<SolanaIssuerAccounts, 'stablecoinMint' | 'stablecoinDecimals' | 'treasury'>>;
 }
 
-/** The signers' public description, given the token manager contract deployed on each EVM chain. */
-export function signerPublicInfo(signers: Signers, verifyingContracts: Partial<Record<EvmChain, string>>): SignerPublicInfo {
+/** The signers' public description, given the token manager contract deployed on each EVM chain and the issuer's Solana accounts. */
+export function signerPublicInfo(
+  signers: Signers,
+  verifyingContracts: Partial<Record<EvmChain, string>>,
+  solana?: Pick<SolanaIssuerAccounts, 'stablecoinMint' | 'stablecoinDecimals' | 'treasury'>,
+): SignerPublicInfo {
   const domains: Partial<Record<EvmChain, PublicDomain>> = {};
   for (const [chain, contract] of Object.entries(verifyingContracts) as [EvmChain, string][]) {
     const { name, version, chainId, verifyingContract } = evmDomain(chain, contract);
@@ -31,6 +40,10 @@ export function signerPublicInfo(signers: Signers, verifyingContracts: Partial<R
   }
   return {
     evm: { address: signers.evm.address, domains },
-    solana: { publicKey: signers.solana.publicKey, message: SOLANA_QUOTE_LAYOUT },
+    solana: {
+      publicKey: signers.solana.publicKey,
+      message: SOLANA_ATTESTATION_MESSAGE,
+      ...(solana && { stablecoinMint: solana.stablecoinMint, stablecoinDecimals: solana.stablecoinDecimals, treasury: solana.treasury }),
+    },
   };
 }

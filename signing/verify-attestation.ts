@@ -10,7 +10,6 @@ import { base64ToBytes } from './base64';
 import { recoverEvmQuoteSigner } from './evm';
 import type { SignerPublicInfo } from './public-info';
 import type { Quote, QuoteSide } from './quote';
-import { verifySolanaQuote } from './solana';
 import { verifySolanaAttestationTransaction } from './verify-solana-transaction';
 import type { SolanaIssuerAccounts } from './solana-transaction';
 import { getTransactionDecoder } from '@solana/kit';
@@ -52,7 +51,7 @@ export interface Verification {
  */
 export type SolanaVerificationAccounts = Omit<SolanaIssuerAccounts, 'issuer'> & { stockDecimals: number };
 
-/** Whether `additionalData` holds a Solana wire transaction (the attestation of issue 35) rather than 32 bytes. */
+/** Whether `additionalData` holds a Solana wire transaction. */
 function carriesSolanaTransaction(additionalData: string): boolean {
   try {
     getTransactionDecoder().decode(base64ToBytes(additionalData));
@@ -84,8 +83,9 @@ export function quoteOfAttestation(attestation: AttestationFields): Quote {
 export async function verifyAttestation(attestation: AttestationFields, signers: SignerPublicInfo, solana?: SolanaVerificationAccounts): Promise<Verification> {
   const chain = CHAINS.find((candidate) => String(bareChainId(candidate)) === String(attestation.chainId));
   if (!chain) throw new Error(`chainId ${attestation.chainId} is no chain of the product`);
-  if (!isEvmChain(chain) && carriesSolanaTransaction(attestation.additionalData)) {
+  if (!isEvmChain(chain)) {
     const expected = signers.solana.publicKey;
+    if (!carriesSolanaTransaction(attestation.additionalData)) return { chain, scheme: 'ed25519', valid: false, expected, problem: '`additionalData` is not a Solana wire transaction' };
     if (!solana) throw new Error("a Solana attestation's transaction is checked against the issuer's stablecoin mint and treasury: none given");
     const checked = await verifySolanaAttestationTransaction(attestation, { ...solana, issuer: expected as SolanaIssuerAccounts['issuer'] });
     const { valid, problem, user, nonceAccount, nonce } = checked;
@@ -93,12 +93,6 @@ export async function verifyAttestation(attestation: AttestationFields, signers:
   }
   const quote = quoteOfAttestation(attestation);
   const signature = base64ToBytes(attestation.signature);
-  if (!isEvmChain(chain)) {
-    // The 190-byte quote signature the API answered on Solana before it answered the transaction.
-    const expected = signers.solana.publicKey;
-    const valid = verifySolanaQuote(expected, quote, signature);
-    return { chain, scheme: 'ed25519', valid, expected, ...(valid ? {} : { problem: 'the ed25519 signature does not verify under the published public key' }) };
-  }
   const expected = signers.evm.address;
   const domain = signers.evm.domains[chain];
   if (!domain) return { chain, scheme: 'eip712', valid: false, expected, problem: `no EIP-712 domain is published for ${chain}` };

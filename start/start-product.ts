@@ -159,7 +159,7 @@ export async function startProduct(config: Config, options: StartProductOptions)
       metrics: metrics.url,
       database: databaseUrl,
       temporal: { address: temporal.address, namespace: temporal.namespace, kind: temporal.kind },
-      signers: signerPublicInfo(signers, Object.fromEntries(deployments.map((deployment) => [deployment.chain, deployment.tokenManager]))),
+      signers: signerPublicInfo(signers, Object.fromEntries(deployments.map((deployment) => [deployment.chain, deployment.tokenManager])), solanaAccounts),
       chains: { ...(await stackChains(db, chains, deployments)), [SOLANA_CHAIN]: solanaSetup?.chain ?? { rpcUrl: solana.rpcUrl } },
       wallets,
       solanaWallets: solanaSetup?.wallets ?? [],

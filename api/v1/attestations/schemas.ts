@@ -92,7 +92,10 @@ export const signersSchema = component(
       }),
       solana: z.object({
         publicKey: z.string().describe('The ed25519 signer of solana-900 attestations, base58.'),
-        message: z.string().describe('The layout of the 190 signed bytes.'),
+        message: z.string().describe('What the signature covers: the message of the transaction in `additionalData`.'),
+        stablecoinMint: z.string().optional().describe('The stablecoin mint a Solana attestation pays or is paid in, base58.'),
+        stablecoinDecimals: z.number().int().optional().describe("The stablecoin mint's decimals."),
+        treasury: z.string().optional().describe("The issuer's stablecoin token account a buy pays into and a sell is paid from, base58."),
       }),
     })
     .describe('What verifying an attestation takes.'),

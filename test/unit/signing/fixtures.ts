@@ -29,17 +29,6 @@ export function evmQuote(overrides: Partial<Quote> = {}): Quote {
 /** A deterministic Solana key pair (seed 1, 2, …, 32). */
 export const SOLANA_KEYPAIR = Keypair.fromSeed(Uint8Array.from({ length: 32 }, (_, i) => i + 1));
 
-/** A Solana quote; the mint is an arbitrary 32-byte key. */
-export function solanaQuote(overrides: Partial<Quote> = {}): Quote {
-  return {
-    ...evmQuote(),
-    chainId: 900n,
-    asset: 'So11111111111111111111111111111111111111112',
-    side: 1,
-    ...overrides,
-  };
-}
-
 /** One changed value per field, each still a valid quote field. */
 export const TAMPERED_FIELDS: ReadonlyArray<[keyof Quote, (quote: Quote) => Partial<Quote>]> = [
   ['attestationId', (q) => ({ attestationId: q.attestationId + 1n })],

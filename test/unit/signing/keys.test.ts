@@ -2,7 +2,8 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { inspect } from 'node:util';
-import { Keypair } from '@solana/web3.js';
+import { ed25519 } from '@noble/curves/ed25519';
+import { Keypair, PublicKey } from '@solana/web3.js';
 import { recoverTypedDataAddress, type Address } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import { loadConfig } from '../../../config';
@@ -14,11 +15,9 @@ import {
   encodeBase58,
   evmDomain,
   loadSigners,
-  encodeSolanaQuote,
-  verifySolanaQuote,
   type Signers,
 } from '../../../signing';
-import { EVM_PRIVATE_KEY, SOLANA_KEYPAIR, TOKEN_MANAGER_ETH, evmQuote, solanaQuote } from './fixtures';
+import { EVM_PRIVATE_KEY, SOLANA_KEYPAIR, TOKEN_MANAGER_ETH, evmQuote } from './fixtures';
 
 const SOLANA_SECRET = encodeBase58(SOLANA_KEYPAIR.secretKey);
 const CONFIGURED = { ATTESTATION_EVM_PRIVATE_KEY: EVM_PRIVATE_KEY, ATTESTATION_SOLANA_SECRET_KEY: SOLANA_SECRET };
@@ -86,8 +85,8 @@ describe('loadSigners', () => {
     expect(signers.solana.publicKey).toBe(SOLANA_KEYPAIR.publicKey.toBase58());
     expect([signers.evm.source, signers.solana.source]).toEqual(['configured', 'configured']);
     expect(await evmSignerOf(signers)).toBe(signers.evm.address);
-    const quote = solanaQuote();
-    expect(verifySolanaQuote(SOLANA_KEYPAIR.publicKey.toBase58(), quote, signers.solana.signMessage(encodeSolanaQuote(quote)))).toBe(true);
+    const message = new TextEncoder().encode('a transaction message');
+    expect(ed25519.verify(signers.solana.signMessage(message), message, SOLANA_KEYPAIR.publicKey.toBytes())).toBe(true);
     expect(fs.readdirSync(dataDir)).toEqual([]);
   });
 
@@ -101,8 +100,8 @@ describe('loadSigners', () => {
     expect(second.evm.address).toBe(first.evm.address);
     expect(second.solana.publicKey).toBe(first.solana.publicKey);
     // A signature made before the "restart" verifies against the key loaded after it.
-    const quote = solanaQuote();
-    expect(verifySolanaQuote(second.solana.publicKey, quote, first.solana.signMessage(encodeSolanaQuote(quote)))).toBe(true);
+    const message = new TextEncoder().encode('a transaction message');
+    expect(ed25519.verify(first.solana.signMessage(message), message, new PublicKey(second.solana.publicKey).toBytes())).toBe(true);
     expect(await evmSignerOf(first)).toBe(second.evm.address);
     // A fresh data directory means a different development signer.
     const otherDir = fs.mkdtempSync(path.join(os.tmpdir(), 'signing-keys-'));

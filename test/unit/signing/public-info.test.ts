@@ -3,13 +3,12 @@ import { PublicKey } from '@solana/web3.js';
 import { recoverTypedDataAddress, type Address } from 'viem';
 import {
   QUOTE_TYPES,
-  SOLANA_QUOTE_LAYOUT,
-  encodeSolanaQuote,
+  SOLANA_ATTESTATION_MESSAGE,
   evmDomain,
   signerPublicInfo,
   signersFromKeys,
 } from '../../../signing';
-import { EVM_PRIVATE_KEY, SOLANA_KEYPAIR, TOKEN_MANAGER_BSC, TOKEN_MANAGER_ETH, evmQuote, solanaQuote } from './fixtures';
+import { EVM_PRIVATE_KEY, SOLANA_KEYPAIR, TOKEN_MANAGER_BSC, TOKEN_MANAGER_ETH, evmQuote } from './fixtures';
 
 const signers = signersFromKeys({ evmPrivateKey: EVM_PRIVATE_KEY, solanaSecretKey: SOLANA_KEYPAIR.secretKey });
 const contracts = { 'ethereum-1': TOKEN_MANAGER_ETH, 'bsc-56': TOKEN_MANAGER_BSC.toLowerCase() };
@@ -25,8 +24,11 @@ describe('signerPublicInfo', () => {
           'bsc-56': { name: 'TokenizedStockIssuerTokenManager', version: '1', chainId: 56, verifyingContract: TOKEN_MANAGER_BSC },
         },
       },
-      solana: { publicKey: SOLANA_KEYPAIR.publicKey.toBase58(), message: SOLANA_QUOTE_LAYOUT },
+      solana: { publicKey: SOLANA_KEYPAIR.publicKey.toBase58(), message: SOLANA_ATTESTATION_MESSAGE },
     });
+    // With the issuer's Solana accounts (the API's), what a Solana attestation's transaction is checked against.
+    const accounts = { stablecoinMint: 'So11111111111111111111111111111111111111112', stablecoinDecimals: 6, treasury: SOLANA_KEYPAIR.publicKey.toBase58() } as const;
+    expect(signerPublicInfo(signers, contracts, accounts as never).solana).toEqual({ publicKey: SOLANA_KEYPAIR.publicKey.toBase58(), message: SOLANA_ATTESTATION_MESSAGE, ...accounts });
     expect(JSON.stringify(info)).not.toContain(EVM_PRIVATE_KEY.slice(2));
   });
 
@@ -48,12 +50,12 @@ describe('signerPublicInfo', () => {
 
   test('is enough for a third party to verify a Solana signature', () => {
     const info = signerPublicInfo(signers, contracts);
-    const quote = solanaQuote();
+    const message = new TextEncoder().encode('a transaction message');
     const key = createPublicKey({
       key: { kty: 'OKP', crv: 'Ed25519', x: Buffer.from(new PublicKey(info.solana.publicKey).toBytes()).toString('base64url') },
       format: 'jwk',
     });
-    expect(nodeVerify(null, encodeSolanaQuote(quote), key, signers.solana.signMessage(encodeSolanaQuote(quote)))).toBe(true);
+    expect(nodeVerify(null, message, key, signers.solana.signMessage(message))).toBe(true);
   });
 
   test('refuses a token manager that is not an address', () => {
