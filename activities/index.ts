@@ -14,6 +14,8 @@ import { createHedgingActivities } from './hedging';
 import { createMarketDataActivities } from './market-data-retention';
 import { createPartnerActivities } from './partner';
 import { createRedemptionActivities } from './redemptions';
+import { createSolanaWatcherActivities, type SolanaWatcherActivityDependencies } from './solana-watcher';
+import { SOLANA_CHAIN } from '../domain/chains';
 import { createReservesActivities } from './reserves';
 import { createSolanaNoncePoolActivities, type SolanaNoncePoolActivities, type SolanaNoncePoolDependencies } from './solana-nonce-pool';
 import { createSolanaNonceActivities, type SolanaNonceActivities, type SolanaNonceDependencies } from './solana-nonces';
@@ -39,6 +41,8 @@ export interface ActivityDependencies {
   chains?: ChainDependencies;
   /** The brokerage partner the partner flow calls back; absent: those calls fail and are retried. */
   broker?: BrokerClient;
+  /** The Solana ledger the Solana chain watcher reads (absent: it is not watched; its scans fail CHAINS_NOT_CONFIGURED). */
+  solanaChain?: Omit<SolanaWatcherActivityDependencies, 'db' | 'chain'>;
   /** RESERVES_TOLERANCE_BPS (default 1). */
   reservesToleranceBps?: number;
   /** The Solana ledger and the issuer's key (the nonce pool's authority); absent: the nonce activities fail, retried until a worker that has them runs them. */
@@ -68,12 +72,22 @@ export function createActivities(deps: ActivityDependencies) {
   const solanaNonces: SolanaNonceActivities = deps.solana
     ? createSolanaNonceActivities({ db, ...deps.solana })
     : { advanceAttestationNonce: solanaNotConfigured, releaseExecutedAttestationNonce: solanaNotConfigured };
+  const solanaWatcher = deps.solanaChain && createSolanaWatcherActivities({ db, chain: SOLANA_CHAIN, ...deps.solanaChain });
   const wallets: WalletActivities = chains ? createWalletActivities({ db, ...chains }) : { applyWalletRegistration: async () => notConfigured() };
   return {
     ...createMarketDataActivities({ db }),
     ...createAttestationActivities({ db }),
     ...solanaNonces,
     ...chainWatcher,
+    // One watcher workflow for every chain: the Solana ledger's scans are its own (activities/solana-watcher.ts).
+    async scanChain(input: { chain: string }) {
+      if (input.chain !== SOLANA_CHAIN) return chainWatcher.scanChain(input);
+      return solanaWatcher ? solanaWatcher.scanChain() : notConfigured();
+    },
+    async resumeChainWatcher(input: Parameters<ChainWatcherActivities['resumeChainWatcher']>[0]) {
+      if (input.chain !== SOLANA_CHAIN) return chainWatcher.resumeChainWatcher(input);
+      return solanaWatcher ? solanaWatcher.resumeChainWatcher(input) : notConfigured();
+    },
     ...createRedemptionActivities({ db }),
     ...wallets,
     ...createPartnerActivities({ db, chains, broker }),

@@ -13,6 +13,9 @@ export function chainWatcherWorkflowId(chainId: number): string {
   return `chain-watcher-${chainId}`;
 }
 
+/** The watcher of the Solana ledger, by the chain's named id (`chain-watcher-solana-900`). */
+export const SOLANA_CHAIN_WATCHER_WORKFLOW_ID = 'chain-watcher-solana-900';
+
 /** One redemption: one IssuerRedeem log, named by where it is on chain. */
 export function redemptionWorkflowId(chainId: number, txHash: string, logIndex: number): string {
   return `redemption-${chainId}-${txHash.toLowerCase()}-${logIndex}`;

@@ -12,6 +12,9 @@ import { createActivities } from '../activities';
 import { rpcNonceLedger } from '../chains/solana-ledger';
 import { solanaIssuer } from '../chains/solana-accounts';
 import type { IssuerChains } from '../chains/context';
+import { deriveSolanaContext } from '../chains/solana-context';
+import { CATALOGUE } from '../domain/catalogue';
+import { SOLANA_CHAIN } from '../domain/chains';
 import { listChainDeployments } from '../db/queries/chain-deployments';
 import { recoverAttestationWorkflows, runAttestationWorkflowStarts } from '../attestations/lifecycle-workflows';
 import type { Config } from '../config';
@@ -21,7 +24,14 @@ import type { TemporalService } from '../temporal/connection';
 import { underlyingsOwed } from '../db/queries/hedging';
 import { LONG_LIVED_WORKFLOW_TASK_TIMEOUT } from '../temporal/long-lived';
 import { hedgeOwedSignal, type SolanaNoncePoolInput } from '../temporal/messages';
-import { chainWatcherWorkflowId, hedgeWorkflowId, MARKET_DATA_RETENTION_WORKFLOW_ID, RESERVES_WORKFLOW_ID, SOLANA_NONCE_POOL_WORKFLOW_ID } from '../temporal/workflow-ids';
+import {
+  chainWatcherWorkflowId,
+  hedgeWorkflowId,
+  MARKET_DATA_RETENTION_WORKFLOW_ID,
+  RESERVES_WORKFLOW_ID,
+  SOLANA_CHAIN_WATCHER_WORKFLOW_ID,
+  SOLANA_NONCE_POOL_WORKFLOW_ID,
+} from '../temporal/workflow-ids';
 import { recoverWalletRegistrations } from '../wallets/registration';
 import { BrokerClient, type BrokerConnection } from '../partner/broker-client';
 import { recoverPartnerMintWorkflows } from '../partner/workflows';
@@ -67,9 +77,9 @@ export interface StartWorkerParameters {
   /** The brokerage partner the partner flow calls back; absent: those calls are retried until a worker that has it runs them. */
   broker?: BrokerConnection;
   /**
-   * The Solana ledger (SOLANA_RPC_URL, or npm start's) and the issuer's Solana key: the attestations' nonces are
-   * advanced and the nonce pool kept with them; absent: the nonce activities are retried until a worker that has them
-   * runs them, and the pool's keeper does not run here.
+   * The Solana ledger (SOLANA_RPC_URL, or npm start's) and the issuer's Solana key: the chain is watched (and counted
+   * in the reserves), the attestations' nonces are advanced and the nonce pool kept with them; absent: none of that
+   * runs here (the nonce activities are retried until a worker that has them runs them).
    */
   solana?: { rpcUrl: string; issuerSecretKey: Uint8Array };
   /** `host:port` where the SDK runtime exports its own metrics (`temporal_…`, Prometheus text at /metrics); unset: none. */
@@ -107,7 +117,11 @@ export async function startWorker(parameters: StartWorkerParameters): Promise<Ru
   const taskQueue = config.TEMPORAL_TASK_QUEUE;
   const settlementGraceMs = config.ATTESTATION_SETTLEMENT_GRACE_MS;
   installRuntime(logger, parameters.runtimeMetricsAddress);
-  const solana = parameters.solana && { ...parameters.solana, issuer: await solanaIssuer(parameters.solana.issuerSecretKey) };
+  const solana = parameters.solana && {
+    ...parameters.solana,
+    issuer: await solanaIssuer(parameters.solana.issuerSecretKey),
+    context: await deriveSolanaContext({ ...parameters.solana, symbols: CATALOGUE.map((asset) => asset.symbol) }),
+  };
   const workflows: WorkflowSource =
     parameters.bundleCode !== undefined
       ? { workflowBundle: { code: parameters.bundleCode } }
@@ -134,6 +148,7 @@ export async function startWorker(parameters: StartWorkerParameters): Promise<Ru
         hedgeWindowMs: config.HEDGE_WINDOW_MS,
       },
       broker: parameters.broker && new BrokerClient(parameters.broker),
+      solanaChain: solana && { solana: solana.context, temporal: client, taskQueue, settlementGraceMs, hedgeWindowMs: config.HEDGE_WINDOW_MS },
       reservesToleranceBps: config.RESERVES_TOLERANCE_BPS,
       solana: solana && { ledger: rpcNonceLedger(solana.rpcUrl), issuer: solana.issuer },
       solanaNoncePool: solana && {
@@ -171,6 +186,14 @@ export async function startWorker(parameters: StartWorkerParameters): Promise<Ru
       }
     }
     if (solana) {
+      await client.workflow.start<typeof chainWatcherWorkflow>('chainWatcherWorkflow', {
+        workflowId: SOLANA_CHAIN_WATCHER_WORKFLOW_ID,
+        taskQueue,
+        args: [{ chain: SOLANA_CHAIN, pollIntervalMs: config.CHAIN_POLL_INTERVAL_MS }],
+        workflowIdConflictPolicy: WorkflowIdConflictPolicy.USE_EXISTING,
+        workflowTaskTimeout: LONG_LIVED_WORKFLOW_TASK_TIMEOUT,
+      });
+      logger.info({ chain: SOLANA_CHAIN, workflowId: SOLANA_CHAIN_WATCHER_WORKFLOW_ID }, 'chain watcher running');
       await client.workflow.start<typeof solanaNoncePoolWorkflow>('solanaNoncePoolWorkflow', {
         workflowId: SOLANA_NONCE_POOL_WORKFLOW_ID,
         taskQueue,
