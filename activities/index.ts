@@ -92,7 +92,7 @@ export function createActivities(deps: ActivityDependencies) {
     ...wallets,
     ...createPartnerActivities({ db, chains, broker }),
     ...createHedgingActivities({ db, broker }),
-    ...createReservesActivities({ db, chains: chains?.chains, broker, toleranceBps: deps.reservesToleranceBps ?? 1 }),
+    ...createReservesActivities({ db, chains: chains?.chains, solana: deps.solanaChain?.solana, broker, toleranceBps: deps.reservesToleranceBps ?? 1 }),
     ...solanaNoncePool,
   };
 }

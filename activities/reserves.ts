@@ -9,11 +9,16 @@
  * backing = held + hedges − redemptions − partnerMints; required = supply × multiplier now. An asset is `short` when
  * required − backing exceeds the tolerance (RESERVES_TOLERANCE_BPS of what is required, and at least one broker unit,
  * 1e-9 share, so rounding carries never count); its attestation minting is paused until it is covered again.
+ * Solana has no past state to read: each mint's supply is read at `finalized` (getTokenSupply) before the database
+ * snapshot, less the tokens of the executions at or below that slot the watcher has seen but not made final yet (in
+ * the supply, owing no hedge yet); `blocks` names the slot read.
  * Each computation is stored (reserve_snapshots) and answered.
  */
 import { Context } from '@temporalio/activity';
+import { createSolanaRpc, type Address } from '@solana/kit';
 import type { PublicClient } from 'viem';
 import type { ChainContexts } from '../chains/context';
+import type { SolanaContext } from '../chains/solana-context';
 import { tokenSupplyAt } from '../chains/token-supply';
 import { receiptOf } from '../chains/transactions';
 import { inTransaction, type Database, type Queryable } from '../db/pool';
@@ -22,13 +27,16 @@ import { readWatcherCursor } from '../db/queries/chain-watcher';
 import { multipliersAt } from '../db/queries/corporate-actions';
 import { hedgesInFlight } from '../db/queries/hedging';
 import { applyReservePauses, insertReserveSnapshots, partnerInFlight, type PartnerInFlight, type ReserveAsset } from '../db/queries/reserves';
+import { unfinalTokensAtOrBelow } from '../db/queries/solana-watcher';
 import { Decimal, Rounding } from '../domain/money';
-import type { EvmChain } from '../domain/chains';
+import { SOLANA_CHAIN, type EvmChain } from '../domain/chains';
 import type { BrokerClient } from '../partner/broker-client';
 
 export interface ReservesActivityDependencies {
   db: Database;
   chains?: ChainContexts;
+  /** The Solana ledger and the issuer's mints on it; absent: Solana supply is not counted. */
+  solana?: SolanaContext;
   broker?: BrokerClient;
   /** RESERVES_TOLERANCE_BPS */
   toleranceBps: number;
@@ -104,14 +112,48 @@ async function supplies(chains: ChainContexts, deployed: FinalTokens[]): Promise
   return { byAsset, blocks, tickers };
 }
 
+/** Each Solana mint's supply at `finalized` (base units; 0 for a mint not made yet), and the slot read. */
+async function solanaSupplies(solana: SolanaContext): Promise<{ slot: number; supplies: Map<string, bigint> }> {
+  const rpc = createSolanaRpc(solana.rpcUrl);
+  let slot = -1;
+  const supplies = new Map<string, bigint>();
+  for (const [symbol, mint] of solana.mints) {
+    try {
+      const { context, value } = await rpc.getTokenSupply(mint, { commitment: 'finalized' }).send();
+      slot = Math.max(slot, Number(context.slot));
+      supplies.set(symbol, BigInt(value.amount));
+    } catch (error) {
+      const { value } = await rpc.getAccountInfo(mint as Address, { commitment: 'finalized', encoding: 'base64' }).send();
+      if (value !== null) throw error;
+      supplies.set(symbol, 0n);
+    }
+  }
+  return { slot, supplies };
+}
+
+/** The Solana supply of each catalogue asset at the slot read, less what the watcher has not made final there. */
+async function solanaByAsset(db: Queryable, solana: SolanaContext, read: { slot: number; supplies: Map<string, bigint> }) {
+  const unfinal = await unfinalTokensAtOrBelow(db, SOLANA_CHAIN, read.slot);
+  const { rows } = await db.query<{ symbol: string; ticker: string }>(`SELECT symbol, ticker FROM assets WHERE symbol = ANY($1::text[]) ORDER BY symbol`, [
+    [...read.supplies.keys()],
+  ]);
+  return rows.map((row) => ({
+    ...row,
+    tokens: new Decimal(read.supplies.get(row.symbol)!.toString())
+      .div(new Decimal(10).pow(solana.tokenDecimals))
+      .minus(new Decimal(unfinal.get(row.symbol) ?? '0').div(TOKEN_UNIT))
+      .toFixed(),
+  }));
+}
+
 export function createReservesActivities(deps: ReservesActivityDependencies) {
   const { db } = deps;
   return {
     /** Computes, stores and acts on the reserves of every asset (see the module header). */
     async computeReserves(): Promise<ReservesComputation> {
       const started = performance.now();
-      const { chains, broker } = deps;
-      if (!chains) throw new Error('this worker has no chains configured: the token supply cannot be read');
+      const { chains, broker, solana } = deps;
+      if (!chains && !solana) throw new Error('this worker has no chains configured: the token supply cannot be read');
       if (!broker) throw new Error('this worker has no broker configured: the shares held cannot be read');
       const takenAt = Date.now();
       // The broker first, then the database: a fill lands at the broker before it is recorded, so a fill between the
@@ -119,18 +161,26 @@ export function createReservesActivities(deps: ReservesActivityDependencies) {
       // a recomputation. The database in one snapshot: the watcher commits a final block with the obligations it
       // makes final, so the supply read at that block and the hedges owed agree.
       const positions = await broker.positions();
-      const { deployed, hedges, partner, multipliers } = await inTransaction(
+      // Solana's supply before the snapshot: what the watcher made final at or below the slot read is in it.
+      const solanaRead = solana && (await solanaSupplies(solana));
+      const { deployed, solanaTokens, hedges, partner, multipliers } = await inTransaction(
         db,
         async (client) => ({
-          deployed: await finalTokens(client, chains),
+          deployed: chains ? await finalTokens(client, chains) : [],
+          solanaTokens: solana && solanaRead ? await solanaByAsset(client, solana, solanaRead) : [],
           hedges: await hedgesInFlight(client),
           partner: await partnerInFlight(client),
           multipliers: await multipliersAt(client, takenAt),
         }),
         { snapshot: true },
       );
-      const { byAsset, blocks, tickers } = await supplies(chains, deployed);
-      const inFlight = await partnerOutsideSupply(chains, partner, blocks);
+      const { byAsset, blocks, tickers } = await supplies(chains ?? {}, deployed);
+      for (const token of solanaTokens) {
+        blocks[SOLANA_CHAIN] = solanaRead!.slot;
+        tickers.set(token.symbol, token.ticker);
+        byAsset.set(token.symbol, { ...byAsset.get(token.symbol), [SOLANA_CHAIN]: token.tokens });
+      }
+      const inFlight = await partnerOutsideSupply(chains ?? {}, partner, blocks);
       const held = new Map(positions.map((position) => [position.symbol, position.qty]));
       const assets: ReserveAsset[] = [];
       for (const [symbol, byChain] of byAsset) {

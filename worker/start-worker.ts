@@ -203,7 +203,7 @@ export async function startWorker(parameters: StartWorkerParameters): Promise<Ru
       });
     }
     // Proof of reserves, and a hedging workflow for every underlying SQL says still owes a hedge.
-    if (chains && parameters.broker) {
+    if ((chains || parameters.solana) && parameters.broker) {
       await client.workflow.start<typeof reservesWorkflow>('reservesWorkflow', {
         workflowId: RESERVES_WORKFLOW_ID,
         taskQueue,

@@ -60,3 +60,17 @@ export async function seenExecutionsAtOrBelow(db: Queryable, chain: string, slot
   return rows;
 }
 
+/**
+ * Per asset, the tokens (18 decimals, buys positive, sells negative) of the executions recorded `seen` at or below
+ * `slot`: in a supply read at that slot, but owing no hedge yet (the watcher makes them final after it).
+ */
+export async function unfinalTokensAtOrBelow(db: Queryable, chain: string, slot: number): Promise<Map<string, string>> {
+  const { rows } = await db.query<{ symbol: string; quantity: string }>(
+    `SELECT a.symbol, sum(CASE WHEN x.side = 'buy' THEN x.quantity ELSE -x.quantity END)::text AS quantity
+       FROM trade_executions x JOIN attestations a ON a.attestation_id = x.attestation_id AND a.chain = x.chain
+      WHERE x.chain = $1 AND x.status = 'seen' AND x.block_number <= $2
+      GROUP BY a.symbol`,
+    [chain, slot],
+  );
+  return new Map(rows.map((row) => [row.symbol, row.quantity]));
+}

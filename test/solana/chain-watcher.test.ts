@@ -8,11 +8,17 @@
  */
 import { ed25519 } from '@noble/curves/ed25519';
 import { getBase64EncodedWireTransaction, getTransactionDecoder, type Address, type SignatureBytes } from '@solana/kit';
+import { getMintToCheckedInstruction } from '@solana-program/token';
+import { MockActivityEnvironment } from '@temporalio/testing';
+import { DefaultLogger } from '@temporalio/worker';
+import { createReservesActivities, type ReservesComputation } from '../../activities/reserves';
 import { rpcNonceLedger } from '../../chains/solana-ledger';
 import { deriveSolanaContext, type SolanaContext } from '../../chains/solana-context';
+import { solanaIssuerSigner } from '../../chains/solana-accounts';
 import { storeAttestationsAndCommit } from '../../db/queries/attestations';
 import { pinnedClock, quietLogger, testConfig } from '../../harness/settings';
 import { productBundle } from '../../harness/workflow-bundle';
+import { BrokerClient } from '../../partner/broker-client';
 import { decodeBase58, signSolanaAttestationTransaction } from '../../signing';
 import { QUOTE_SIDE } from '../../signing/quote';
 import { startSolanaLedger, type SolanaLedger } from '../../solana-ledger';
@@ -24,7 +30,7 @@ import { attestationWorkflowId, SOLANA_CHAIN_WATCHER_WORKFLOW_ID } from '../../t
 import { startWorker, type RunningWorker } from '../../worker/start-worker';
 import { cloneTemplateDatabase, type TestDb } from '../support/database';
 import { eventually } from '../support/eventually';
-import { rpcCall, rpcResult, send } from '../support/solana';
+import { rpcCall, rpcResult, send, signedTransaction } from '../support/solana';
 
 const SYMBOLS = ['AAPLon', 'SPYon'];
 const CHAIN = 'solana-900';
@@ -259,5 +265,57 @@ describe('the Solana chain watcher', () => {
     expect(await executionsOf(sell.id)).toEqual([{ txHash: signature, status: 'final', blockNumber: expect.any(Number), quantity: '1000000000000000000', side: 'sell' }]);
     expect(await obligationsOf(sell.id)).toEqual([{ txHash: signature, tokens: '1', side: 'sell', underlying: 'AAPL' }]);
     await eventually(async () => expect(await query(`SELECT kind FROM chain_outbox WHERE chain = $1`, [CHAIN])).toEqual([]), 30_000);
+  });
+
+  test('the reserves count each Solana mint at finalized, and a supply no hedge backs pauses the asset', async () => {
+    const reserves = createReservesActivities({ db: db(), solana, broker: new BrokerClient(broker), toleranceBps: 1 });
+    const compute = (): Promise<ReservesComputation> => new MockActivityEnvironment(undefined, { logger: new DefaultLogger('ERROR') }).run(reserves.computeReserves);
+    const snapshotOf = async (symbol: string) =>
+      (await query<{ snapshot: { tokens: { byChain: Record<string, string>; blocks: Record<string, number> } }; status: string }>(
+        `SELECT snapshot, status FROM reserve_snapshots WHERE symbol = $1 ORDER BY taken_at DESC LIMIT 1`,
+        [symbol],
+      ))[0]!;
+
+    slot(4);
+    await watcherReachedFinalized();
+    const first = await compute();
+    const aapl = await snapshotOf('AAPLon');
+    // Bought 3, sold 1 (the failed sell burned nothing).
+    expect(aapl.snapshot.tokens.byChain[CHAIN]).toBe('2');
+    expect(aapl.snapshot.tokens.blocks[CHAIN]).toBe(ledger.ledger.slotAt('finalized'));
+    expect((await snapshotOf('SPYon')).snapshot.tokens.byChain[CHAIN]).toBe('0');
+    expect(first.short).not.toContain('AAPLon');
+
+    // A buy the watcher saw at confirmed and has not made final yet, its slot finalized on the ledger (the worker
+    // stopped meanwhile): in the supply read at finalized, but owing no hedge yet — left out until it does.
+    const buy = await attestation({ side: 'buy', tokenAmount: '4', price: '200' });
+    await send(ledger.rpcUrl, buy.wire);
+    slot();
+    await eventually(async () => expect(await stateOf(buy.id)).toBe('executing'), 30_000);
+    await stopProductWorker();
+    slot(3);
+    expect(await supplyOf('AAPLon')).toBe(6_000_000_000n);
+    const unfinal = await compute();
+    expect((await snapshotOf('AAPLon')).snapshot.tokens.byChain[CHAIN]).toBe('2');
+    expect(unfinal.short).not.toContain('AAPLon');
+    await startProductWorker();
+    await eventually(async () => expect(await stateOf(buy.id)).toBe('executed'), 30_000);
+    await watcherReachedFinalized();
+    const final = await compute();
+    expect((await snapshotOf('AAPLon')).snapshot.tokens.byChain[CHAIN]).toBe('6');
+    expect(final.short).not.toContain('AAPLon');
+
+    // Tokens minted on Solana without an attestation (the mint authority used outside the product): nothing backs them.
+    const issuer = await solanaIssuerSigner(issuerSecretKey);
+    const holder = (await rpcResult<{ value: { pubkey: string }[] }>(ledger.rpcUrl, 'getTokenAccountsByOwner', [setup.wallets[0]!.address, { mint: solana.mints.get('AAPLon') }, { commitment: 'processed', encoding: 'base64' }])).value[0]!.pubkey;
+    await send(
+      ledger.rpcUrl,
+      await signedTransaction(ledger.rpcUrl, issuer, [getMintToCheckedInstruction({ mint: solana.mints.get('AAPLon')!, token: holder as Address, mintAuthority: issuer, amount: 5_000_000_000n, decimals: 9 })]),
+    );
+    slot(4);
+    const second = await compute();
+    expect((await snapshotOf('AAPLon')).snapshot.tokens.byChain[CHAIN]).toBe('11');
+    expect(second.short).toContain('AAPLon');
+    expect(await query(`SELECT symbol FROM reserve_pauses WHERE symbol = 'AAPLon'`)).toEqual([{ symbol: 'AAPLon' }]);
   });
 });
