@@ -22,7 +22,8 @@ import { countRedemptionsByState } from '../db/queries/redemptions';
 import { latestReserveSnapshot, listReservePauses } from '../db/queries/reserves';
 import { listChainPauses } from '../db/queries/chain-pauses';
 import { countNonceAccounts } from '../db/queries/solana-nonces';
-import { CHAINS } from '../domain/chains';
+import { confirmedSlotReader } from '../chains/solana-slots';
+import { CHAINS, SOLANA_CHAIN } from '../domain/chains';
 import { watcherStalled } from '../domain/watcher-stall';
 
 /** How long a scrape waits for a chain's head before leaving its lag out. */
@@ -36,6 +37,8 @@ export interface ProcessMetricsParameters {
   poolMax: number;
   /** The chains this process reaches (once it does): each watcher's lag behind its chain's head. */
   chains?: () => ChainContexts | undefined;
+  /** The Solana ledger's JSON-RPC this process reaches: the Solana watcher's lag behind its confirmed slot. */
+  solanaRpcUrl?: () => string | undefined;
   clock?: () => number;
 }
 
@@ -169,7 +172,9 @@ export function createProcessMetrics(parameters: ProcessMetricsParameters): Regi
     const entries = await Promise.all(
       (await cursors()).map(async (cursor) => {
         const context = chains?.()?.[cursor.chain as keyof ChainContexts];
-        const head = context && (await withTimeout(context.client.getBlockNumber({ cacheTime: 0 }), HEAD_TIMEOUT_MS));
+        const solanaRpcUrl = cursor.chain === SOLANA_CHAIN ? parameters.solanaRpcUrl?.() : undefined;
+        const read = context ? async () => Number(await context.client.getBlockNumber({ cacheTime: 0 })) : solanaRpcUrl ? confirmedSlotReader(solanaRpcUrl) : undefined;
+        const head = read && (await withTimeout(read(), HEAD_TIMEOUT_MS));
         return [cursor.chain, head === undefined ? undefined : Number(head)] as const;
       }),
     );

@@ -10,14 +10,16 @@
 import type { Client } from '@temporalio/client';
 import { createApp, type App } from '../api/app';
 import type { CheckedAnswer } from '../api/contract/answer-check';
-import { chainWatcherProbes, type ReadinessProbe } from '../api/health/readiness';
+import { chainWatcherProbes, type ReadinessProbe, type WatchedChain } from '../api/health/readiness';
 import { listen } from '../api/server';
 import { BatchedStore } from '../attestations/batched-store';
 import type { AttestationSettings } from '../attestations/issue-attestation';
 import { attestationSettings, type AttestationConfig } from '../attestations/settings';
 import type { ChainContexts } from '../chains/context';
 import type { SolanaAccountsContext } from '../chains/solana-context';
+import { confirmedSlotReader } from '../chains/solana-slots';
 import { publicBaseUrl, type Config } from '../config';
+import { SOLANA_CHAIN } from '../domain/chains';
 import type { Logger } from '../config/logger';
 import { listenForChanges } from '../db/changes';
 import type { Database } from '../db/pool';
@@ -67,6 +69,8 @@ export interface ProductAppParameters {
   attestationSettings?: Partial<AttestationSettings>;
   /** The chains: each one's RPC and watcher in `/ready`, and who may sign the broker's mint requests on it. */
   chains?: ChainContexts;
+  /** The Solana ledger's JSON-RPC: its slot and the Solana watcher in `/ready`. */
+  solanaRpcUrl?: string;
   /** Where admin-ingested ticks go (without it the ingestion route answers 404). */
   pipeline?: MarketDataPipeline;
   /** The live streams (without them the stream routes answer 404). */
@@ -79,15 +83,13 @@ export interface ProductAppParameters {
   broker?: () => BrokerConnection | undefined;
 }
 
-/** The readiness probes of the chains: each one's RPC, and its watcher. */
-function chainProbes(db: Database, chains: ChainContexts): Record<string, ReadinessProbe> {
-  const contexts = Object.values(chains);
+/** The readiness probes of the chains: each one's RPC, and its watcher (Solana's head: its confirmed slot). */
+function chainProbes(db: Database, chains: ChainContexts, solanaRpcUrl: string | undefined): Record<string, ReadinessProbe> {
+  const watched: WatchedChain[] = Object.values(chains).map((context) => ({ chain: context.network.chain, head: () => context.client.getBlockNumber({ cacheTime: 0 }) }));
+  if (solanaRpcUrl) watched.push({ chain: SOLANA_CHAIN, head: confirmedSlotReader(solanaRpcUrl) });
   return {
-    ...Object.fromEntries(contexts.map((context) => [`chain ${context.network.chain}`, () => context.client.getBlockNumber({ cacheTime: 0 })])),
-    ...chainWatcherProbes(
-      db,
-      contexts.map((context) => ({ chain: context.network.chain, head: () => context.client.getBlockNumber({ cacheTime: 0 }) })),
-    ),
+    ...Object.fromEntries(watched.map(({ chain, head }) => [`chain ${chain}`, head])),
+    ...chainWatcherProbes(db, watched),
   };
 }
 
@@ -102,7 +104,7 @@ export function createProductApp(parameters: ProductAppParameters): App {
     taskQueue: config.TEMPORAL_TASK_QUEUE,
     streams: parameters.streams,
     chains,
-    readinessChecks: chains && chainProbes(db, chains),
+    readinessChecks: chains || parameters.solanaRpcUrl ? chainProbes(db, chains ?? {}, parameters.solanaRpcUrl) : undefined,
     attestations: parameters.signers && {
       signers: parameters.signers,
       settings: { ...attestationSettings(config), ...parameters.attestationSettings },

@@ -102,7 +102,9 @@ export async function startProduct(config: Config, options: StartProductOptions)
 
     const temporal = started(await startTemporal(config, { logger, databaseUrl }));
     const broker = externalBroker ?? (sandboxSecrets && sandboxConnection(sandboxUrl(config.HOST, config.BROKER_SANDBOX_PORT), sandboxSecrets));
-    const api = started(await startApi({ config, db, databaseUrl, logger, temporal: temporal.client, signers, solana: solanaAccounts, chains: chains.chains, pipeline, broker: () => broker }));
+    const api = started(
+      await startApi({ config, db, databaseUrl, logger, temporal: temporal.client, signers, solana: solanaAccounts, chains: chains.chains, solanaRpcUrl: solana.rpcUrl, pipeline, broker: () => broker }),
+    );
     toLiveStreams = api.onStored;
     // The sandbox calls the API back; the worker's activities call the sandbox (the reserves at once, the hedges and
     // the partner callbacks later): the sandbox listens before the worker starts, and the worker stops before it.
@@ -127,7 +129,7 @@ export async function startProduct(config: Config, options: StartProductOptions)
       await startMetricsServer({
         host: config.HOST,
         port: config.METRICS_PORT,
-        registry: createProcessMetrics({ role: 'all', db, poolMax: 20, chains: () => chains.chains }),
+        registry: createProcessMetrics({ role: 'all', db, poolMax: 20, chains: () => chains.chains, solanaRpcUrl: () => solana.rpcUrl }),
         temporalMetricsUrl: () => `http://${runtimeMetricsAddress}/metrics`,
         logger,
       }),

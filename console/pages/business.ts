@@ -228,7 +228,7 @@ export function watcherTable(watchers: WatcherWithHealth[]): Html {
       const lagSeconds = watcher.seenHeadAt ? Math.round((Date.now() - new Date(watcher.seenHeadAt).getTime()) / 1000) : null;
       return [
         html`${watcher.chain}`,
-        html`<a href="/console/workflows/chain-watcher-${watcher.chainId}">chain-watcher-${watcher.chainId}</a>`,
+        html`<a href="/console/workflows/${watcher.workflowId}">${watcher.workflowId}</a>`,
         watcher.health.status === 'down' ? html`${badge('down')} ${watcher.health.error}` : badge(watcher.health.status),
         badge(watcher.status ?? 'not started'),
         html`${watcher.seenHead ?? '—'}`,

@@ -156,7 +156,8 @@ export async function requestsNeedingAttention(db: Queryable, options: { now: nu
 
 export interface WatcherRow {
   chain: string;
-  chainId: number;
+  /** Its workflow: `chain-watcher-<bare chain id>` for an EVM chain, `chain-watcher-solana-900` for Solana. */
+  workflowId: string;
   nextBlock: number | null;
   seenHead: number | null;
   seenHeadAt: Date | null;
@@ -166,11 +167,13 @@ export interface WatcherRow {
   lastErrorAt: Date | null;
 }
 
+/** The watcher of every deployed chain (started or not), and of Solana once its watcher has a cursor. */
 export async function chainWatchers(db: Queryable): Promise<WatcherRow[]> {
   const { rows } = await db.query<WatcherRow>(
-    `SELECT d.chain, d.chain_id::int AS "chainId", c.next_block::float8 AS "nextBlock", c.seen_head::float8 AS "seenHead", c.seen_head_at AS "seenHeadAt",
-            c.final_block::float8 AS "finalBlock", c.status, c.last_error AS "lastError", c.last_error_at AS "lastErrorAt"
-       FROM chain_deployments d LEFT JOIN chain_cursors c ON c.chain = d.chain ORDER BY d.chain`,
+    `SELECT coalesce(d.chain, c.chain) AS chain, 'chain-watcher-' || coalesce(d.chain_id::text, c.chain) AS "workflowId", c.next_block::float8 AS "nextBlock",
+            c.seen_head::float8 AS "seenHead", c.seen_head_at AS "seenHeadAt", c.final_block::float8 AS "finalBlock", c.status, c.last_error AS "lastError",
+            c.last_error_at AS "lastErrorAt"
+       FROM chain_deployments d FULL JOIN chain_cursors c ON c.chain = d.chain ORDER BY 1`,
   );
   return rows;
 }

@@ -10,6 +10,10 @@ import { ed25519 } from '@noble/curves/ed25519';
 import { getBase64EncodedWireTransaction, getTransactionDecoder, type Address, type SignatureBytes } from '@solana/kit';
 import { getMintToCheckedInstruction } from '@solana-program/token';
 import { MockActivityEnvironment } from '@temporalio/testing';
+import { register } from 'prom-client';
+import { chainsPage } from '../../console/pages/business';
+import { WATCHER_STALL_SECONDS } from '../../domain/watcher-stall';
+import { createProcessMetrics } from '../../metrics/process-metrics';
 import { DefaultLogger } from '@temporalio/worker';
 import { createReservesActivities, type ReservesComputation } from '../../activities/reserves';
 import { rpcNonceLedger } from '../../chains/solana-ledger';
@@ -28,6 +32,7 @@ import { startTemporal, type RunningTemporal } from '../../start/temporal';
 import { attestationStateQuery, chainWatcherStateQuery, type ChainWatcherState } from '../../temporal/messages';
 import { attestationWorkflowId, SOLANA_CHAIN_WATCHER_WORKFLOW_ID } from '../../temporal/workflow-ids';
 import { startWorker, type RunningWorker } from '../../worker/start-worker';
+import { createTestApi } from '../support/api';
 import { cloneTemplateDatabase, type TestDb } from '../support/database';
 import { eventually } from '../support/eventually';
 import { rpcCall, rpcResult, send, signedTransaction } from '../support/solana';
@@ -317,5 +322,38 @@ describe('the Solana chain watcher', () => {
     expect((await snapshotOf('AAPLon')).snapshot.tokens.byChain[CHAIN]).toBe('11');
     expect(second.short).toContain('AAPLon');
     expect(await query(`SELECT symbol FROM reserve_pauses WHERE symbol = 'AAPLon'`)).toEqual([{ symbol: 'AAPLon' }]);
+  });
+
+  test('/ready, the metrics and the console show the Solana watcher: up while it scans, down once it has not scanned for the stall time while slots pass', async () => {
+    const api = await createTestApi({ database, fixtureDeployments: false, solanaRpcUrl: ledger.rpcUrl });
+    const judged = async () => {
+      const ready = await api.http.get('/ready');
+      const metrics = await createProcessMetrics({ role: 'worker', db: db(), poolMax: 1, solanaRpcUrl: () => ledger.rpcUrl }).metrics();
+      const console = String(await chainsPage(db(), { page: 1 }, api.app.services.readinessChecks));
+      return { ready: ready.body.checks as Record<string, { status: string; error?: string }>, metrics, console };
+    };
+    try {
+      slot();
+      const up = await judged();
+      expect(up.ready['chain solana-900']).toMatchObject({ status: 'up' });
+      expect(up.ready['watcher solana-900']).toMatchObject({ status: 'up' });
+      expect(up.metrics).toMatch(/^issuer_chain_watcher_final_block\{chain="solana-900"\} \d+$/m);
+      expect(up.metrics).toMatch(/^issuer_chain_watcher_lag_blocks\{chain="solana-900"\} \d+$/m);
+      expect(up.metrics).toMatch(/^issuer_chain_watcher_stalled\{chain="solana-900"\} 0$/m);
+      expect(await register.metrics()).toMatch(/^issuer_chain_scan_step_seconds_count\{chain="solana-900",step="read"\} [1-9]\d*$/m);
+      expect(up.console).toContain('<a href="/console/workflows/chain-watcher-solana-900">chain-watcher-solana-900</a>');
+
+      // The worker stopped, its last scan long ago, slots passing: stalled, in every place an operator looks.
+      await stopProductWorker();
+      await db().query(`UPDATE chain_cursors SET seen_head_at = now() - make_interval(secs => $2) WHERE chain = $1`, [CHAIN, WATCHER_STALL_SECONDS * 2]);
+      slot(2);
+      const down = await judged();
+      expect(down.ready['watcher solana-900']).toMatchObject({ status: 'down', error: expect.stringMatching(/^stalled/) });
+      expect(down.metrics).toMatch(/^issuer_chain_watcher_stalled\{chain="solana-900"\} 1$/m);
+      expect(down.console).toContain('stalled');
+    } finally {
+      await api.close();
+      if (!worker) await startProductWorker();
+    }
   });
 });

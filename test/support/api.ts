@@ -110,6 +110,8 @@ export interface TestApiOptions {
    * ledger behind them); 0 for a test that registers its own (a ledger's).
    */
   offLedgerNonceAccounts?: number;
+  /** The Solana ledger `/ready` reports (its slot and the Solana watcher). */
+  solanaRpcUrl?: string;
 }
 
 export async function createTestApi(options: TestApiOptions = {}): Promise<TestApi> {
@@ -140,6 +142,7 @@ export async function createTestApi(options: TestApiOptions = {}): Promise<TestA
     solana,
     attestationSettings: options.attestationSettings,
     chains: options.chains,
+    solanaRpcUrl: options.solanaRpcUrl,
     observeAnswers: answerExampleRecorder(),
     pipeline,
   });
