@@ -8,15 +8,15 @@
  *    attestation (the message of its stored `additionalData`): the mint, amounts, user, nonce and memo are the
  *    attestation's. A transaction that failed on chain is not an execution: its attestation stays outstanding.
  * 3. The executions recorded `seen` at or below the finalized slot are asked for again (getSignatureStatuses with
- *    history): each must be finalized in the slot it was seen in before it is made final. One that is not there any
- *    more — a confirmed slot the cluster dropped; the local ledger never drops one — halts the watcher for an operator
- *    (nothing final was done for it; `reanchor` undoes what is not final and reads the issuer's history again).
+ *    history): each must be finalized in the slot and block it was seen in before it is made final. One that is not
+ *    there any more — a confirmed slot the cluster dropped; the local ledger never drops one — halts the watcher for
+ *    an operator (nothing final was done for it; `reanchor` undoes what is not final and reads the history again).
  * 4. In one transaction, as the EVM watchers record logs (db/queries/chain-observations.ts): each execution `seen`
  *    (its attestation `executing`) or `final` at once when its slot is finalized already (`executed`, the hedge
  *    obligation written), the seen ones up to the finalized slot made final, the cursor (slots, the newest
- *    signature). The slot is the block number, `slot:<n>` the block hash (the ledger serves no blocks), the signature
- *    the tx hash, 0 the log index; quantity and price are in 18 decimals as on the EVM chains (the tokens the
- *    transaction minted or burned, the attested price).
+ *    signature). The slot is the block number, its blockhash (getBlock) the block hash, the signature the tx hash,
+ *    0 the log index; quantity and price are in 18 decimals as on the EVM chains (the tokens the transaction minted
+ *    or burned, the attested price).
  * 5. The outbox delivered (chain-outbox.ts): attestation workflows, hedging workflows.
  * Exactly once: every record is keyed by the signature (a Solana transaction lands once: the ledger refuses a
  * signature it has seen and the durable nonce moves with it), statements are idempotent, and the cursor is written in
@@ -100,7 +100,10 @@ export function createSolanaWatcherActivities(deps: SolanaWatcherActivityDepende
   }
 
   /** The execution a transaction is, if it is the one the issuer signed for `attestation`. */
-  function executionOf(attestation: SolanaWatchedAttestation, found: { signature: string; slot: number; blockTime: number; wire: Uint8Array; final: boolean }): ObservedExecution | 'not the attestation' {
+  function executionOf(
+    attestation: SolanaWatchedAttestation,
+    found: { signature: string; slot: number; blockhash: string; blockTime: number; wire: Uint8Array; final: boolean },
+  ): ObservedExecution | 'not the attestation' {
     if (!equalBytes(messageOf(found.wire), messageOf(base64ToBytes(attestation.additionalData)))) return 'not the attestation';
     const price = toScaledInteger(attestation.price, TOKEN_SCALE, Rounding.DOWN);
     const { tokens } = solanaAttestationAmounts({
@@ -114,7 +117,7 @@ export function createSolanaWatcherActivities(deps: SolanaWatcherActivityDepende
       txHash: found.signature as `0x${string}`,
       logIndex: 0,
       blockNumber: found.slot,
-      blockHash: `slot:${found.slot}` as `0x${string}`,
+      blockHash: found.blockhash as `0x${string}`,
       executionId: attestation.attestationId,
       attestationId: attestation.attestationId,
       userId: attestation.userId as `0x${string}`,
@@ -127,13 +130,20 @@ export function createSolanaWatcherActivities(deps: SolanaWatcherActivityDepende
     };
   }
 
-  function halted(message: string, where: { slot: number; signature: string | null }): SolanaHalt {
+  /** The blockhash of a slot the watcher read a transaction in (getBlock, at confirmed). */
+  async function blockhashOf(slot: number): Promise<string> {
+    const block = await rpc.getBlock(BigInt(slot), { commitment: 'confirmed', transactionDetails: 'none', rewards: false, maxSupportedTransactionVersion: 0 }).send();
+    if (!block) throw new Error(`${chain}: the ledger has no block for slot ${slot}, where it lists a transaction`);
+    return block.blockhash;
+  }
+
+  function halted(message: string, where: { slot: number; blockhash: string | null; signature: string | null }): SolanaHalt {
     return new SolanaHalt({
       type: chainWatcherHaltTypes.logUnprocessable,
       chain,
       message: `${chain}: ${message}`,
       blockNumber: where.slot,
-      blockHash: `slot:${where.slot}`,
+      blockHash: where.blockhash ?? '',
       txHash: where.signature,
       logIndex: where.signature === null ? null : 0,
       at: Date.now(),
@@ -154,15 +164,18 @@ export function createSolanaWatcherActivities(deps: SolanaWatcherActivityDepende
       if (!attestation) continue;
       const found = await rpc.getTransaction(entry.signature, { commitment: 'confirmed', encoding: 'base64', maxSupportedTransactionVersion: 0 }).send();
       if (!found || found.meta?.err !== null) continue;
+      const slotOf = Number(found.slot);
+      const blockhash = await blockhashOf(slotOf);
       const execution = executionOf(attestation, {
         signature: entry.signature,
-        slot: Number(found.slot),
+        slot: slotOf,
+        blockhash,
         blockTime: Number(found.blockTime ?? entry.blockTime ?? Math.floor(Date.now() / 1000)),
         wire: base64ToBytes(found.transaction[0]),
         final: entry.confirmationStatus === 'finalized',
       });
       if (execution === 'not the attestation') {
-        throw halted(`the issuer signed ${entry.signature} naming attestation ${attestation.attestationId}, but it is not that attestation's transaction`, { slot: Number(found.slot), signature: entry.signature });
+        throw halted(`the issuer signed ${entry.signature} naming attestation ${attestation.attestationId}, but it is not that attestation's transaction`, { slot: slotOf, blockhash, signature: entry.signature });
       }
       executions.push(execution);
     }
@@ -172,16 +185,26 @@ export function createSolanaWatcherActivities(deps: SolanaWatcherActivityDepende
     const seen = await seenExecutionsAtOrBelow(db, chain, finalized);
     if (seen.length > 0) {
       const { value: statuses } = await rpc.getSignatureStatuses(seen.map((row) => toSignature(row.txHash)), { searchTransactionHistory: true }).send();
-      seen.forEach((row, index) => {
+      for (const [index, row] of seen.entries()) {
         const status = statuses[index];
-        if (!status || status.err !== null || Number(status.slot) !== row.blockNumber) {
-          throw halted(`the execution ${row.txHash} seen confirmed in slot ${row.blockNumber} is ${status ? `in slot ${status.slot}` : 'no longer on the ledger'}: a confirmed slot was dropped`, {
+        const now = !status
+          ? 'no longer on the ledger'
+          : status.err !== null
+            ? 'failed'
+            : Number(status.slot) !== row.blockNumber
+              ? `in slot ${status.slot}`
+              : status.confirmationStatus === 'finalized' && (await blockhashOf(row.blockNumber)) !== row.blockHash
+                ? 'in a block of another hash'
+                : undefined;
+        if (!status || now) {
+          throw halted(`the execution ${row.txHash} seen confirmed in slot ${row.blockNumber} (${row.blockHash}) is ${now} now: a confirmed slot was dropped`, {
             slot: row.blockNumber,
+            blockhash: row.blockHash,
             signature: row.txHash,
           });
         }
         if (status.confirmationStatus !== 'finalized') finalTo = Math.min(finalTo, row.blockNumber - 1);
-      });
+      }
     }
     endRead();
 

@@ -53,6 +53,9 @@ export interface TransactionRecord {
   signature: string;
   slot: number;
   blockTime: number;
+  /** The blockhash of its slot and of the slot before (absent in journals written before they were kept). */
+  blockhash?: string;
+  previousBlockhash?: string;
   /** The wire transaction, base64 (transactions); the recipient and amount (airdrops). */
   wire?: string;
   airdrop?: { address: string; lamports: string };
@@ -115,6 +118,8 @@ export class Ledger {
   private genesis: string;
   private readonly blockhashSlots = new Map<string, number>();
   private readonly records = new Map<string, TransactionRecord>();
+  /** The blocks of the slots transactions landed in: their blockhash and the one before. */
+  private readonly blocks = new Map<number, { blockhash: string; previousBlockhash: string; blockTime: number }>();
   /** Signatures touching each address, oldest first. */
   private readonly byAddress = new Map<string, string[]>();
   /** Each account changed in the last `finalizedLag` slots: its versions, oldest first (the first one as of before). */
@@ -182,6 +187,23 @@ export class Ledger {
       if (versions.length === 1 && versions[0]!.slot <= finalized) this.versions.delete(key);
     }
     if (this.dirty) this.save();
+  }
+
+  /** The blockhash a slot took (kept for the last blockhashValiditySlots + finalizedLag slots). */
+  private blockhashOf(slot: number): string | undefined {
+    for (const [hash, at] of this.blockhashSlots) if (at === slot) return hash;
+    return undefined;
+  }
+
+  /**
+   * The block of `slot`: its blockhash and the previous one, and its time — kept for every slot a transaction landed
+   * in, and known for recent slots; undefined for an older empty slot.
+   */
+  block(slot: number): { blockhash: string; previousBlockhash: string; blockTime: number | null } | undefined {
+    const kept = this.blocks.get(slot);
+    if (kept) return kept;
+    const blockhash = this.blockhashOf(slot);
+    return blockhash === undefined ? undefined : { blockhash, previousBlockhash: this.blockhashOf(slot - 1) ?? blockhash, blockTime: null };
   }
 
   /** The blockhash of the slot `commitment` reads, with the last block height it is valid at. */
@@ -330,6 +352,8 @@ export class Ledger {
       signature: transaction ? signatureOf(transaction) : base58.decode(meta.signature()),
       slot: this.slotNumber,
       blockTime: Math.floor(Date.now() / 1000),
+      blockhash: this.svm.latestBlockhash(),
+      previousBlockhash: this.blockhashOf(this.slotNumber - 1) ?? this.svm.latestBlockhash(),
       accountKeys: [...keys],
       err: error ?? null,
       fee,
@@ -367,6 +391,9 @@ export class Ledger {
 
   private remember(record: TransactionRecord): void {
     this.records.set(record.signature, record);
+    if (record.blockhash && record.previousBlockhash && !this.blocks.has(record.slot)) {
+      this.blocks.set(record.slot, { blockhash: record.blockhash, previousBlockhash: record.previousBlockhash, blockTime: record.blockTime });
+    }
     for (const key of new Set(record.accountKeys)) {
       const list = this.byAddress.get(key);
       if (list) list.push(record.signature);

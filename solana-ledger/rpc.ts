@@ -190,6 +190,18 @@ function methods(ledger: Ledger): Record<string, (params: Params) => unknown> {
     getGenesisHash: () => ledger.genesisHash,
     getSlot: (params) => ledger.slotAt(commitmentOf(configOf(params, 0))),
     getBlockHeight: (params) => ledger.slotAt(commitmentOf(configOf(params, 0))),
+    getBlock: (params) => {
+      const slot = params[0];
+      if (typeof slot !== 'number' || !Number.isSafeInteger(slot) || slot < 0) throw new RpcError(-32602, 'Invalid params: the slot must be a non-negative integer');
+      const config = configOf(params, 1);
+      const commitment = commitmentOf(config);
+      if (commitment === 'processed') throw new RpcError(-32602, 'Method does not support commitment below `confirmed`');
+      if (config.transactionDetails !== 'none') throw new RpcError(-32602, 'Invalid params: only transactionDetails "none" is served');
+      if (slot > ledger.slotAt(commitment)) throw new RpcError(-32004, `Block not available for slot ${slot}`);
+      const block = ledger.block(slot);
+      if (!block) throw new RpcError(-32007, `Slot ${slot} was skipped, or missing in long-term storage`);
+      return { ...block, parentSlot: Math.max(0, slot - 1), blockHeight: slot, ...(config.rewards === false ? {} : { rewards: [] }) };
+    },
     getEpochInfo: (params) => {
       const slot = ledger.slotAt(commitmentOf(configOf(params, 0)));
       return { absoluteSlot: slot, blockHeight: slot, epoch: Math.floor(slot / 432_000), slotIndex: slot % 432_000, slotsInEpoch: 432_000, transactionCount: ledger.transactionCount };

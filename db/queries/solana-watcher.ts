@@ -51,9 +51,9 @@ export async function solanaAttestations(db: Queryable, chain: string, ids: stri
 }
 
 /** The executions recorded `seen` at or below `slot`: those the watcher checks are finalized before it makes them final. */
-export async function seenExecutionsAtOrBelow(db: Queryable, chain: string, slot: number): Promise<{ txHash: string; blockNumber: number }[]> {
-  const { rows } = await db.query<{ txHash: string; blockNumber: number }>(
-    `SELECT tx_hash AS "txHash", block_number::float8 AS "blockNumber" FROM trade_executions
+export async function seenExecutionsAtOrBelow(db: Queryable, chain: string, slot: number): Promise<{ txHash: string; blockNumber: number; blockHash: string }[]> {
+  const { rows } = await db.query<{ txHash: string; blockNumber: number; blockHash: string }>(
+    `SELECT tx_hash AS "txHash", block_number::float8 AS "blockNumber", block_hash AS "blockHash" FROM trade_executions
       WHERE chain = $1 AND status = 'seen' AND block_number <= $2 ORDER BY block_number`,
     [chain, slot],
   );

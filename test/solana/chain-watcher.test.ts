@@ -233,7 +233,11 @@ describe('the Solana chain watcher', () => {
     slot(3);
     await eventually(async () => expect(await stateOf(buy.id)).toBe('executed'), 30_000);
     await watcherReachedFinalized();
-    expect(await executionsOf(buy.id)).toEqual([{ txHash: signature, status: 'final', blockNumber: expect.any(Number), quantity: '3000000000000000000', side: 'buy' }]);
+    const [executed] = await executionsOf(buy.id);
+    expect(executed).toEqual({ txHash: signature, status: 'final', blockNumber: expect.any(Number), quantity: '3000000000000000000', side: 'buy' });
+    // Its block is the slot's, as the ledger names it.
+    const [recorded] = await query<{ blockHash: string }>(`SELECT block_hash AS "blockHash" FROM trade_executions WHERE tx_hash = $1`, [signature]);
+    expect(recorded?.blockHash).toBe((await rpcResult<{ blockhash: string }>(ledger.rpcUrl, 'getBlock', [executed!.blockNumber, { commitment: 'finalized', transactionDetails: 'none', rewards: false }])).blockhash);
     expect(await obligationsOf(buy.id)).toEqual([{ txHash: signature, tokens: '3', side: 'buy', underlying: 'AAPL' }]);
     await eventually(async () => expect(await temporal.client.workflow.getHandle(attestationWorkflowId(buy.id)).query(attestationStateQuery)).toMatchObject({ state: 'executed', txHash: signature }), 30_000);
     // The hedge is ordered at the broker and filled.

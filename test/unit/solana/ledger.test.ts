@@ -298,9 +298,33 @@ describe('the local Solana ledger', () => {
     expect((await rpcCall(url, 'getSignaturesForAddress', [recipient.address, { limit: 1001 }])).error?.code).toBe(-32602);
   });
 
+  test("getBlock answers a slot's blockhash (the transactions' recent blockhash of that slot) from confirmed on, and keeps it across a restart", async () => {
+    const directory = stateDirectory();
+    const first = await ledger({ stateDirectory: directory, confirmedLag: 1, finalizedLag: 3 });
+    const payer = await funded(first.rpcUrl);
+    first.ledger.advanceSlot();
+    const { blockhash: latest } = (await rpcResult<{ value: { blockhash: string } }>(first.rpcUrl, 'getLatestBlockhash', [{ commitment: 'processed' }])).value;
+    await send(first.rpcUrl, await signedTransaction(first.rpcUrl, payer, [{ programAddress: MEMO_PROGRAM, data: new TextEncoder().encode('block') }]));
+    const slot = first.ledger.slot;
+    const block = (commitment: string) => rpcCall<{ blockhash: string; previousBlockhash: string; parentSlot: number; blockHeight: number }>(first.rpcUrl, 'getBlock', [slot, { commitment, transactionDetails: 'none', rewards: false }]);
+
+    expect((await block('confirmed')).error).toMatchObject({ code: -32004 });
+    first.ledger.advanceSlot();
+    const confirmed = (await block('confirmed')).result!;
+    expect(confirmed).toMatchObject({ blockhash: latest, parentSlot: slot - 1, blockHeight: slot });
+    expect(confirmed.previousBlockhash).not.toBe(latest);
+    expect((await rpcCall(first.rpcUrl, 'getBlock', [slot, { commitment: 'confirmed' }])).error).toMatchObject({ code: -32602 });
+    await first.stop();
+
+    // Long after its blockhash stopped being valid, and after a restart: the block of a slot holding a transaction is kept.
+    const second = await ledger({ stateDirectory: directory, confirmedLag: 1, finalizedLag: 3, blockhashValiditySlots: 2 });
+    for (let index = 0; index < 10; index += 1) second.ledger.advanceSlot();
+    expect(await rpcResult(second.rpcUrl, 'getBlock', [slot, { commitment: 'finalized', transactionDetails: 'none', rewards: false }])).toEqual({ ...confirmed, blockTime: expect.any(Number) });
+  });
+
   test('a method it does not serve is a JSON-RPC error naming the ones it does', async () => {
     const { rpcUrl: url } = await ledger();
-    const answer = await rpcCall(url, 'getBlock', [1]);
+    const answer = await rpcCall(url, 'getBlocks', [1]);
     expect(answer.error?.code).toBe(-32601);
     expect(answer.error?.message).toContain('getSignaturesForAddress');
     expect(await rpcResult(url, 'getHealth')).toBe('ok');
