@@ -20,16 +20,17 @@ import { rpcNonceLedger } from '../../chains/solana-ledger';
 import { deriveSolanaContext, type SolanaContext } from '../../chains/solana-context';
 import { solanaIssuerSigner } from '../../chains/solana-accounts';
 import { storeAttestationsAndCommit } from '../../db/queries/attestations';
+import { recordObservedExecutions } from '../../db/queries/chain-observations';
 import { pinnedClock, quietLogger, testConfig } from '../../harness/settings';
 import { productBundle } from '../../harness/workflow-bundle';
 import { BrokerClient } from '../../partner/broker-client';
-import { decodeBase58, signSolanaAttestationTransaction } from '../../signing';
+import { decodeBase58, encodeBase58, signSolanaAttestationTransaction } from '../../signing';
 import { QUOTE_SIDE } from '../../signing/quote';
 import { startSolanaLedger, type SolanaLedger } from '../../solana-ledger';
 import { newSandboxSecrets, sandboxConnection, startSandbox, type RunningSandbox } from '../../start/partner-sandbox';
 import { ensureSolanaSetup, type SolanaDevWallet, type SolanaStackChain } from '../../start/solana-setup';
 import { startTemporal, type RunningTemporal } from '../../start/temporal';
-import { attestationStateQuery, chainWatcherStateQuery, type ChainWatcherState } from '../../temporal/messages';
+import { attestationStateQuery, chainWatcherResumeSignal, chainWatcherStateQuery, type ChainWatcherState } from '../../temporal/messages';
 import { attestationWorkflowId, SOLANA_CHAIN_WATCHER_WORKFLOW_ID } from '../../temporal/workflow-ids';
 import { startWorker, type RunningWorker } from '../../worker/start-worker';
 import { createTestApi } from '../support/api';
@@ -359,5 +360,40 @@ describe('the Solana chain watcher', () => {
       await api.close();
       if (!worker) await startProductWorker();
     }
+  });
+
+  test('an execution seen at confirmed that is gone when its slot is finalized halts the watcher; resumed with reanchor, it is undone and the rest read again once', async () => {
+    // As if the watcher had seen, at confirmed, a transaction in a slot the cluster later dropped (the local ledger never does).
+    const lost = await attestation({ side: 'buy', tokenAmount: '1', price: '200' });
+    const slotSeen = ledger.ledger.slotAt('confirmed');
+    const phantom = encodeBase58(Uint8Array.from({ length: 64 }, (_, index) => index + 1));
+    const live = async () => (await query<{ count: number }>(`SELECT count(*)::int AS count FROM trade_executions WHERE chain = $1 AND status <> 'orphaned'`, [CHAIN]))[0]!.count;
+    const before = await live();
+    await stopProductWorker();
+    await recordObservedExecutions(db(), CHAIN, [
+      {
+        txHash: phantom as `0x${string}`, logIndex: 0, blockNumber: slotSeen, blockHash: 'dropped' as `0x${string}`, executionId: lost.id, attestationId: lost.id,
+        userId: USER_ID as `0x${string}`, side: 'buy', asset: solana.mints.get('AAPLon')! as `0x${string}`, price: '200000000000000000000', quantity: '1000000000000000000',
+        executedAt: Date.now(), final: false,
+      },
+    ]);
+    expect(await stateOf(lost.id)).toBe('executing');
+    await startProductWorker();
+    slot(4);
+
+    await eventually(async () => expect(await watcherState()).toMatchObject({ status: 'halted', halt: { type: 'CHAIN_LOG_UNPROCESSABLE', txHash: phantom, blockNumber: slotSeen } }), 30_000);
+    const [cursor] = await query<{ status: string; message: string }>(`SELECT status, last_error->>'message' AS message FROM chain_cursors WHERE chain = $1`, [CHAIN]);
+    expect(cursor).toEqual({ status: 'halted', message: expect.stringContaining('no longer on the ledger') });
+    expect(await stateOf(lost.id)).toBe('executing');
+
+    await temporal.client.workflow.getHandle(SOLANA_CHAIN_WATCHER_WORKFLOW_ID).signal(chainWatcherResumeSignal, { reanchor: true });
+    await eventually(async () => expect(await watcherState()).toMatchObject({ status: 'watching' }), 30_000);
+    slot();
+    await watcherReachedFinalized();
+    await eventually(async () => expect(await stateOf(lost.id)).toBe('outstanding'), 30_000);
+    expect(await query(`SELECT status FROM trade_executions WHERE tx_hash = $1`, [phantom])).toEqual([{ status: 'orphaned' }]);
+    // Everything else read again from the start of the issuer's history: recorded once, as before.
+    expect(await live()).toBe(before);
+    expect(await query(`SELECT last_signature IS NOT NULL AS read FROM chain_cursors WHERE chain = $1`, [CHAIN])).toEqual([{ read: true }]);
   });
 });
