@@ -76,7 +76,8 @@ class ChainHaltError extends Error {
 /** The chain moved while the poll read it (a block or a log from another fork): the poll is abandoned and run again. */
 class ChainMovedError extends Error {}
 
-function haltFailure(halt: ChainWatcherHalt): ApplicationFailure {
+/** The failure a halted watcher's scan ends with: not retried, the halt in its details for the workflow to show. */
+export function haltFailure(halt: ChainWatcherHalt): ApplicationFailure {
   return ApplicationFailure.create({ type: halt.type, message: halt.message, nonRetryable: true, details: [halt] });
 }
 

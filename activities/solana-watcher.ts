@@ -25,7 +25,6 @@
  */
 import { Context } from '@temporalio/activity';
 import type { Client } from '@temporalio/client';
-import { ApplicationFailure } from '@temporalio/common';
 import { createSolanaRpc, getTransactionDecoder, signature as toSignature, type Address, type Signature } from '@solana/kit';
 import type { SolanaContext } from '../chains/solana-context';
 import { inTransaction, type Database } from '../db/pool';
@@ -39,7 +38,7 @@ import { QUOTE_SIDE } from '../signing/quote';
 import { solanaAttestationAmounts } from '../signing/solana-transaction';
 import { chainWatcherHaltTypes, type ChainWatcherHalt, type ChainWatcherResume } from '../temporal/messages';
 import { createChainOutboxDelivery } from './chain-outbox';
-import type { ScanChainResult } from './chain-watcher';
+import { haltFailure, type ScanChainResult } from './chain-watcher';
 
 export interface SolanaWatcherActivityDependencies {
   db: Database;
@@ -70,10 +69,6 @@ class SolanaHalt extends Error {
   constructor(readonly halt: ChainWatcherHalt) {
     super(halt.message);
   }
-}
-
-function haltFailure(halt: ChainWatcherHalt): ApplicationFailure {
-  return ApplicationFailure.create({ type: halt.type, message: halt.message, nonRetryable: true, details: [halt] });
 }
 
 const messageOf = (wire: Uint8Array): Uint8Array => Uint8Array.from(getTransactionDecoder().decode(wire).messageBytes);
