@@ -21,7 +21,7 @@ runRole({
   usage: `usage: npm run api   the HTTP API and the gRPC live streams, configured by the environment (README, "Running in production"):
   DATABASE_URL, TEMPORAL_ADDRESS, ATTESTATION_EVM_PRIVATE_KEY and ATTESTATION_SOLANA_SECRET_KEY (required), PORT, GRPC_PORT,
   PUBLIC_BASE_URL, TRUSTED_PROXIES, PRICE_SOURCE (as the feed's: ticks posted to the API are refused while it is simulated),
-  RPC_URL_<CHAIN>, CONSOLE_SESSION_MINUTES, BROKER_URL/BROKER_ACCOUNT_ID/BROKER_KEY/BROKER_SECRET (the console's live
+  RPC_URL_<CHAIN>, SOLANA_RPC_URL (its slot and the Solana watcher in /ready), CONSOLE_SESSION_MINUTES, BROKER_URL/BROKER_ACCOUNT_ID/BROKER_KEY/BROKER_SECRET (the console's live
   broker records), METRICS_PORT; stops on SIGINT or SIGTERM`,
   variables: [
     'PORT',
@@ -50,6 +50,7 @@ runRole({
     'BROKER_SECRET',
     ...CHAIN_VARIABLES,
     'CHAIN_ISSUER_PRIVATE_KEY',
+    'SOLANA_RPC_URL',
     EVM_KEY_VARIABLE,
     SOLANA_KEY_VARIABLE,
   ],
@@ -70,7 +71,19 @@ runRole({
     parts.add({ name: 'ingestion pipeline', stop: async () => undefined });
     // The broker whose records the console shows live (optional: without it the console says so).
     const broker = configuredBroker(config);
-    const api = await startApi({ config, db, databaseUrl: config.DATABASE_URL, logger, temporal: temporal.client, signers, solana: await solanaAccountsOf({ keys: config, dataDir: config.DATA_DIR }), chains: chains?.chains, pipeline, broker: () => broker });
+    const api = await startApi({
+      config,
+      db,
+      databaseUrl: config.DATABASE_URL,
+      logger,
+      temporal: temporal.client,
+      signers,
+      solana: await solanaAccountsOf({ keys: config, dataDir: config.DATA_DIR }),
+      chains: chains?.chains,
+      solanaRpcUrl: config.SOLANA_RPC_URL,
+      pipeline,
+      broker: () => broker,
+    });
     parts.add(api);
     toLiveStreams = api.onStored;
     logger.info({ url: api.url, grpc: api.grpcAddress }, 'API listening');

@@ -91,7 +91,9 @@ export function runRole<K extends ConfigVariable>(role: RoleDefinition<K>): void
 
     let chains: ChainContexts | undefined;
     let temporalMetricsUrl: string | undefined;
-    const registry = createProcessMetrics({ role: role.name, db, poolMax: POOL_SIZE, chains: () => chains });
+    // The Solana watcher's lag is read where the role reaches the ledger (SOLANA_RPC_URL among its variables).
+    const solanaRpcUrl = (config as Partial<Pick<Config, 'SOLANA_RPC_URL'>>).SOLANA_RPC_URL;
+    const registry = createProcessMetrics({ role: role.name, db, poolMax: POOL_SIZE, chains: () => chains, solanaRpcUrl: () => solanaRpcUrl });
     const metrics = await startMetricsServer({
       host: config.HOST,
       port: config.METRICS_PORT,

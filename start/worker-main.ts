@@ -25,8 +25,6 @@ runRole({
     'ATTESTATION_SETTLEMENT_GRACE_MS',
     ...CHAIN_VARIABLES,
     'CHAIN_ISSUER_PRIVATE_KEY',
-    'SOLANA_RPC_URL',
-    SOLANA_KEY_VARIABLE,
     'CHAIN_SCAN_BLOCK_RANGE',
     'CHAIN_POLL_INTERVAL_MS',
     'HEDGE_WINDOW_MS',
@@ -50,9 +48,9 @@ runRole({
     const broker = configuredBroker(config);
     if (!broker) logger.warn("no BROKER_URL: this worker retries the partner flow's broker calls until a worker that has one runs them");
     const solanaKey = config[SOLANA_KEY_VARIABLE];
-    // The issuer's Solana key on SOLANA_RPC_URL: the attestations' nonces advanced, the nonce pool kept.
+    // The issuer's Solana key on SOLANA_RPC_URL: the chain watched, the attestations' nonces advanced, the nonce pool kept.
     const solana = config.SOLANA_RPC_URL && solanaKey ? { rpcUrl: config.SOLANA_RPC_URL, issuerSecretKey: solanaKey } : undefined;
-    if (!solana) logger.warn(`no SOLANA_RPC_URL with ${SOLANA_KEY_VARIABLE}: this worker keeps no Solana nonce pool and retries the Solana nonce activities until a worker that has them runs them`);
+    if (!solana) logger.warn(`no SOLANA_RPC_URL with ${SOLANA_KEY_VARIABLE}: this worker watches no Solana ledger, keeps no nonce pool and retries the Solana nonce activities until a worker that has them runs them`);
     // The SDK runtime's exporter listens on a local port of its own; /metrics reads it and passes it on.
     const runtimeMetricsAddress = `127.0.0.1:${await freePort()}`;
     exportTemporalMetrics(`http://${runtimeMetricsAddress}/metrics`);
