@@ -21,17 +21,21 @@ export interface SignerPublicInfo {
   /** One domain per EVM chain whose token manager is deployed. */
   evm: { address: Address; domains: Partial<Record<EvmChain, PublicDomain>> };
   /**
-   * The issuer's Solana key, what it signs, and the accounts an attestation's transaction is checked against (the
-   * stablecoin mint and its decimals, the treasury); those are absent where the API was given no Solana accounts.
+   * The issuer's Solana key, what it signs, and what an attestation's transaction is checked against (the stablecoin
+   * mint and its decimals, the treasury, the stock tokens' decimals); those are absent where the API was given no
+   * Solana accounts.
    */
-  solana: { publicKey: string; message: string } & Partial<Pick<SolanaIssuerAccounts, 'stablecoinMint' | 'stablecoinDecimals' | 'treasury'>>;
+  solana: { publicKey: string; message: string } & Partial<PublishedSolanaAccounts>;
 }
+
+/** The issuer's Solana accounts a verifier needs besides its key. */
+export type PublishedSolanaAccounts = Pick<SolanaIssuerAccounts, 'stablecoinMint' | 'stablecoinDecimals' | 'treasury'> & { tokenDecimals: number };
 
 /** The signers' public description, given the token manager contract deployed on each EVM chain and the issuer's Solana accounts. */
 export function signerPublicInfo(
   signers: Signers,
   verifyingContracts: Partial<Record<EvmChain, string>>,
-  solana?: Pick<SolanaIssuerAccounts, 'stablecoinMint' | 'stablecoinDecimals' | 'treasury'>,
+  solana?: PublishedSolanaAccounts,
 ): SignerPublicInfo {
   const domains: Partial<Record<EvmChain, PublicDomain>> = {};
   for (const [chain, contract] of Object.entries(verifyingContracts) as [EvmChain, string][]) {
@@ -43,7 +47,7 @@ export function signerPublicInfo(
     solana: {
       publicKey: signers.solana.publicKey,
       message: SOLANA_ATTESTATION_MESSAGE,
-      ...(solana && { stablecoinMint: solana.stablecoinMint, stablecoinDecimals: solana.stablecoinDecimals, treasury: solana.treasury }),
+      ...(solana && { stablecoinMint: solana.stablecoinMint, stablecoinDecimals: solana.stablecoinDecimals, treasury: solana.treasury, tokenDecimals: solana.tokenDecimals }),
     },
   };
 }

@@ -76,9 +76,16 @@ export function quoteOfAttestation(attestation: AttestationFields): Quote {
   };
 }
 
+/** The Solana accounts the signers publish, when they publish them all. */
+function publishedAccounts(signers: SignerPublicInfo): SolanaVerificationAccounts | undefined {
+  const { stablecoinMint, stablecoinDecimals, treasury, tokenDecimals } = signers.solana;
+  if (stablecoinMint === undefined || stablecoinDecimals === undefined || treasury === undefined || tokenDecimals === undefined) return undefined;
+  return { stablecoinMint, stablecoinDecimals, treasury, stockDecimals: tokenDecimals };
+}
+
 /**
  * Checks the attestation's signature against the published signers; never throws for a bad signature. A Solana
- * attestation carrying its transaction needs `solana`, the issuer's accounts it is checked against.
+ * attestation's transaction is checked against `solana`, the issuer's accounts, by default the published ones.
  */
 export async function verifyAttestation(attestation: AttestationFields, signers: SignerPublicInfo, solana?: SolanaVerificationAccounts): Promise<Verification> {
   const chain = CHAINS.find((candidate) => String(bareChainId(candidate)) === String(attestation.chainId));
@@ -86,8 +93,9 @@ export async function verifyAttestation(attestation: AttestationFields, signers:
   if (!isEvmChain(chain)) {
     const expected = signers.solana.publicKey;
     if (!carriesSolanaTransaction(attestation.additionalData)) return { chain, scheme: 'ed25519', valid: false, expected, problem: '`additionalData` is not a Solana wire transaction' };
-    if (!solana) throw new Error("a Solana attestation's transaction is checked against the issuer's stablecoin mint and treasury: none given");
-    const checked = await verifySolanaAttestationTransaction(attestation, { ...solana, issuer: expected as SolanaIssuerAccounts['issuer'] });
+    const accounts = solana ?? publishedAccounts(signers);
+    if (!accounts) throw new Error("a Solana attestation's transaction is checked against the issuer's stablecoin mint and treasury: none given or published");
+    const checked = await verifySolanaAttestationTransaction(attestation, { ...accounts, issuer: expected as SolanaIssuerAccounts['issuer'] });
     const { valid, problem, user, nonceAccount, nonce } = checked;
     return { chain, scheme: 'ed25519', valid, expected, ...(problem === undefined ? {} : { problem }), ...(user ? { user, nonceAccount, nonce } : {}) };
   }

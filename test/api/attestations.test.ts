@@ -421,6 +421,7 @@ describe('the published signers', () => {
     const response = await api.http.get('/v1/attestations/signers').set('x-api-key', api.keys.read);
     expect(response.status).toBe(200);
     const signers = testSigners();
+    const accounts = await testSolanaAccounts();
     expect(response.body).toEqual({
       evm: {
         address: signers.evm.address,
@@ -429,7 +430,14 @@ describe('the published signers', () => {
           'bsc-56': { name: EIP712_DOMAIN_NAME, version: '1', chainId: 56, verifyingContract: getAddress(FIXTURE_TOKEN_MANAGERS['bsc-56']) },
         },
       },
-      solana: { publicKey: signers.solana.publicKey, message: expect.stringContaining('190-byte') },
+      solana: {
+        publicKey: signers.solana.publicKey,
+        message: expect.stringContaining('additionalData'),
+        stablecoinMint: accounts.stablecoinMint,
+        stablecoinDecimals: 6,
+        treasury: accounts.treasury,
+        tokenDecimals: 9,
+      },
     });
     for (const request of [{ ...valid, chainId: 'ethereum-1' }, { ...valid, chainId: 'bsc-56' }]) {
       const attestation = (await attest(request)).body;
@@ -440,6 +448,11 @@ describe('the published signers', () => {
       const foreign = { evm: { ...response.body.evm, address: '0x0000000000000000000000000000000000000001' }, solana: { ...response.body.solana, publicKey: SOLANA_WALLET } };
       expect((await verifyAttestation(attestation, foreign)).valid).toBe(false);
     }
+    // A Solana attestation verifies against what is published alone: the key and the accounts its transaction names.
+    const solana = (await attest({ ...valid, chainId: 'solana-900', userAddress: SOLANA_WALLET })).body;
+    expect(await verifyAttestation(solana, response.body)).toMatchObject({ valid: true, scheme: 'ed25519', user: SOLANA_WALLET });
+    const otherTreasury = { ...response.body, solana: { ...response.body.solana, treasury: SOLANA_WALLET } };
+    expect((await verifyAttestation(solana, otherTreasury)).valid).toBe(false);
   });
 });
 

@@ -96,6 +96,7 @@ export const signersSchema = component(
         stablecoinMint: z.string().optional().describe('The stablecoin mint a Solana attestation pays or is paid in, base58.'),
         stablecoinDecimals: z.number().int().optional().describe("The stablecoin mint's decimals."),
         treasury: z.string().optional().describe("The issuer's stablecoin token account a buy pays into and a sell is paid from, base58."),
+        tokenDecimals: z.number().int().optional().describe("The stock tokens' mints' decimals."),
       }),
     })
     .describe('What verifying an attestation takes.'),

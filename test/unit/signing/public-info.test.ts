@@ -27,7 +27,7 @@ describe('signerPublicInfo', () => {
       solana: { publicKey: SOLANA_KEYPAIR.publicKey.toBase58(), message: SOLANA_ATTESTATION_MESSAGE },
     });
     // With the issuer's Solana accounts (the API's), what a Solana attestation's transaction is checked against.
-    const accounts = { stablecoinMint: 'So11111111111111111111111111111111111111112', stablecoinDecimals: 6, treasury: SOLANA_KEYPAIR.publicKey.toBase58() } as const;
+    const accounts = { stablecoinMint: 'So11111111111111111111111111111111111111112', stablecoinDecimals: 6, treasury: SOLANA_KEYPAIR.publicKey.toBase58(), tokenDecimals: 9 } as const;
     expect(signerPublicInfo(signers, contracts, accounts as never).solana).toEqual({ publicKey: SOLANA_KEYPAIR.publicKey.toBase58(), message: SOLANA_ATTESTATION_MESSAGE, ...accounts });
     expect(JSON.stringify(info)).not.toContain(EVM_PRIVATE_KEY.slice(2));
   });
