@@ -20,7 +20,7 @@ export const evmAddress = z
 
 export const CHAIN_PARAM_CODES: Partial<Record<string, ErrorCode>> = { chainId: 'INVALID_GM_CHAIN' };
 
-/** The chain's read client, or 503 CHAIN_UNAVAILABLE for a chain this process does not reach (Solana runs nowhere here). */
+/** The chain's read client, or 503 CHAIN_UNAVAILABLE for a chain this process does not reach (Solana's token reads are not served here). */
 export function chainContextOf(services: ApiServices, chain: Chain): ChainContext {
   const context = chain in services.chains ? services.chains[chain as keyof typeof services.chains] : undefined;
   if (!context) throw new ApiError('CHAIN_UNAVAILABLE', `${chain} is not reachable from this service`);

@@ -19,7 +19,7 @@ export const tokenInfoOperation = defineOperation({
   operationId: 'getTokenInfo',
   summary: 'A token contract on a chain',
   description:
-    "The token's name, symbol and decimals as its contract answers them, and its total supply at the chain's last final block (zero before the token existed there). Read on chain: 503 CHAIN_UNAVAILABLE when this service does not reach the chain (no Solana chain runs here).",
+    "The token's name, symbol and decimals as its contract answers them, and its total supply at the chain's last final block (zero before the token existed there). Read on chain: 503 CHAIN_UNAVAILABLE when this service does not reach the chain (Solana's token reads are not served).",
   access: 'read',
   params: z.object({ chainId: chainParam, tokenAddress: evmAddress.describe('The token contract, in any case.') }),
   fieldCodes: CHAIN_PARAM_CODES,
