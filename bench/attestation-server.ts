@@ -15,6 +15,7 @@ import { SimulatedPriceSource } from '../price-feed/simulated-source';
 import { defaultConfig } from '../harness/settings';
 import { loadSigners } from '../signing';
 import { createProductApp } from '../start/api';
+import { solanaAccountsOf } from '../start/solana';
 
 async function main(): Promise<void> {
   const db = createPool(process.env.BENCH_DATABASE_URL!, 20);
@@ -32,6 +33,8 @@ async function main(): Promise<void> {
     logger,
     clock,
     signers: loadSigners({ dataDir: process.env.BENCH_DATA_DIR! }),
+    // Solana attestations are built for the mints and treasury derived from the same key.
+    solana: await solanaAccountsOf({ keys: {}, dataDir: process.env.BENCH_DATA_DIR! }),
     // The off-hours exposure caps never bite.
     attestationSettings: { offhoursGlobalExposure: new Decimal('1e15'), offhoursAssetExposure: new Decimal('1e15') },
   };

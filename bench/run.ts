@@ -5,7 +5,8 @@
  * load phase (default 10). `npm run bench -- <mode>` runs one phase alone: `streams` (live streams), `partner` (the
  * partner in-kind flow), `attestations` (attestation creation), `workflows` (workflows through the embedded Temporal
  * service), `chains` (seen and final latencies, scan throughput), `console` (the operator console over 100 000
- * workflows and a 10 000-event history), `hedging` (hedge latency, reserves computation time).
+ * workflows and a 10 000-event history), `hedging` (hedge latency, reserves computation time), `solana` (Solana
+ * attestation creation beside EVM's, and settlement on the local ledger).
  */
 import { exitWithUsageOnHelp } from '../config/cli';
 import { startTestDatabase } from '../harness/database';
@@ -21,13 +22,14 @@ import { benchHedging, formatHedging } from './hedging';
 import { formatResults, loadGenerator, type LoadResult } from './load';
 import { benchPartner, formatPartner } from './partner';
 import { benchSigning } from './signing';
+import { benchSolana, formatSolana } from './solana';
 import { benchStreams, formatStreams } from './streams';
 import { benchWorkflowModes, formatWorkflowModes } from './workflows';
 
 const write = (text: string) => process.stdout.write(`${text}\n`);
 
 async function main(): Promise<void> {
-  exitWithUsageOnHelp(`usage: npm run bench -- [streams|partner|attestations|workflows|chains|console|hedging]   every benchmark, or only one mode
+  exitWithUsageOnHelp(`usage: npm run bench -- [streams|partner|attestations|workflows|chains|console|hedging|solana]   every benchmark, or only one mode
   BENCH_SECONDS   seconds per load phase (default 10); DATABASE_URL: run on it (migrated, seeded, written to), else a throw-away PostgreSQL`);
   const seconds = Number(process.env.BENCH_SECONDS ?? 10);
   // What the benchmarks start (PostgreSQL, chains, servers, workers) is stopped should this run be killed.
@@ -54,6 +56,10 @@ async function main(): Promise<void> {
     }
     if (process.argv.slice(2).includes('hedging')) {
       for (const line of formatHedging(await databases.phase((url) => benchHedging(url)))) write(line);
+      return;
+    }
+    if (process.argv.slice(2).includes('solana')) {
+      for (const line of formatSolana(await benchSolana((run) => databases.phase(run), seconds))) write(line);
       return;
     }
     if (process.argv.slice(2).includes('workflows')) {
@@ -105,6 +111,8 @@ async function main(): Promise<void> {
     for (const line of formatConsole(await databases.phase((url) => benchConsole(url)))) write(line);
 
     for (const line of formatHedging(await databases.phase((url) => benchHedging(url)))) write(line);
+
+    for (const line of formatSolana(await benchSolana((run) => databases.phase(run), seconds))) write(line);
   } finally {
     await databases.drop();
     await temporary?.stop();
