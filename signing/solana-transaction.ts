@@ -112,8 +112,18 @@ export function solanaAttestationAmounts(input: {
   return { tokens, stablecoin };
 }
 
+/** Associated token accounts derived already, by owner and mint: a derivation costs about a millisecond and a half. */
+const associatedAccounts = new Map<string, Address>();
+const ASSOCIATED_ACCOUNTS_KEPT = 50_000;
+
 async function associatedTokenAccount(owner: Address, mint: Address): Promise<Address> {
+  const key = `${owner}:${mint}`;
+  const known = associatedAccounts.get(key);
+  if (known) return known;
   const [ata] = await findAssociatedTokenPda({ owner, mint, tokenProgram: TOKEN_PROGRAM_ADDRESS });
+  // The oldest entry makes room: Maps iterate in insertion order.
+  if (associatedAccounts.size >= ASSOCIATED_ACCOUNTS_KEPT) associatedAccounts.delete(associatedAccounts.keys().next().value!);
+  associatedAccounts.set(key, ata);
   return ata;
 }
 

@@ -1,8 +1,10 @@
 /**
  * ed25519 for Solana (`solana-900`): the issuer's signature of a transaction message (the attestation transaction,
  * signing/solana-transaction.ts, and the worker's nonce advances), its public key, and the checks of a base58 address.
- * Signing and verification use `@noble/curves` (the implementation `@solana/web3.js` itself uses).
+ * Signing is node:crypto's (OpenSSL: about 40 µs, against 800 µs for `@noble/curves`, the same bytes: ed25519 is
+ * deterministic); the curve checks of an address are `@noble/curves`'.
  */
+import { createPrivateKey, sign, type KeyObject } from 'node:crypto';
 import { ed25519 } from '@noble/curves/ed25519';
 import { decodeBase58, encodeBase58 } from './base58';
 
@@ -58,7 +60,17 @@ export function solanaPublicKeyOf(secretKey: Uint8Array): string {
   return encodeBase58(ed25519.getPublicKey(seedOf(secretKey)));
 }
 
+/** PKCS#8 DER before a raw 32-byte ed25519 seed (RFC 8410). */
+const ED25519_PKCS8_PREFIX = Buffer.from('302e020100300506032b657004220420', 'hex');
+/** The OpenSSL key of each secret key array signed with (the signers hold theirs for the process's life). */
+const privateKeys = new WeakMap<Uint8Array, KeyObject>();
+
 /** Signs arbitrary bytes (a Solana transaction message) with the secret key: a 64-byte ed25519 signature. */
 export function signSolanaMessage(secretKey: Uint8Array, message: Uint8Array): Uint8Array {
-  return ed25519.sign(message, seedOf(secretKey));
+  let key = privateKeys.get(secretKey);
+  if (!key) {
+    key = createPrivateKey({ key: Buffer.concat([ED25519_PKCS8_PREFIX, seedOf(secretKey)]), format: 'der', type: 'pkcs8' });
+    privateKeys.set(secretKey, key);
+  }
+  return new Uint8Array(sign(null, message, key));
 }
