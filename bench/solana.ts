@@ -50,7 +50,7 @@ const SYMBOL = 'SPYon';
 const CREATION_NONCE_ACCOUNTS = 100_000;
 /** Transactions sent in the settlement phase, one every SEND_EVERY_MS. */
 const SETTLEMENTS = 40;
-const SEND_EVERY_MS = 250;
+const SEND_EVERY_MS = Number(process.env.SEND_EVERY_MS ?? 250);
 
 export interface SolanaBench {
   creation: { evm: LoadResult; solana: LoadResult };
@@ -122,7 +122,7 @@ async function completedBy(wallet: SolanaDevWallet, additionalData: string): Pro
   return getBase64EncodedWireTransaction(await partiallySignTransaction([keyPair], transaction));
 }
 
-async function benchSettlement(databaseUrl: string): Promise<SolanaBench['settlement']> {
+export async function benchSettlement(databaseUrl: string): Promise<SolanaBench['settlement']> {
   const directory = mkdtempSync(path.join(tmpdir(), 'bench-solana-'));
   const logger = quietLogger();
   const config = defaultConfig({ PUBLIC_BASE_URL: 'http://127.0.0.1', TEMPORAL_TASK_QUEUE: `bench-solana-${process.pid}` });
@@ -131,6 +131,8 @@ async function benchSettlement(databaseUrl: string): Promise<SolanaBench['settle
   try {
     const ledger = await startSolanaLedger({ stateDirectory: path.join(directory, 'solana') });
     stops.unshift(() => ledger.stop());
+    // Development signer keys in the phase's directory: the issuer's Solana key among them.
+    const signers = loadSigners({ dataDir: directory });
     const issuerSecretKey = issuerSolanaSecretKey({ keys: {}, dataDir: directory });
     const setup = await ensureSolanaSetup({
       rpcUrl: ledger.rpcUrl,
@@ -151,39 +153,47 @@ async function benchSettlement(databaseUrl: string): Promise<SolanaBench['settle
     stops.unshift(() => temporal.stop());
     const worker = await startWorker({ config, temporal, db, logger, solana: { rpcUrl: ledger.rpcUrl, issuerSecretKey } });
     stops.unshift(() => worker.stop());
-    const app = createProductApp({ config, db, logger, temporal: temporal.client, signers: loadSigners({ dataDir: directory }), solana: accounts });
+    const app = createProductApp({ config, db, logger, temporal: temporal.client, signers, solana: accounts });
     const api = await listen(app, { host: '127.0.0.1', port: 0 });
     stops.unshift(() => api.close());
     const key = (await createApiKey(db, { name: 'bench solana trader', scope: 'write', rateLimitPerSecond: 1_000_000, rateLimitBurst: 1_000_000 })).secret;
     const rpc = createSolanaRpc(ledger.rpcUrl);
 
+    // The states are watched while the transactions go out, each from its own send.
     const sentAt = new Map<string, number>();
-    for (let index = 0; index < SETTLEMENTS; index += 1) {
-      const wallet = setup.wallets[index % setup.wallets.length]!;
-      const response = await fetch(`${api.url}/v1/attestations`, {
-        method: 'POST',
-        headers: { 'x-api-key': key, 'content-type': 'application/json' },
-        body: JSON.stringify({ symbol: SYMBOL, side: 'buy', tokenAmount: '0.01', chainId: 'solana-900', userAddress: wallet.address }),
-      });
-      const attestation = (await response.json()) as { attestationId: string; additionalData: string };
-      if (response.status !== 200) throw new Error(`attestation refused: ${JSON.stringify(attestation)}`);
-      const wire = await completedBy(wallet, attestation.additionalData);
-      sentAt.set(attestation.attestationId, performance.now());
-      await rpc.sendTransaction(wire, { encoding: 'base64' }).send();
-      await new Promise((resolve) => setTimeout(resolve, SEND_EVERY_MS));
-    }
-
     const executingMs = new Map<string, number>();
     const executedMs = new Map<string, number>();
-    const deadline = performance.now() + 120_000;
-    while (executedMs.size < sentAt.size && performance.now() < deadline) {
-      const { rows } = await db.query<{ id: string; state: string }>('SELECT attestation_id AS id, state FROM attestations WHERE attestation_id = ANY($1)', [[...sentAt.keys()]]);
-      const now = performance.now();
-      for (const { id, state } of rows) {
-        if ((state === 'executing' || state === 'executed') && !executingMs.has(id)) executingMs.set(id, now - sentAt.get(id)!);
-        if (state === 'executed' && !executedMs.has(id)) executedMs.set(id, now - sentAt.get(id)!);
+    let sending = true;
+    const watching = (async () => {
+      const deadline = performance.now() + 180_000;
+      while ((sending || executedMs.size < sentAt.size) && performance.now() < deadline) {
+        const { rows } = await db.query<{ id: string; state: string }>('SELECT attestation_id AS id, state FROM attestations WHERE attestation_id = ANY($1)', [[...sentAt.keys()]]);
+        const now = performance.now();
+        for (const { id, state } of rows) {
+          if ((state === 'executing' || state === 'executed') && !executingMs.has(id)) executingMs.set(id, now - sentAt.get(id)!);
+          if (state === 'executed' && !executedMs.has(id)) executedMs.set(id, now - sentAt.get(id)!);
+        }
+        await new Promise((resolve) => setTimeout(resolve, 25));
       }
-      await new Promise((resolve) => setTimeout(resolve, 25));
+    })();
+    try {
+      for (let index = 0; index < SETTLEMENTS; index += 1) {
+        const wallet = setup.wallets[index % setup.wallets.length]!;
+        const response = await fetch(`${api.url}/v1/attestations`, {
+          method: 'POST',
+          headers: { 'x-api-key': key, 'content-type': 'application/json' },
+          body: JSON.stringify({ symbol: SYMBOL, side: 'buy', tokenAmount: '0.01', chainId: 'solana-900', userAddress: wallet.address }),
+        });
+        const attestation = (await response.json()) as { attestationId: string; additionalData: string };
+        if (response.status !== 200) throw new Error(`attestation refused: ${JSON.stringify(attestation)}`);
+        const wire = await completedBy(wallet, attestation.additionalData);
+        await rpc.sendTransaction(wire, { encoding: 'base64' }).send();
+        sentAt.set(attestation.attestationId, performance.now());
+        await new Promise((resolve) => setTimeout(resolve, SEND_EVERY_MS));
+      }
+    } finally {
+      sending = false;
+      await watching;
     }
     if (executedMs.size < sentAt.size) throw new Error(`${sentAt.size - executedMs.size} of ${sentAt.size} Solana attestations not executed within 2 minutes`);
     return {
