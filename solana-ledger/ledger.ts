@@ -14,15 +14,14 @@ import {
   address,
   getBase58Decoder,
   getBase58Encoder,
-  getCompiledTransactionMessageDecoder,
-  getTransactionDecoder,
   lamports,
   type Transaction,
 } from '@solana/kit';
 import { LiteSVM, TransactionMetadata, type FailedTransactionMetadata } from 'litesvm';
-import { durableNonce, parseMint, parseTokenAccount, SYSTEM_PROGRAM, TOKEN_2022_PROGRAM, TOKEN_PROGRAM, uiTokenAmount, type StoredAccount } from './accounts';
+import { durableNonce, parseMint, parseTokenAccount, TOKEN_2022_PROGRAM, TOKEN_PROGRAM, uiTokenAmount, type StoredAccount } from './accounts';
 import { transactionError, type TransactionError } from './errors';
 import { LedgerStateFiles } from './state-files';
+import { advancedNonceAccount, decodeWireTransaction, type WireMessage } from './wire';
 
 export type Commitment = 'processed' | 'confirmed' | 'finalized';
 
@@ -99,14 +98,6 @@ const FEE_PER_SIGNATURE = 5000;
 export const STATUS_CACHE_SLOTS = 300;
 
 const base58 = getBase58Decoder();
-const transactionDecoder = getTransactionDecoder();
-const messageDecoder = getCompiledTransactionMessageDecoder();
-
-export function decodeWireTransaction(bytes: Uint8Array) {
-  const transaction = transactionDecoder.decode(bytes);
-  const message = messageDecoder.decode(transaction.messageBytes);
-  return { transaction, message };
-}
 
 export class Ledger {
   readonly slotMs: number;
@@ -309,7 +300,7 @@ export class Ledger {
     return this.execute({ kind: 'airdrop', airdrop: { address: to, lamports: amount.toString() } }, undefined, [to]);
   }
 
-  private checkAge(message: ReturnType<typeof decodeWireTransaction>['message']): void {
+  private checkAge(message: WireMessage): void {
     const blockhash = message.lifetimeToken;
     if (this.isBlockhashValid(blockhash)) return;
     const nonceAccount = advancedNonceAccount(message);
@@ -445,14 +436,6 @@ export class Ledger {
     }
     record.accountKeys.forEach((key, index) => this.keepVersion(key, before[index], this.currentAccount(key)));
   }
-}
-
-/** The nonce account a durable-nonce transaction advances (its first instruction: the system program's AdvanceNonceAccount). */
-function advancedNonceAccount(message: ReturnType<typeof decodeWireTransaction>['message']): string | undefined {
-  const first = 'instructions' in message ? message.instructions[0] : undefined;
-  if (!first || message.staticAccounts[first.programAddressIndex] !== SYSTEM_PROGRAM) return undefined;
-  if (!first.data || first.data.length < 4 || Buffer.from(first.data).readUInt32LE(0) !== 4) return undefined;
-  return message.staticAccounts[first.accountIndices?.[0] ?? -1];
 }
 
 function signatureOf(transaction: Transaction): string {

@@ -6,7 +6,8 @@
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import { getBase58Decoder, getBase58Encoder } from '@solana/kit';
 import { isTokenProgram, parseMint, parseTokenAccount, TOKEN_PROGRAM, uiTokenAmount, type StoredAccount } from './accounts';
-import { decodeWireTransaction, STATUS_CACHE_SLOTS, TransactionRefused, type Commitment, type Ledger, type TransactionRecord } from './ledger';
+import { STATUS_CACHE_SLOTS, TransactionRefused, type Commitment, type Ledger, type TransactionRecord } from './ledger';
+import { decodeWireTransaction } from './wire';
 
 const base58Decoder = getBase58Decoder();
 const base58Encoder = getBase58Encoder();
