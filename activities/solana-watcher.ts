@@ -24,10 +24,9 @@
  * records nothing twice.
  */
 import { Context } from '@temporalio/activity';
-import type { Client } from '@temporalio/client';
 import { createSolanaRpc, getTransactionDecoder, signature as toSignature, type Address, type Signature } from '@solana/kit';
 import type { SolanaContext } from '../chains/solana-context';
-import { inTransaction, type Database } from '../db/pool';
+import { inTransaction } from '../db/pool';
 import { promoteFinal, recordObservedExecutions, rewindChain, type ObservedExecution } from '../db/queries/chain-observations';
 import { haltChainWatcher, lockWatcherCursor, readWatcherCursor, recordWatcherError, recordWatcherProgress, resumeChainWatcher } from '../db/queries/chain-watcher';
 import { ensureSolanaCursor, readLastSignature, recordLastSignature, seenExecutionsAtOrBelow, solanaAttestations, type SolanaWatchedAttestation } from '../db/queries/solana-watcher';
@@ -37,19 +36,16 @@ import { base64ToBytes } from '../signing/base64';
 import { QUOTE_SIDE } from '../signing/quote';
 import { solanaAttestationAmounts } from '../signing/solana-transaction';
 import { chainWatcherHaltTypes, type ChainWatcherHalt, type ChainWatcherResume } from '../temporal/messages';
-import { createChainOutboxDelivery } from './chain-outbox';
+import { createChainOutboxDelivery, type ChainOutboxDependencies } from './chain-outbox';
 import { haltFailure, type ScanChainResult } from './chain-watcher';
 
-export interface SolanaWatcherActivityDependencies {
-  db: Database;
+/** What the outbox delivery needs (the database, Temporal, the hedges' window), and the ledger with the issuer's accounts. */
+export interface SolanaWatcherActivityDependencies extends ChainOutboxDependencies {
   solana: SolanaContext;
   /** The chain's named id (`solana-900`). */
   chain: string;
-  temporal: Client;
-  taskQueue: string;
   /** ATTESTATION_SETTLEMENT_GRACE_MS: an attestation whose execution is undone after expiry + grace is expired. */
   settlementGraceMs: number;
-  hedgeWindowMs: number;
 }
 
 /** getSignaturesForAddress answers at most this many a call. */
