@@ -80,7 +80,7 @@ const EXCEEDED = `
       FROM offhours WHERE asset > $2::numeric
   )
   SELECT DISTINCT ON (cap, scope, symbol) cap, scope, symbol, ${ISO('created_at')} AS instant, attestation_id::text AS "attestationId",
-         "limit"::text AS "limit", amount::text AS amount, ids AS "counted"
+         trim_scale("limit")::text AS "limit", trim_scale(amount)::text AS amount, ids AS "counted"
     FROM exceeded ORDER BY cap, scope, symbol, created_at, attestation_id`;
 
 /** (4) Every cap exceeded at some instant, first instant only, per cap and account (or off-hours session) and asset. */
