@@ -71,18 +71,18 @@ test('a third open attestation and 600 USD open are each named at their first in
 });
 
 test('executed notional stays in the session: above its cap once open ones are gone is named', async () => {
-  await attest(1, { state: 'executed', txHash: tx(1), stateChangedAt: T0 + 1_500, tokens: '2.5' });
-  await attest(2, { state: 'executed', txHash: tx(2), stateChangedAt: T0 + 2_500, tokens: '2.5' });
-  await attest(3, { state: 'executed', txHash: tx(3), stateChangedAt: T0 + 3_500, tokens: '2.5' });
+  await attest(1, { state: 'executed', txHash: tx(1), stateChangedAt: T0 + 1_500, expiresAt: T0 + 10_000, tokens: '2.5' });
+  await attest(2, { state: 'executed', txHash: tx(2), stateChangedAt: T0 + 2_500, expiresAt: T0 + 10_000, tokens: '2.5' });
+  await attest(3, { state: 'executed', txHash: tx(3), stateChangedAt: T0 + 3_500, expiresAt: T0 + 10_000, tokens: '2.5' });
   expect(await check()).toEqual([]);
-  // 750 executed; 100 more is 850 in the session though only 100 is open.
-  await attest(4, { tokens: '1' });
+  // 750 executed, each past its expiry; 100 more is 850 in the session though only 100 is open.
+  await attest(4, { tokens: '1', createdAt: T0 + 20_000 });
   expect((await check()).map((v) => v.records)).toEqual([
     {
       cap: 'max_session_notional_value',
       scope: `${ACCOUNT} session ${T0}`,
       symbol: 'AAPLon',
-      instant: '2026-09-21T14:13:24.000Z',
+      instant: '2026-09-21T14:13:40.000Z',
       attestationId: '4',
       limit: '800',
       amount: '850',
@@ -94,7 +94,8 @@ test('executed notional stays in the session: above its cap once open ones are g
 test("the issuer's off-hours exposure over all users, per asset and overall, is named", async () => {
   await database.db.query(`UPDATE session_limits SET tradable = true, max_attestation_count = 100, max_active_notional_value = 1e9, max_session_notional_value = 1e9 WHERE session = 'offhours'`);
   const offhours = { session: 'offhours', sessionStartedAt: T0 - 1_000 };
-  await attest(1, { ...offhours, symbol: 'SPYon', tokens: '3' });
+  // 1 executed at 1.5 s and expired at 3 s: still the issuer's exposure.
+  await attest(1, { ...offhours, symbol: 'SPYon', tokens: '3', state: 'executed', txHash: tx(1), stateChangedAt: T0 + 1_500, expiresAt: T0 + 3_000 });
   await attest(2, { ...offhours, symbol: 'SPYon', tokens: '3', accountId: `${ACCOUNT}_2` });
   expect(await check()).toEqual([]);
   await attest(3, { ...offhours, symbol: 'QQQon', tokens: '3', accountId: `${ACCOUNT}_2` });
