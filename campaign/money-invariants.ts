@@ -3,11 +3,11 @@
  * - 7: each execution settled the attested price and quantity (database), and on each EVM chain given, the token
  *   manager's stablecoin moved in each final execution's transaction exactly what the contract charges for it —
  *   buys `ceil(quantity × price / 10^(36 − decimals))` in, sells the floor of it out — and in no other transaction
- *   but the deployer's funding, up to the watcher's final block.
+ *   but its reserve's funding (minted to it, or sent by the deployer), up to the watcher's final block.
  * - 1: the last reserves computation (activities/reserves.ts, stored in reserve_snapshots) of each asset with
  *   nothing in flight nor under review: neither short nor over-backed beyond the hedges' rounding carry.
  */
-import { erc20Abi, parseAbiItem, type Address, type Hex, type PublicClient } from 'viem';
+import { erc20Abi, parseAbiItem, zeroAddress, type Address, type Hex, type PublicClient } from 'viem';
 import type { Queryable } from '../db/pool';
 import { latestReserveSnapshot } from '../db/queries/reserves';
 import type { EvmChain } from '../domain/chains';
@@ -46,20 +46,22 @@ export function settlementAmount(side: 'buy' | 'sell', quantity: bigint, price: 
   return side === 'buy' ? (product + divisor - 1n) / divisor : product / divisor;
 }
 
-/** The token manager's stablecoin in and out per transaction, over the deployed blocks up to the final one, less the deployer's funding. */
-async function tokenManagerFlows(client: PublicClient, deployment: Deployment, toBlock: bigint): Promise<Map<Hex, bigint>> {
+/** The token manager's stablecoin in and out per transaction (and its block), from its deployment to `toBlock`, less its funding. */
+async function tokenManagerFlows(client: PublicClient, deployment: Deployment, toBlock: bigint): Promise<Map<Hex, { amount: bigint; block: bigint }>> {
   const range = { address: deployment.stablecoin, event: TRANSFER, fromBlock: BigInt(deployment.deployedBlock), toBlock } as const;
   const [incoming, outgoing] = await Promise.all([
     client.getLogs({ ...range, args: { to: deployment.tokenManager } }),
     client.getLogs({ ...range, args: { from: deployment.tokenManager } }),
   ]);
-  const flows = new Map<Hex, bigint>();
-  const deployer = deployment.deployer.toLowerCase();
+  const flows = new Map<Hex, { amount: bigint; block: bigint }>();
+  // The reserve's funding: minted to it (only the deployer mints the development stablecoin) or sent by the deployer.
+  const funding = new Set([deployment.deployer.toLowerCase(), zeroAddress, deployment.tokenManager.toLowerCase()]);
   for (const [logs, sign] of [[incoming, 1n], [outgoing, -1n]] as const) {
     for (const log of logs) {
       const counterparty = (sign === 1n ? log.args.from : log.args.to)!.toLowerCase();
-      if (counterparty === deployer || counterparty === deployment.tokenManager.toLowerCase()) continue;
-      flows.set(log.transactionHash, (flows.get(log.transactionHash) ?? 0n) + sign * log.args.value!);
+      if (funding.has(counterparty)) continue;
+      const amount = (flows.get(log.transactionHash)?.amount ?? 0n) + sign * log.args.value!;
+      flows.set(log.transactionHash, { amount, block: log.blockNumber });
     }
   }
   return flows;
@@ -77,21 +79,23 @@ export async function checkStablecoinOnChains(db: Queryable, chains: Partial<Rec
     if (!client || deployment.finalBlock === null) continue;
     const toBlock = BigInt(deployment.finalBlock);
     const decimals = await client.readContract({ address: deployment.stablecoin, abi: erc20Abi, functionName: 'decimals' });
-    const { rows: executions } = await db.query<{ txHash: Hex; side: 'buy' | 'sell'; price: string; quantity: string; attestationIds: string }>(
-      `SELECT tx_hash AS "txHash", side, price::text, quantity::text, attestation_id::text AS "attestationIds"
+    const { rows: executions } = await db.query<{ txHash: Hex; block: string; side: 'buy' | 'sell'; price: string; quantity: string; attestationId: string }>(
+      `SELECT tx_hash AS "txHash", block_number::text AS block, side, price::text, quantity::text, attestation_id::text AS "attestationId"
          FROM trade_executions WHERE chain = $1 AND status = 'final' AND block_number <= $2 ORDER BY block_number, tx_hash, log_index`,
       [deployment.chain, deployment.finalBlock],
     );
-    const owed = new Map<Hex, { amount: bigint; attestationIds: string[] }>();
+    const owed = new Map<Hex, { amount: bigint; block: bigint; attestationIds: string[] }>();
     for (const execution of executions) {
       const amount = settlementAmount(execution.side, BigInt(execution.quantity), BigInt(execution.price), decimals);
-      const entry = owed.get(execution.txHash) ?? { amount: 0n, attestationIds: [] };
-      owed.set(execution.txHash, { amount: entry.amount + (execution.side === 'buy' ? amount : -amount), attestationIds: [...entry.attestationIds, execution.attestationIds] });
+      const entry = owed.get(execution.txHash) ?? { amount: 0n, block: BigInt(execution.block), attestationIds: [] };
+      owed.set(execution.txHash, { ...entry, amount: entry.amount + (execution.side === 'buy' ? amount : -amount), attestationIds: [...entry.attestationIds, execution.attestationId] });
     }
     const flows = await tokenManagerFlows(client, deployment, toBlock);
-    for (const txHash of new Set([...owed.keys(), ...flows.keys()])) {
+    const blockOf = (txHash: Hex) => (owed.get(txHash) ?? flows.get(txHash))!.block;
+    const transactions = [...new Set([...owed.keys(), ...flows.keys()])].sort((a, b) => Number(blockOf(a) - blockOf(b)) || a.localeCompare(b));
+    for (const txHash of transactions) {
       const expected = owed.get(txHash)?.amount ?? 0n;
-      const moved = flows.get(txHash) ?? 0n;
+      const moved = flows.get(txHash)?.amount ?? 0n;
       if (expected === moved) continue;
       violations.push({
         invariant: '7 stablecoin',
