@@ -5,7 +5,8 @@
  *   buys `ceil(quantity × price / 10^(36 − decimals))` in, sells the floor of it out — and in no other transaction
  *   but its reserve's funding (minted to it, or sent by the deployer), up to the watcher's final block.
  * - 1: the last reserves computation (activities/reserves.ts, stored in reserve_snapshots) of each asset with
- *   nothing in flight nor under review: neither short nor over-backed beyond the hedges' rounding carry.
+ *   nothing in flight (hedges: less than one broker unit, their carry) nor under review: neither short nor over-backed
+ *   beyond the hedges' rounding carry.
  */
 import { erc20Abi, parseAbiItem, zeroAddress, type Address, type Hex, type PublicClient } from 'viem';
 import type { Queryable } from '../db/pool';
@@ -125,7 +126,9 @@ export async function checkBacking(db: Queryable): Promise<Violation[]> {
   const violations: Violation[] = [];
   for (const asset of snapshot.assets) {
     const { hedges, redemptions, partnerMints } = asset.inFlight;
-    if (![hedges, redemptions, partnerMints, asset.review].every((amount) => new Decimal(amount).isZero())) continue;
+    // Once filled, what a hedge leaves in flight is its rounding carry, under one broker unit.
+    const settled = new Decimal(hedges).abs().lt(SHARE_UNIT) && [redemptions, partnerMints, asset.review].every((amount) => new Decimal(amount).isZero());
+    if (!settled) continue;
     const surplus = new Decimal(asset.sharesHeld).minus(asset.sharesRequired);
     const allowance = (carries.get(asset.underlying) ?? new Decimal(0)).plus(SHARE_UNIT);
     if (asset.status === 'covered' && surplus.abs().lte(allowance)) continue;

@@ -217,8 +217,10 @@ describe('1 backing (the last reserves computation)', () => {
     expect((await check()).map((v) => [v.rule, v.records.sharesHeld])).toEqual([['shares held beyond the tokens and the rounding carry', '10.5']]);
   });
 
-  test('an asset with hedges in flight is not judged until they fill', async () => {
+  test("an asset with hedges in flight is not judged until they fill; a filled hedge's carry left in flight is nothing", async () => {
     await insertReserveSnapshots(database.db, T0, [asset({ sharesHeld: '9', inFlight: { hedges: '1', redemptions: '0', partnerMints: '0' } })]);
     expect(await check()).toEqual([]);
+    await insertReserveSnapshots(database.db, T0 + 1, [asset({ sharesHeld: '9', inFlight: { hedges: '-0.0000000005', redemptions: '0', partnerMints: '0' } })]);
+    expect((await check()).map((v) => [v.rule, v.records.sharesHeld])).toEqual([['tokens not backed by shares held', '9']]);
   });
 });
