@@ -30,58 +30,72 @@ const COUNTED = `SELECT attestation_id, account_id, symbol, session, session_sta
 
 const ISO = (ms: string) => `to_char(to_timestamp(${ms} / 1000.0) AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
 
-/** Each (cap, instant) exceeded: the cap, its limit, the amount at the instant and the attestations counted. */
+/**
+ * Each cap's first instant exceeded, by a sweep: every attestation adds its count and notional when created and takes
+ * them back when it stops counting (its `open_until` for the open caps, its expiry unless executed for the session
+ * and off-hours sums); the running sums read at each creation — removals at that very instant first, every creation
+ * at it included — are the exposure at that instant. Then the attestations counted at each first instant, by name.
+ */
 const EXCEEDED = `
   WITH counted AS (${COUNTED}),
+  events AS (
+    SELECT attestation_id, account_id, symbol, session, session_started_at, created_at AS at, 1 AS phase,
+           1 AS count, notional AS open, notional AS in_session FROM counted
+    UNION ALL
+    SELECT attestation_id, account_id, symbol, session, session_started_at, open_until, 0, -1, -notional, 0 FROM counted
+    UNION ALL
+    SELECT attestation_id, account_id, symbol, session, session_started_at, expires_at, 0, 0, 0, -notional FROM counted WHERE NOT executed
+  ),
   instants AS (
-    SELECT n.attestation_id, n.account_id, n.symbol, n.session, n.session_started_at, n.created_at, l.max_attestation_count,
-           l.max_active_notional_value, l.max_session_notional_value, open.count, open.notional AS open_notional, open.ids AS open_ids,
-           session.notional AS session_notional, session.ids AS session_ids
-      FROM counted n
-      JOIN session_limits l ON l.symbol = n.symbol AND l.session = n.session
-      CROSS JOIN LATERAL (
-        SELECT count(*) AS count, sum(o.notional) AS notional, string_agg(o.attestation_id::text, ',' ORDER BY o.created_at, o.attestation_id) AS ids
-          FROM counted o
-         WHERE o.account_id = n.account_id AND o.symbol = n.symbol AND o.created_at <= n.created_at AND n.created_at < o.open_until) AS open
-      CROSS JOIN LATERAL (
-        SELECT sum(o.notional) AS notional, string_agg(o.attestation_id::text, ',' ORDER BY o.created_at, o.attestation_id) AS ids
-          FROM counted o
-         WHERE o.account_id = n.account_id AND o.symbol = n.symbol AND o.session_started_at = n.session_started_at
-           AND o.created_at <= n.created_at AND (n.created_at < o.expires_at OR o.executed)) AS session
+    SELECT * FROM (
+      SELECT e.*, sum(count) OVER open AS open_count, sum(open) OVER open AS open_notional,
+             sum(in_session) OVER (PARTITION BY account_id, symbol, session_started_at ORDER BY at, phase) AS session_notional
+        FROM events e WINDOW open AS (PARTITION BY account_id, symbol ORDER BY at, phase)) AS sums
+     WHERE phase = 1
   ),
   offhours AS (
-    SELECT n.attestation_id, n.symbol, n.session_started_at, n.created_at, total.notional AS global, total.ids AS global_ids,
-           total.asset AS asset, total.asset_ids
-      FROM counted n
-      CROSS JOIN LATERAL (
-        SELECT sum(o.notional) AS notional, string_agg(o.attestation_id::text, ',' ORDER BY o.created_at, o.attestation_id) AS ids,
-               coalesce(sum(o.notional) FILTER (WHERE o.symbol = n.symbol), 0) AS asset,
-               string_agg(o.attestation_id::text, ',' ORDER BY o.created_at, o.attestation_id) FILTER (WHERE o.symbol = n.symbol) AS asset_ids
-          FROM counted o
-         WHERE o.session = 'offhours' AND o.session_started_at = n.session_started_at
-           AND o.created_at <= n.created_at AND (n.created_at < o.expires_at OR o.executed)) AS total
-     WHERE n.session = 'offhours'
+    SELECT * FROM (
+      SELECT e.*, sum(in_session) OVER (PARTITION BY session_started_at ORDER BY at, phase) AS global,
+             sum(in_session) OVER (PARTITION BY session_started_at, symbol ORDER BY at, phase) AS asset
+        FROM events e WHERE session = 'offhours') AS sums
+     WHERE phase = 1
   ),
   exceeded AS (
-    SELECT 'max_attestation_count' AS cap, account_id AS scope, symbol, created_at, attestation_id, max_attestation_count::numeric AS "limit", count AS amount, open_ids AS ids
-      FROM instants WHERE count > max_attestation_count
+    SELECT 'max_attestation_count' AS cap, i.account_id, i.symbol, i.session_started_at, i.at AS created_at, i.attestation_id,
+           l.max_attestation_count::numeric AS "limit", i.open_count AS amount
+      FROM instants i JOIN session_limits l USING (symbol, session) WHERE i.open_count > l.max_attestation_count
     UNION ALL
-    SELECT 'max_active_notional_value', account_id, symbol, created_at, attestation_id, max_active_notional_value, open_notional, open_ids
-      FROM instants WHERE open_notional > max_active_notional_value
+    SELECT 'max_active_notional_value', i.account_id, i.symbol, i.session_started_at, i.at, i.attestation_id, l.max_active_notional_value, i.open_notional
+      FROM instants i JOIN session_limits l USING (symbol, session) WHERE i.open_notional > l.max_active_notional_value
     UNION ALL
-    SELECT 'max_session_notional_value', account_id || ' session ' || session_started_at, symbol, created_at, attestation_id,
-           max_session_notional_value, session_notional, session_ids
-      FROM instants WHERE session_notional > max_session_notional_value
+    SELECT 'max_session_notional_value', i.account_id, i.symbol, i.session_started_at, i.at, i.attestation_id, l.max_session_notional_value, i.session_notional
+      FROM instants i JOIN session_limits l USING (symbol, session) WHERE i.session_notional > l.max_session_notional_value
     UNION ALL
-    SELECT 'OFFHOURS_GLOBAL_EXPOSURE_LIMIT', 'offhours session ' || session_started_at, '*', created_at, attestation_id, $1::numeric, global, global_ids
-      FROM offhours WHERE global > $1::numeric
+    SELECT 'OFFHOURS_GLOBAL_EXPOSURE_LIMIT', NULL, '*', session_started_at, at, attestation_id, $1::numeric, global FROM offhours WHERE global > $1::numeric
     UNION ALL
-    SELECT 'OFFHOURS_ASSET_EXPOSURE_LIMIT', 'offhours session ' || session_started_at, symbol, created_at, attestation_id, $2::numeric, asset, asset_ids
-      FROM offhours WHERE asset > $2::numeric
+    SELECT 'OFFHOURS_ASSET_EXPOSURE_LIMIT', NULL, symbol, session_started_at, at, attestation_id, $2::numeric, asset FROM offhours WHERE asset > $2::numeric
+  ),
+  first AS (
+    SELECT DISTINCT ON (cap, account_id, symbol, scoped) *
+      FROM (SELECT x.*, CASE WHEN cap IN ('max_attestation_count', 'max_active_notional_value') THEN NULL ELSE session_started_at END AS scoped FROM exceeded x) AS scoped
+     ORDER BY cap, account_id, symbol, scoped, created_at, attestation_id
   )
-  SELECT DISTINCT ON (cap, scope, symbol) cap, scope, symbol, ${ISO('created_at')} AS instant, attestation_id::text AS "attestationId",
-         trim_scale("limit")::text AS "limit", trim_scale(amount)::text AS amount, ids AS "counted"
-    FROM exceeded ORDER BY cap, scope, symbol, created_at, attestation_id`;
+  SELECT f.cap,
+         CASE WHEN f.account_id IS NULL THEN 'offhours session ' || f.session_started_at
+              WHEN f.scoped IS NULL THEN f.account_id ELSE f.account_id || ' session ' || f.session_started_at END AS scope,
+         f.symbol, ${ISO('f.created_at')} AS instant, f.attestation_id::text AS "attestationId",
+         trim_scale(f."limit")::text AS "limit", trim_scale(f.amount)::text AS amount, ids.counted
+    FROM first f
+    CROSS JOIN LATERAL (
+      SELECT string_agg(o.attestation_id::text, ',' ORDER BY o.created_at, o.attestation_id) AS counted
+        FROM counted o
+       WHERE o.created_at <= f.created_at AND CASE
+               WHEN f.scoped IS NULL THEN o.account_id = f.account_id AND o.symbol = f.symbol AND f.created_at < o.open_until
+               WHEN f.account_id IS NOT NULL THEN o.account_id = f.account_id AND o.symbol = f.symbol AND o.session_started_at = f.session_started_at
+                                                  AND (f.created_at < o.expires_at OR o.executed)
+               ELSE o.session = 'offhours' AND o.session_started_at = f.session_started_at AND (f.symbol = '*' OR o.symbol = f.symbol)
+                    AND (f.created_at < o.expires_at OR o.executed) END) AS ids
+   ORDER BY f.cap, scope, f.symbol`;
 
 /** (4) Every cap exceeded at some instant, first instant only, per cap and account (or off-hours session) and asset. */
 export async function checkLimits(db: Queryable, caps: LimitCaps): Promise<Violation[]> {
