@@ -111,3 +111,17 @@ test("the issuer's off-hours exposure over all users, per asset and overall, is 
     ['OFFHOURS_GLOBAL_EXPOSURE_LIMIT', '*', '2026-09-21T14:13:26.000Z', '1100', '1,2,3,5'],
   ]);
 });
+
+test('at one instant, what stops counting then is gone and every attestation created then is counted', async () => {
+  await database.db.query(`UPDATE session_limits SET max_active_notional_value = 1e9 WHERE symbol = 'AAPLon' AND session = 'regular'`);
+  await attest(1, { createdAt: T0, expiresAt: T0 + 5_000, state: 'expired', stateChangedAt: T0 + 5_000 });
+  await attest(2, { createdAt: T0 + 1_000 });
+  await attest(3, { createdAt: T0 + 5_000 });
+  expect(await check()).toEqual([]);
+  // Stored together (one batch, one instant): both count at it, the first of them included.
+  await attest(4, { createdAt: T0 + 6_000 });
+  await attest(5, { createdAt: T0 + 6_000 });
+  expect((await check()).map((v) => [v.records.cap, v.records.instant, v.records.attestationId, v.records.amount, v.records.counted])).toEqual([
+    ['max_attestation_count', '2026-09-21T14:13:26.000Z', '4', '4', '2,3,4,5'],
+  ]);
+});
