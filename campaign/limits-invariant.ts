@@ -10,7 +10,8 @@
  *   instant, counting those before their expiry and every executed one: at most `max_session_notional_value`;
  * - off-hours: every account's notional in the same off-hours session counted the same way, over all assets and per
  *   asset: at most OFFHOURS_GLOBAL_EXPOSURE_LIMIT and OFFHOURS_ASSET_EXPOSURE_LIMIT.
- * Each cap broken is reported once, at its first instant, with the attestations it counted.
+ * Each cap broken is reported once, at its first instant, with the attestations it counted. Computed by a sweep over
+ * the creations and the ends of counting (below), so a campaign's tens of thousands of attestations take a second.
  */
 import type { Queryable } from '../db/pool';
 import type { Violation } from './invariants';
