@@ -17,23 +17,16 @@
 import { ed25519 } from '@noble/curves/ed25519';
 import { log } from '@temporalio/activity';
 import {
-  appendTransactionMessageInstructions,
   createSolanaRpc,
-  createTransactionMessage,
-  getBase64EncodedWireTransaction,
   getBase64Encoder,
-  pipe,
-  setTransactionMessageFeePayerSigner,
-  setTransactionMessageLifetimeUsingBlockhash,
-  signTransactionMessageWithSigners,
   type Address,
   type Commitment,
   type KeyPairSigner,
   type Signature,
 } from '@solana/kit';
-import { getCreateAccountInstruction, getInitializeNonceAccountInstruction, getNonceDecoder, getNonceSize, NonceState, SYSTEM_PROGRAM_ADDRESS } from '@solana-program/system';
+import { getNonceDecoder, getNonceSize, NonceState, SYSTEM_PROGRAM_ADDRESS } from '@solana-program/system';
 import { solanaIssuerSigner, solanaNonceSigner } from '../chains/solana-accounts';
-import { rpcNonceLedger } from '../chains/solana-ledger';
+import { nonceAccountCreation, rpcNonceLedger, sendInstructions } from '../chains/solana-ledger';
 import type { Database } from '../db/pool';
 import { addNonceAccounts, countNonceAccounts, listNonceAccountAddresses, listStuckNonceAccounts, type NonceAccountState } from '../db/queries/solana-nonces';
 import { solanaNonceAccountsAdded, solanaNonceAccountsSwept, solanaNonceRefills } from '../metrics/metrics';
@@ -139,22 +132,7 @@ export function createSolanaNoncePoolActivities(deps: SolanaNoncePoolDependencie
     const signatures: Signature[] = [];
     for (let start = 0; start < signers.length; start += ACCOUNTS_PER_TRANSACTION) {
       const batch = signers.slice(start, start + ACCOUNTS_PER_TRANSACTION);
-      const { value: latest } = await rpc.getLatestBlockhash({ commitment: 'confirmed' }).send();
-      const message = pipe(
-        createTransactionMessage({ version: 0 }),
-        (draft) => setTransactionMessageFeePayerSigner(payer, draft),
-        (draft) => setTransactionMessageLifetimeUsingBlockhash(latest, draft),
-        (draft) =>
-          appendTransactionMessageInstructions(
-            batch.flatMap((signer) => [
-              getCreateAccountInstruction({ payer, newAccount: signer, lamports: rent, space: getNonceSize(), programAddress: SYSTEM_PROGRAM_ADDRESS }),
-              getInitializeNonceAccountInstruction({ nonceAccount: signer.address, nonceAuthority: payer.address }),
-            ]),
-            draft,
-          ),
-      );
-      const signed = await signTransactionMessageWithSigners(message);
-      signatures.push(await rpc.sendTransaction(getBase64EncodedWireTransaction(signed), { encoding: 'base64', preflightCommitment: 'confirmed' }).send());
+      signatures.push(await sendInstructions(rpc, payer, batch.flatMap((signer) => nonceAccountCreation(payer, signer, rent))));
     }
     return signatures;
   }

@@ -15,23 +15,16 @@ import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import {
-  appendTransactionMessageInstructions,
   createKeyPairSignerFromPrivateKeyBytes,
   createSolanaRpc,
-  createTransactionMessage,
   getBase58Decoder,
-  getBase64EncodedWireTransaction,
   lamports,
-  pipe,
-  setTransactionMessageFeePayerSigner,
-  setTransactionMessageLifetimeUsingBlockhash,
-  signTransactionMessageWithSigners,
   type Address,
   type Instruction,
   type KeyPairSigner,
   type Signature,
 } from '@solana/kit';
-import { getCreateAccountInstruction, getInitializeNonceAccountInstruction, getNonceSize, SYSTEM_PROGRAM_ADDRESS } from '@solana-program/system';
+import { getCreateAccountInstruction, getNonceSize } from '@solana-program/system';
 import {
   findAssociatedTokenPda,
   getCreateAssociatedTokenIdempotentInstruction,
@@ -42,6 +35,7 @@ import {
 } from '@solana-program/token';
 import { z } from 'zod';
 import { SOLANA_STABLECOIN_SYMBOL, solanaIssuerSigner, solanaMintSigner, solanaNonceSigner } from '../chains/solana-accounts';
+import { nonceAccountCreation, sendInstructions } from '../chains/solana-ledger';
 import { SOLANA_STABLECOIN_DECIMALS, SOLANA_TOKEN_DECIMALS, solanaTreasury } from '../chains/solana-context';
 import type { Logger } from '../config/logger';
 import { DEV_KEY_FILE, SOLANA_KEY_VARIABLE, type SignerKeys } from '../signing';
@@ -135,15 +129,7 @@ export async function ensureSolanaSetup(parameters: SolanaSetupParameters): Prom
     }
   };
   const submit = async (instructions: Instruction[]) => {
-    const { value: latest } = await rpc.getLatestBlockhash({ commitment: 'confirmed' }).send();
-    const message = pipe(
-      createTransactionMessage({ version: 0 }),
-      (draft) => setTransactionMessageFeePayerSigner(issuer, draft),
-      (draft) => setTransactionMessageLifetimeUsingBlockhash(latest, draft),
-      (draft) => appendTransactionMessageInstructions(instructions, draft),
-    );
-    const signed = await signTransactionMessageWithSigners(message);
-    await confirm(await rpc.sendTransaction(getBase64EncodedWireTransaction(signed), { encoding: 'base64' }).send());
+    await confirm(await sendInstructions(rpc, issuer, instructions));
     made += 1;
   };
   const topUpSol = async (owner: Address, target: bigint) => {
@@ -203,10 +189,7 @@ export async function ensureSolanaSetup(parameters: SolanaSetupParameters): Prom
   const nonceSigners = await Promise.all(Array.from({ length: parameters.noncePoolSize }, (_, index) => solanaNonceSigner(parameters.issuerSecretKey, index)));
   await ensureAccounts(
     nonceSigners.map((signer, index) => ({ signer, what: `nonce account ${index}` })),
-    async (signer) => [
-      getCreateAccountInstruction({ payer: issuer, newAccount: signer, lamports: nonceRent, space: getNonceSize(), programAddress: SYSTEM_PROGRAM_ADDRESS }),
-      getInitializeNonceAccountInstruction({ nonceAccount: signer.address, nonceAuthority: issuer.address }),
-    ],
+    async (signer) => nonceAccountCreation(issuer, signer, nonceRent),
     (account) => nonceAuthority(account) === issuer.address,
   );
 
