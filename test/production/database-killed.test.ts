@@ -20,7 +20,7 @@ import { DEV_KEY_FILE } from '../../signing/keys';
 import { prepareDatabase } from '../../start/database';
 import { alive, attestationLoad, call, expectWorkflowsOf, killPostmaster, openLimits, ownDataDir } from '../support/database-outage';
 import { eventually } from '../support/eventually';
-import { roleEnv, startProcess, type TestProcess } from '../support/processes';
+import { roleEnv, startProcess, type TestProcess } from '../../harness/processes';
 
 jest.setTimeout(600_000);
 

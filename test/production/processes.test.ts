@@ -34,7 +34,7 @@ import { newSandboxSecrets, sandboxConnection, startSandbox, type RunningSandbox
 import { attestationWorkflowId, partnerMintWorkflowId } from '../../temporal/workflow-ids';
 import { SseClient } from '../streams/support';
 import { cloneTemplateDatabase, type TestDb } from '../support/database';
-import { roleEnv, startProcess, type TestProcess } from '../support/processes';
+import { roleEnv, startProcess, type TestProcess } from '../../harness/processes';
 
 const ROOT = path.join(__dirname, '..', '..');
 const ISSUER_ID = 'issuer-production-test';

@@ -14,7 +14,7 @@ import { freePorts } from '../../config/free-port';
 import { startEmbeddedPostgres, type EmbeddedDatabase } from '../../db/embedded';
 import { alive, attestationLoad, call, expectWorkflowsOf, killPostmaster, openLimits, ownDataDir } from '../support/database-outage';
 import { eventually } from '../support/eventually';
-import { startProcess, type TestProcess } from '../support/processes';
+import { startProcess, type TestProcess } from '../../harness/processes';
 
 jest.setTimeout(600_000);
 

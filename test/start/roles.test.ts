@@ -10,7 +10,7 @@ import { countActiveNonDevelopmentKeys, createApiKey } from '../../db/queries/ap
 import { freePort } from '../../config/free-port';
 import { ensureDevKeys, refuseDevKeysBesideRealOnes, wantsDevelopmentKeys } from '../../start/dev-keys';
 import { cloneTemplateDatabase, type TestDb } from '../support/database';
-import { startProcess, type TestProcess } from '../support/processes';
+import { startProcess, type TestProcess } from '../../harness/processes';
 
 let database: TestDb;
 const started: TestProcess[] = [];

@@ -8,7 +8,7 @@
 import { temporal } from '@temporalio/proto';
 import * as activities from '../../harness/temporal-workload/activities';
 import { finishSignal, heavyReplayWorkflow, workDoneQuery, workRounds, workSignal } from '../../harness/temporal-workload/workflows';
-import { startProcess, type TestProcess } from '../support/processes';
+import { startProcess, type TestProcess } from '../../harness/processes';
 import { eventually } from '../support/eventually';
 import { startTestEnvironment, type TestEnvironment } from './environment';
 

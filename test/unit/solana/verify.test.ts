@@ -11,7 +11,7 @@ import { ed25519 } from '@noble/curves/ed25519';
 import type { Address } from '@solana/kit';
 import { SOLANA_STABLECOIN_DECIMALS, SOLANA_TOKEN_DECIMALS, solanaTreasury } from '../../../chains/solana-context';
 import { base64ToBytes, bytesToBase64, signSolanaAttestationTransaction, type SignerPublicInfo } from '../../../signing';
-import { startProcess, type TestProcess } from '../../support/processes';
+import { startProcess, type TestProcess } from '../../../harness/processes';
 import { testKey } from '../../support/solana-svm';
 
 const issuer = testKey(1);

@@ -1,14 +1,14 @@
 /**
- * Processes a test starts (`node --import tsx <entry>`), each in its own process group, its output kept for the
- * error that names it; stopped by its pid whatever happens — SIGTERM, then SIGKILL to the group past a deadline; and
- * should the test process itself exit or be stopped (Ctrl-C, a CI timeout) before its tests stop them, their groups
- * are killed with it rather than left running (harness/reaper.ts).
+ * Processes a test or the campaign starts (`node --import tsx <entry>`), each in its own process group, its output
+ * kept for the error that names it; stopped by its pid whatever happens — SIGTERM, then SIGKILL to the group past a
+ * deadline; and should the starting process itself exit or be stopped (Ctrl-C, a CI timeout) before it stops them,
+ * their groups are killed with it rather than left running (harness/reaper.ts).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
-import { reapGroupWithThisProcess } from '../../harness/reaper';
+import { reapGroupWithThisProcess } from './reaper';
 
-const ROOT = path.join(__dirname, '..', '..');
+const ROOT = path.join(__dirname, '..');
 /** How much of a process's output is kept for error messages. */
 const KEPT_OUTPUT_CHARS = 20_000;
 
