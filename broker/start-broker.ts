@@ -64,6 +64,8 @@ export interface StartBrokerOptions {
 export interface RunningBroker {
   /** e.g. `http://127.0.0.1:8090` */
   url: string;
+  /** Changes the most shares one fill takes (`maxFillQty`) while it runs: the campaign's partial fills. */
+  setMaxFillQty(qty: string | undefined): void;
   /** Stops listening, finishes the step in hand, and closes the pool it opened. */
   stop(): Promise<void>;
 }
@@ -134,6 +136,7 @@ export async function startBroker(options: StartBrokerOptions): Promise<RunningB
     let stopping: Promise<void> | undefined;
     return {
       url,
+      setMaxFillQty: (qty) => fills.setMaxFillQty(qty),
       stop: () => {
         stopping ??= (async () => {
           await new Promise<void>((resolve) => {

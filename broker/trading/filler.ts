@@ -28,8 +28,10 @@ export interface OrderFillerOptions {
 
 export class OrderFiller {
   private readonly loop: DueWorkLoop;
+  private maxFillQty: string | undefined;
 
   constructor(private readonly options: OrderFillerOptions) {
+    this.maxFillQty = options.maxFillQty;
     this.loop = new DueWorkLoop({
       name: 'order filler',
       logger: options.logger,
@@ -43,6 +45,11 @@ export class OrderFiller {
   /** Looks for due orders now (or as soon as the current pass ends). */
   wake(): void {
     this.loop.wake();
+  }
+
+  /** The most shares one fill takes from now on (undefined: whole orders); the fills already made stay as they are. */
+  setMaxFillQty(qty: string | undefined): void {
+    this.maxFillQty = qty;
   }
 
   async stop(): Promise<void> {
@@ -63,7 +70,8 @@ export class OrderFiller {
   }
 
   private async handle(client: Parameters<typeof fillOrder>[0], order: OrderRecord, now: number): Promise<void> {
-    const { fillLatencyMs, maxFillQty } = this.options;
+    const { fillLatencyMs } = this.options;
+    const { maxFillQty } = this;
     const filledSome = new Decimal(order.filledQty).gt(0);
     const hours = marketHoursAt(now);
     // A transition pause inside the trading day holds the order until the next session; the day's end cancels it.

@@ -2,7 +2,8 @@
  * The sandbox's trading side (its clock pinned into a regular session, prices from a table): a market order fills at
  * the sandbox's price after the latency, journals the shares into the account and pays from its cash; a repeated
  * client_order_id answers the first order and never fills twice, concurrently too; a sell never takes a position
- * below zero; a large order fills in slices (partially_filled, then filled) when liquidity is limited; a limit
+ * below zero; a large order fills in slices (partially_filled, then filled) when liquidity is limited, also once it is
+ * limited while the sandbox runs (and whole again once unset); a limit
  * order waits until marketable; outside the sessions orders are refused naming the next open; a transition pause
  * between sessions holds an open day order until the next one.
  */
@@ -85,6 +86,21 @@ test('bad orders are 400 naming the field', async () => {
   }
   const unknown = await place({ symbol: 'ZZZZ', qty: '1', side: 'buy', client_order_id: 'x5' });
   expect(unknown.body.code).toBe('SYMBOL_NOT_TRADABLE');
+});
+
+test('the liquidity of one fill changed while the sandbox runs: slices from then on, whole orders again once unset', async () => {
+  sandbox.broker.setMaxFillQty('1');
+  const sliced = await place({ symbol: 'AMZN', qty: '2.5', side: 'buy', client_order_id: 'sliced-live' });
+  expect(sliced.status).toBe(201);
+  await waitFor(async () => ((await get(`${orders()}/${sliced.body.id}`)).body.status === 'partially_filled' ? true : undefined), 'a partial fill');
+  await filled(sliced.body.id);
+  const { rows } = await database.db.query<{ qty: string }>('SELECT qty::text FROM broker.journal WHERE order_id = $1 ORDER BY journal_id', [sliced.body.id]);
+  expect(rows.map((row) => new Decimal(row.qty).toFixed())).toEqual(['1', '1', '0.5']);
+  sandbox.broker.setMaxFillQty(undefined);
+  const whole = await place({ symbol: 'AMZN', qty: '2.5', side: 'buy', client_order_id: 'whole-again' });
+  await filled(whole.body.id);
+  const again = await database.db.query<{ qty: string }>('SELECT qty::text FROM broker.journal WHERE order_id = $1', [whole.body.id]);
+  expect(again.rows.map((row) => new Decimal(row.qty).toFixed())).toEqual(['2.5']);
 });
 
 test('limited liquidity fills in slices; a limit order waits until marketable; a closed market refuses with the next open', async () => {
