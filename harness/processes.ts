@@ -25,6 +25,8 @@ export interface TestProcess {
   stop(deadlineMs?: number): Promise<void>;
   /** SIGKILL to the process itself (a crash), resolves once exited. */
   kill(): Promise<void>;
+  /** Whether it has not exited yet. */
+  running(): boolean;
 }
 
 export function startProcess(name: string, entry: string, args: string[], env: NodeJS.ProcessEnv): TestProcess {
@@ -96,6 +98,7 @@ export function startProcess(name: string, entry: string, args: string[], env: N
       if (!done) child.kill('SIGKILL');
       await exited;
     },
+    running: () => !done,
   };
 }
 
