@@ -30,6 +30,7 @@ import { createApiKey, findActiveApiKey } from '../db/queries/api-keys';
 import { CATALOGUE } from '../domain/catalogue';
 import { chainVariables, SOLANA_CHAIN, type EvmChain } from '../domain/chains';
 import { roleEnv, startProcess, type TestProcess } from '../harness/processes';
+import { tagProcessesStartedHere } from '../harness/reaper';
 import { productBundle } from '../harness/workflow-bundle';
 import { loadSigners, signerPublicInfo } from '../signing';
 import { DEV_KEY_FILE } from '../signing/keys';
@@ -147,11 +148,26 @@ export async function startCampaignStack(parameters: CampaignStackParameters): P
   const random = parameters.random ?? seededRandom(0, 'links');
   const parts = new Parts(logger);
   const roles: RoleProcess[] = [];
-  const onAbort = (): void => void parts.stop();
+  const stopRoles = async () => {
+    // The roles first, the Temporal service after them, every one by its pid.
+    await Promise.all(roles.filter((role) => role.role !== 'temporal').map((role) => role.stop()));
+    await Promise.all(roles.map((role) => role.stop()));
+  };
+  const stopAll = async () => {
+    try {
+      await stopRoles();
+    } finally {
+      await parts.stopped();
+    }
+  };
+  // Aborted during the start: the roles stop (a wait for one to run fails at once), then every part.
+  const onAbort = (): void => void stopAll();
   signal?.addEventListener('abort', onAbort, { once: true });
   const step = () => signal?.throwIfAborted();
   try {
     step();
+    // PostgreSQL, the chains and the roles are stopped with this process should it end before stop() (harness/reaper.ts).
+    tagProcessesStartedHere();
     // Searchable by all, so that PostgreSQL (run as the `postgres` user under root) keeps its cluster inside it.
     mkdirSync(dataDir, { recursive: true });
     chmodSync(dataDir, 0o755);
@@ -377,11 +393,6 @@ export async function startCampaignStack(parameters: CampaignStackParameters): P
       broker: { set: (fault) => brokerProxy.set(fault) },
       links: links.map((proxy) => ({ name: proxy.name, set: (fault) => proxy.set(fault) })),
     };
-    const stopRoles = async () => {
-      // The roles first, the Temporal service after them, every one by its pid.
-      await Promise.all(roles.filter((role) => role.role !== 'temporal').map((role) => role.stop()));
-      await Promise.all(roles.map((role) => role.stop()));
-    };
     return {
       target: { stack, apiUrls },
       faults,
@@ -390,18 +401,10 @@ export async function startCampaignStack(parameters: CampaignStackParameters): P
       taskQueue: TASK_QUEUE,
       brokerUrl: brokerProxy.url,
       output: () => roles.map((role) => `--- ${role.name}\n${role.output().slice(-3_000)}`).join('\n'),
-      async stop() {
-        try {
-          await stopRoles();
-        } finally {
-          await parts.stopped();
-        }
-      },
+      stop: stopAll,
     };
   } catch (error) {
-    await Promise.all(roles.filter((role) => role.role !== 'temporal').map((role) => role.stop()));
-    await Promise.all(roles.map((role) => role.stop()));
-    await parts.stopped();
+    await stopAll();
     throw error;
   } finally {
     signal?.removeEventListener('abort', onAbort);
