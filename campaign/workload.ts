@@ -1,0 +1,479 @@
+/**
+ * The campaign's workload (issue 36): users, a partner and an operator acting on the product until the run ends, every
+ * choice drawn from the seed (a stream forked per actor), every operation recorded as a ScheduledStep and every
+ * request answered in the journal (campaign/journal.ts).
+ * - Users (one per development wallet pair, all under the write key: the API has no route that makes keys, see
+ *   campaign/README.md) request attestations on every chain, buys and sells, on several assets and both durations,
+ *   then submit some on chain with their wallet (EVM: the token manager, the stablecoin approved once; Solana: the
+ *   co-signed transaction completed and sent), some twice, some after they expired, some never; a sell is submitted
+ *   only for tokens the user's earlier buys brought.
+ * - The partner mints through the brokerage sandbox to a development wallet, reads its record back, and burns tokens
+ *   it holds through the issuer contract for redemption.
+ * - The operator pauses and resumes the market, an asset and a chain, schedules a corporate action that changes a
+ *   multiplier (a `stock_split` event with `updateSharesMultiplier`: no route changes a multiplier itself) and deletes
+ *   some, and resumes or rejects the partner requests waiting for review.
+ * The draws of an operation (`drawOperation`) never depend on what the product answered, so a seed gives the same
+ * sequence of operations whatever the faults did; what depends on answers (a sell's size) is drawn from a stream
+ * forked for that operation.
+ */
+import {
+  createKeyPairFromBytes,
+  createSolanaRpc,
+  getBase58Encoder,
+  getBase64EncodedWireTransaction,
+  getTransactionDecoder,
+  partiallySignTransaction,
+} from '@solana/kit';
+import { createPublicClient, createWalletClient, http, maxUint256, parseUnits, type Hex, type PublicClient, type WalletClient } from 'viem';
+import { privateKeyToAccount } from 'viem/accounts';
+import { evmNetwork, viemChain } from '../chains/networks';
+import { issuerAbi, stablecoinAbi, stockTokenAbi, tokenManagerAbi } from '../contracts/abi';
+import { EVM_CHAINS, SOLANA_CHAIN, type CHAIN_TABLE, type EvmChain } from '../domain/chains';
+import { journaledFetch, type JournaledAnswer, type Journal } from './journal';
+import type { CampaignTarget, ScheduledStep } from './model';
+import type { Random } from './random';
+
+export interface WorkloadParameters {
+  target: CampaignTarget;
+  random: Random;
+  journal: Journal;
+  /** Aborted: every actor stops after its operation under way (an operator's pause is still resumed). */
+  signal: AbortSignal;
+  record(step: ScheduledStep): void;
+  /** Operations a second, all actors together (default 2). */
+  operationsPerSecond?: number;
+  /** Users (default: one per development wallet). */
+  users?: number;
+}
+
+export const CHAINS = ['ethereum-1', 'bsc-56', 'solana-900'] as const satisfies readonly (keyof typeof CHAIN_TABLE)[];
+/** Assets attested: two that trade at any hour (so every run trades), two that trade only in the sessions. */
+export const ATTESTED_SYMBOLS = ['SPYon', 'QQQon', 'AAPLon', 'TSLAon'] as const;
+/** Underlyings the sandbox's participant holds shares of. */
+export const PARTNER_UNDERLYINGS = ['AAPL', 'NVDA', 'TSLA', 'MSFT', 'AMZN'] as const;
+
+export type Role = 'user' | 'partner' | 'operator';
+
+/** What a submission on chain does with an attestation. */
+export type Fate = 'submit' | 'twice' | 'late' | 'never';
+
+export type Operation =
+  | { kind: 'attest'; chain: (typeof CHAINS)[number]; symbol: string; side: 'buy' | 'sell'; amount: { tokenAmount: string } | { notionalValue: string }; duration: 'short' | 'long'; fate: Fate }
+  | { kind: 'soft-quote'; symbol: string; side: 'buy' | 'sell'; notionalValue: string }
+  | { kind: 'read-attestations' }
+  | { kind: 'partner-mint'; underlying: string; qty: string; network: 'ethereum' | 'binance'; wallet: number }
+  | { kind: 'partner-read' }
+  | { kind: 'partner-burn'; chain: EvmChain; fraction: number; wallet: number }
+  | { kind: 'pause-market'; holdMs: number }
+  | { kind: 'pause-asset'; symbol: string; holdMs: number }
+  | { kind: 'pause-chain'; chain: (typeof CHAINS)[number]; holdMs: number }
+  | { kind: 'corporate-action'; symbol: string; ratio: string; deleteIt: boolean }
+  | { kind: 'review' };
+
+const WEIGHTS = {
+  user: { attest: 8, 'soft-quote': 1, 'read-attestations': 1 },
+  partner: { 'partner-mint': 3, 'partner-read': 2, 'partner-burn': 2 },
+  operator: { 'pause-market': 1, 'pause-asset': 2, 'pause-chain': 2, 'corporate-action': 1, review: 2 },
+} as const;
+
+const decimal = (random: Random, min: number, max: number, places: number): string => (random.int(min * 10 ** places, max * 10 ** places) / 10 ** places).toFixed(places);
+
+/** The next operation of an actor: every value drawn from `random` and nothing else, the same draws whatever happened. */
+export function drawOperation(random: Random, role: Role, wallets = 3): Operation {
+  const kind = random.weighted<string>(WEIGHTS[role]);
+  switch (kind) {
+    case 'attest': {
+      const byToken = random.chance(0.6);
+      return {
+        kind,
+        chain: random.pick(CHAINS),
+        symbol: random.pick(ATTESTED_SYMBOLS),
+        side: random.weighted({ buy: 3, sell: 2 }),
+        amount: byToken ? { tokenAmount: decimal(random, 0.01, 0.5, 3) } : { notionalValue: decimal(random, 5, 150, 2) },
+        duration: random.weighted({ short: 3, long: 1 }),
+        fate: random.weighted<Fate>({ submit: 5, twice: 1, late: 1, never: 2 }),
+      };
+    }
+    case 'soft-quote':
+      return { kind, symbol: random.pick(ATTESTED_SYMBOLS), side: random.weighted({ buy: 1, sell: 1 }), notionalValue: decimal(random, 5, 500, 2) };
+    case 'partner-mint':
+      return { kind, underlying: random.pick(PARTNER_UNDERLYINGS), qty: decimal(random, 0.1, 2, 1), network: random.pick(['ethereum', 'binance'] as const), wallet: random.int(0, wallets - 1) };
+    case 'partner-burn':
+      return { kind, chain: random.pick(EVM_CHAINS), fraction: random.int(1, 4) / 4, wallet: random.int(0, wallets - 1) };
+    case 'pause-market':
+      return { kind, holdMs: random.int(1_000, 4_000) };
+    case 'pause-asset':
+      return { kind, symbol: random.pick(ATTESTED_SYMBOLS), holdMs: random.int(1_000, 6_000) };
+    case 'pause-chain':
+      return { kind, chain: random.pick(CHAINS), holdMs: random.int(1_000, 6_000) };
+    case 'corporate-action':
+      return { kind, symbol: random.pick(ATTESTED_SYMBOLS), ratio: random.pick(['2', '3', '0.5']), deleteIt: random.chance(0.5) };
+    default:
+      return { kind: kind as 'read-attestations' | 'partner-read' | 'review' };
+  }
+}
+
+/** The first `count` operations an actor draws from its stream, with the pauses between them (what a seed replays). */
+export function drawOperations(random: Random, role: Role, count: number, meanGapMs = 1_000): { operation: Operation; gapMs: number }[] {
+  return Array.from({ length: count }, () => ({ gapMs: drawGap(random, meanGapMs), operation: drawOperation(random, role) }));
+}
+
+/** A pause before the next operation: uniform in [0, 2 × mean], so the actor's rate is 1/mean on average. */
+function drawGap(random: Random, meanMs: number): number {
+  return Math.round(random.next() * 2 * meanMs);
+}
+
+interface EvmWallet {
+  address: Hex;
+  privateKey: Hex;
+}
+
+interface StackChains {
+  [chain: string]: {
+    rpcUrl: string;
+    chainId?: number;
+    contracts?: { tokenManager: Hex; issuer: Hex; stablecoin: Hex; tokens: Record<string, Hex> };
+  };
+}
+
+/** The parts of stack.json the workload uses. */
+function stackParts(target: CampaignTarget) {
+  const { stack } = target;
+  if (!stack.keys) throw new Error('the workload needs the development keys in stack.json (npm start on the embedded database)');
+  return {
+    keys: stack.keys,
+    chains: stack.chains as StackChains,
+    wallets: (stack.wallets ?? []) as EvmWallet[],
+    solanaWallets: (stack.solanaWallets ?? []) as { address: string; secretKey: string }[],
+    broker: stack.broker as { url: string; key: string; secret: string; accounts: { accountId: string }[] } | undefined,
+    issuer: stack.issuer as { id: string } | undefined,
+  };
+}
+
+/** One lock per wallet: sends of one account go one at a time, so two actors never race for a nonce. */
+class WalletLocks {
+  private readonly tails = new Map<string, Promise<unknown>>();
+  run<T>(key: string, action: () => Promise<T>): Promise<T> {
+    const previous = this.tails.get(key) ?? Promise.resolve();
+    const next = previous.then(action, action);
+    this.tails.set(
+      key,
+      next.catch(() => undefined),
+    );
+    return next;
+  }
+}
+
+/** Sleeps `ms`, or less when `signal` aborts (then resolves at once). */
+function sleep(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    if (signal?.aborted) return resolve();
+    const timer = setTimeout(done, ms);
+    function done(): void {
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', done);
+      resolve();
+    }
+    signal?.addEventListener('abort', done, { once: true });
+  });
+}
+
+interface Context {
+  parameters: WorkloadParameters;
+  parts: ReturnType<typeof stackParts>;
+  locks: WalletLocks;
+  evm: Partial<Record<EvmChain, { reader: PublicClient; network: ReturnType<typeof evmNetwork> }>>;
+  /** Work left running past an operation (a late submission); awaited before the workload returns. */
+  background: Set<Promise<void>>;
+  /** Chain sends that failed, by reason, for the report (a refusal is expected: twice, late). */
+  chainOutcomes: Record<string, number>;
+}
+
+/** The product API answers, through the journal. */
+function api(context: Context, actor: string, random: Random, method: 'GET' | 'POST' | 'PUT' | 'DELETE', path: string, key: 'read' | 'write' | 'admin', body?: unknown, headers: Record<string, string> = {}): Promise<JournaledAnswer> {
+  return journaledFetch(context.parameters.journal, {
+    actor,
+    api: random.pick(context.parameters.target.apiUrls),
+    method,
+    path,
+    headers: { 'x-api-key': context.parts.keys[key], ...headers },
+    body,
+  });
+}
+
+function count(context: Context, outcome: string): void {
+  context.chainOutcomes[outcome] = (context.chainOutcomes[outcome] ?? 0) + 1;
+}
+
+function walletClient(context: Context, chain: EvmChain, wallet: EvmWallet): WalletClient {
+  return createWalletClient({ chain: viemChain(context.evm[chain]!.network), account: privateKeyToAccount(wallet.privateKey), transport: http(undefined, { retryCount: 0, timeout: 15_000 }) });
+}
+
+const hexOf = (base64: string): Hex => `0x${Buffer.from(base64, 'base64').toString('hex')}`;
+
+interface AttestationBody {
+  attestationId: string;
+  chainId: string;
+  userId: Hex;
+  assetAddress: Hex;
+  price: string;
+  tokenAmount: string;
+  expiration: number;
+  side: string;
+  additionalData: string;
+  signature: string;
+}
+
+/** Sends an EVM attestation with the user's wallet (the stablecoin approved once per chain); 'success' or why not. */
+async function executeOnEvm(context: Context, chain: EvmChain, wallet: EvmWallet, body: AttestationBody, approved: Set<string>): Promise<string> {
+  const contracts = context.parts.chains[chain]?.contracts;
+  const evm = context.evm[chain];
+  if (!contracts || !evm) return 'no chain';
+  return context.locks.run(`${chain}:${wallet.address}`, async () => {
+    const client = walletClient(context, chain, wallet);
+    try {
+      if (!approved.has(chain)) {
+        const approval = await client.writeContract({ address: contracts.stablecoin, abi: stablecoinAbi, functionName: 'approve', args: [contracts.tokenManager, maxUint256], chain: null, account: client.account! });
+        await evm.reader.waitForTransactionReceipt({ hash: approval, timeout: 30_000 });
+        approved.add(chain);
+      }
+      const quote = {
+        chainId: BigInt(body.chainId),
+        attestationId: BigInt(body.attestationId),
+        userId: body.userId,
+        asset: body.assetAddress,
+        price: BigInt(body.price),
+        quantity: BigInt(body.tokenAmount),
+        expiration: BigInt(body.expiration),
+        side: Number(body.side),
+        additionalData: hexOf(body.additionalData),
+      };
+      const hash =
+        body.side === '0'
+          ? await client.writeContract({ address: contracts.tokenManager, abi: tokenManagerAbi, functionName: 'mintWithAttestation', args: [quote, hexOf(body.signature), contracts.stablecoin, parseUnits('100000', 6)], chain: null, account: client.account! })
+          : await client.writeContract({ address: contracts.tokenManager, abi: tokenManagerAbi, functionName: 'redeemWithAttestation', args: [quote, hexOf(body.signature), contracts.stablecoin, 0n], chain: null, account: client.account! });
+      const receipt = await evm.reader.waitForTransactionReceipt({ hash, timeout: 30_000 });
+      return receipt.status;
+    } catch (error) {
+      return `refused: ${error instanceof Error ? (error as { shortMessage?: string }).shortMessage ?? error.message : String(error)}`.slice(0, 120);
+    }
+  });
+}
+
+/** Completes a Solana attestation's transaction with the user's wallet and sends it; 'sent' or why not. */
+async function executeOnSolana(context: Context, secretKey: string, body: AttestationBody): Promise<string> {
+  const rpcUrl = context.parts.chains[SOLANA_CHAIN]?.rpcUrl;
+  if (!rpcUrl) return 'no chain';
+  try {
+    const keyPair = await createKeyPairFromBytes(Uint8Array.from(getBase58Encoder().encode(secretKey)));
+    const transaction = await partiallySignTransaction([keyPair], getTransactionDecoder().decode(Buffer.from(body.additionalData, 'base64')));
+    await createSolanaRpc(rpcUrl).sendTransaction(getBase64EncodedWireTransaction(transaction), { encoding: 'base64' }).send();
+    return 'sent';
+  } catch (error) {
+    return `refused: ${error instanceof Error ? error.message : String(error)}`.slice(0, 120);
+  }
+}
+
+/** A user: attestations on every chain, submitted (or not) with the user's own wallets; tokens held tracked per chain and symbol. */
+function userActor(context: Context, index: number): (operation: Operation, random: Random, actor: string) => Promise<void> {
+  const { wallets, solanaWallets } = context.parts;
+  const wallet = wallets[index % Math.max(wallets.length, 1)];
+  const solanaWallet = solanaWallets[index % Math.max(solanaWallets.length, 1)];
+  /** Tokens (1e18 units) the user's executed buys brought, by `chain:symbol`. */
+  const held = new Map<string, bigint>();
+  const approved = new Set<string>();
+  return async (operation, random, actor) => {
+    if (operation.kind === 'soft-quote') {
+      await api(context, actor, random, 'POST', '/v1/attestations/soft', 'write', { symbol: operation.symbol, side: operation.side, notionalValue: operation.notionalValue });
+      return;
+    }
+    if (operation.kind === 'read-attestations') {
+      await api(context, actor, random, 'GET', '/v1/attestations?limit=20', 'write');
+      return;
+    }
+    if (operation.kind !== 'attest') return;
+    const heldKey = `${operation.chain}:${operation.symbol}`;
+    const solana = operation.chain === SOLANA_CHAIN;
+    if (solana && !solanaWallet) return;
+    if (!solana && !wallet) return;
+    // A sell asks for what the user holds at most (drawn from this operation's own stream): sells need tokens.
+    let amount: { tokenAmount: string } | { notionalValue: string } = operation.amount;
+    if (operation.side === 'sell') {
+      const holding = held.get(heldKey) ?? 0n;
+      const part = (holding * BigInt(random.int(1, 4))) / 4n;
+      if (part > 0n) amount = { tokenAmount: (Number(part / 10n ** 12n) / 1e6).toFixed(6) };
+    }
+    const answer = await api(context, actor, random, 'POST', '/v1/attestations', 'write', {
+      symbol: operation.symbol,
+      side: operation.side,
+      ...amount,
+      duration: operation.duration,
+      chainId: operation.chain,
+      ...(solana ? { userAddress: solanaWallet!.address } : {}),
+    });
+    if (answer.status !== 200 || operation.fate === 'never') return;
+    const body = answer.body as AttestationBody;
+    const quantity = BigInt(body.tokenAmount);
+    if (operation.side === 'sell' && (held.get(heldKey) ?? 0n) < quantity) return; // nothing to sell: never submitted
+    const submit = async (): Promise<string> => (solana ? executeOnSolana(context, solanaWallet!.secretKey, body) : executeOnEvm(context, operation.chain as EvmChain, wallet!, body, approved));
+    const settle = (outcome: string): void => {
+      count(context, `${operation.chain} ${operation.fate} ${outcome.startsWith('refused') ? 'refused' : outcome}`);
+      if (outcome === 'success' || outcome === 'sent') held.set(heldKey, (held.get(heldKey) ?? 0n) + (operation.side === 'buy' ? quantity : -quantity));
+    };
+    if (operation.fate === 'late') {
+      // After it expired (the contract and the program refuse it): in the background, so the user goes on meanwhile.
+      const waitMs = Math.max(0, body.expiration * 1000 - Date.now()) + 2_000;
+      const late = sleep(waitMs, context.parameters.signal).then(async () => {
+        if (!context.parameters.signal.aborted) count(context, `${operation.chain} late ${(await submit()).startsWith('refused') ? 'refused' : 'accepted'}`);
+      });
+      context.background.add(late);
+      void late.finally(() => context.background.delete(late));
+      return;
+    }
+    settle(await submit());
+    if (operation.fate === 'twice') settle(await submit());
+  };
+}
+
+/** The partner: mints through the brokerage sandbox, reads its records back, burns tokens for redemption. */
+function partnerActor(context: Context): (operation: Operation, random: Random, actor: string) => Promise<void> {
+  const { broker, issuer, wallets, chains } = context.parts;
+  const mints: string[] = [];
+  return async (operation, random, actor) => {
+    if (!broker || !issuer || wallets.length === 0) return;
+    const participant = broker.accounts[0]!.accountId;
+    const auth = { authorization: `Basic ${Buffer.from(`${broker.key}:${broker.secret}`).toString('base64')}` };
+    if (operation.kind === 'partner-mint') {
+      const wallet = wallets[operation.wallet % wallets.length]!;
+      const answer = await journaledFetch(context.parameters.journal, {
+        actor,
+        api: broker.url,
+        method: 'POST',
+        path: `/v1/accounts/${participant}/tokenization/mint`,
+        headers: { ...auth, 'Idempotency-Key': `campaign-${random.int(0, 2 ** 31)}-${random.int(0, 2 ** 31)}` },
+        body: { underlying_symbol: operation.underlying, qty: operation.qty, issuer: issuer.id, network: operation.network, wallet_address: wallet.address },
+      });
+      const id = (answer.body as { tokenization_request_id?: string } | undefined)?.tokenization_request_id;
+      if (answer.status >= 200 && answer.status < 300 && id) mints.push(id);
+      return;
+    }
+    if (operation.kind === 'partner-read') {
+      if (mints.length === 0) return;
+      await journaledFetch(context.parameters.journal, { actor, api: broker.url, method: 'GET', path: `/v1/accounts/${participant}/tokenization/requests/${random.pick(mints)}`, headers: auth });
+      return;
+    }
+    if (operation.kind !== 'partner-burn') return;
+    // Burns part of what the wallet holds of a stock token the partner minted (the wallet is enabled for the flow).
+    const wallet = wallets[operation.wallet % wallets.length]!;
+    const contracts = chains[operation.chain]?.contracts;
+    const evm = context.evm[operation.chain];
+    if (!contracts || !evm) return;
+    const symbol = `${random.pick(PARTNER_UNDERLYINGS)}on`;
+    const token = contracts.tokens[symbol];
+    if (!token) return;
+    await context.locks.run(`${operation.chain}:${wallet.address}`, async () => {
+      try {
+        const balance = await evm.reader.readContract({ address: token, abi: stockTokenAbi, functionName: 'balanceOf', args: [wallet.address] });
+        const amount = (balance * BigInt(Math.round(operation.fraction * 4))) / 4n;
+        if (amount === 0n) return;
+        const client = walletClient(context, operation.chain, wallet);
+        await evm.reader.waitForTransactionReceipt({ hash: await client.writeContract({ address: token, abi: stockTokenAbi, functionName: 'approve', args: [contracts.issuer, amount], chain: null, account: client.account! }), timeout: 30_000 });
+        const burn = await client.writeContract({ address: contracts.issuer, abi: issuerAbi, functionName: 'redeem', args: [token, amount], chain: null, account: client.account! });
+        count(context, `${operation.chain} burn ${(await evm.reader.waitForTransactionReceipt({ hash: burn, timeout: 30_000 })).status}`);
+      } catch {
+        count(context, `${operation.chain} burn refused`);
+      }
+    });
+  };
+}
+
+/** The operator: pauses (then resumes, even once the run is over), corporate actions, reviews. */
+function operatorActor(context: Context): (operation: Operation, random: Random, actor: string) => Promise<void> {
+  const admin = (random: Random, actor: string, method: 'GET' | 'POST' | 'DELETE', path: string, body?: unknown) => api(context, actor, random, method, path, 'admin', body);
+  return async (operation, random, actor) => {
+    switch (operation.kind) {
+      case 'pause-market':
+        await admin(random, actor, 'POST', '/v1/status/market/pause', { reason: 'campaign' });
+        await sleep(operation.holdMs, context.parameters.signal);
+        await admin(random, actor, 'POST', '/v1/status/market/resume');
+        return;
+      case 'pause-asset':
+        await admin(random, actor, 'POST', `/v1/status/assets/${operation.symbol}/pause`, { reason: 'campaign' });
+        await sleep(operation.holdMs, context.parameters.signal);
+        await admin(random, actor, 'POST', `/v1/status/assets/${operation.symbol}/resume`);
+        return;
+      case 'pause-chain':
+        await admin(random, actor, 'POST', `/v1/status/chains/${operation.chain}/pause`, { reason: 'campaign' });
+        await sleep(operation.holdMs, context.parameters.signal);
+        await admin(random, actor, 'POST', `/v1/status/chains/${operation.chain}/resume`);
+        return;
+      case 'corporate-action': {
+        // A split a day ahead, for an hour: the operator's corporate action (it changes the multiplier when it runs).
+        const start = Date.now() + 86_400_000;
+        const reason = operation.ratio === '0.5' ? 'reverse_split' : 'stock_split';
+        const answer = await admin(random, actor, 'POST', '/v1/status/assets/events', { symbol: operation.symbol, code: 'ASSET_PAUSED', reason, start, end: start + 3_600_000, updateSharesMultiplier: true });
+        const eventId = (answer.body as { eventId?: string } | undefined)?.eventId;
+        if (operation.deleteIt && eventId) await admin(random, actor, 'DELETE', `/v1/status/assets/events/${eventId}`);
+        return;
+      }
+      case 'review': {
+        const answer = await admin(random, actor, 'GET', '/v1/tokenization/requests?status=needs_review&limit=20');
+        const waiting = ((answer.body as { requests?: { issuerRequestId: string; kind?: string; type?: string }[] } | undefined)?.requests ?? []).slice(0, 3);
+        for (const request of waiting) {
+          if (random.chance(0.7)) await admin(random, actor, 'POST', `/v1/tokenization/requests/${request.issuerRequestId}/resume`, {});
+          else await admin(random, actor, 'POST', `/v1/tokenization/requests/${request.issuerRequestId}/reject`, { reason: 'campaign review' });
+        }
+        return;
+      }
+      default:
+        return;
+    }
+  };
+}
+
+export interface WorkloadResult {
+  operations: number;
+  /** Operations by kind. */
+  byKind: Record<string, number>;
+  /** What the chain sends came to, by chain, fate and outcome. */
+  chainOutcomes: Record<string, number>;
+}
+
+/** Runs the users, the partner and the operator until `signal` aborts; resolves once each has stopped. */
+export async function runWorkload(parameters: WorkloadParameters): Promise<WorkloadResult> {
+  const parts = stackParts(parameters.target);
+  const evm: Context['evm'] = {};
+  for (const chain of EVM_CHAINS) {
+    const entry = parts.chains[chain];
+    if (!entry?.contracts) continue;
+    const network = evmNetwork(chain, entry.rpcUrl);
+    evm[chain] = { network, reader: createPublicClient({ chain: viemChain(network), transport: http(entry.rpcUrl, { retryCount: 1, timeout: 15_000 }), pollingInterval: 250 }) };
+  }
+  const context: Context = { parameters, parts, locks: new WalletLocks(), evm, background: new Set(), chainOutcomes: {} };
+  const users = parameters.users ?? Math.max(1, Math.min(parts.wallets.length, parts.solanaWallets.length) || 1);
+  const actors = [
+    ...Array.from({ length: users }, (_, index) => ({ name: `user-${index}`, role: 'user' as const, act: userActor(context, index) })),
+    { name: 'partner', role: 'partner' as const, act: partnerActor(context) },
+    { name: 'operator', role: 'operator' as const, act: operatorActor(context) },
+  ];
+  const meanGapMs = (actors.length * 1_000) / (parameters.operationsPerSecond ?? 2);
+  const byKind: Record<string, number> = {};
+  let operations = 0;
+  await Promise.all(
+    actors.map(async (actor) => {
+      const random = parameters.random.fork(actor.name);
+      for (let index = 0; !parameters.signal.aborted; index++) {
+        const gapMs = drawGap(random, meanGapMs);
+        const operation = drawOperation(random, actor.role, Math.max(parts.wallets.length, 1));
+        await sleep(gapMs, parameters.signal);
+        if (parameters.signal.aborted) break;
+        parameters.record({ atMs: parameters.journal.now(), kind: 'operation', name: operation.kind, detail: { actor: actor.name, index, ...operation } });
+        operations += 1;
+        byKind[operation.kind] = (byKind[operation.kind] ?? 0) + 1;
+        await actor.act(operation, random.fork(`operation-${index}`), actor.name);
+      }
+    }),
+  );
+  await Promise.all([...context.background]);
+  return { operations, byKind, chainOutcomes: context.chainOutcomes };
+}
