@@ -6,7 +6,8 @@
  *    actions) created and not deleted, deleted ones gone; partner mints the broker's record names an issuer request
  *    for; partner requests an operator rejected;
  * 8. no answer outside the contract: no 5xx but 503, every 503 with Retry-After, and a 503 only while a fault was in
- *    force (the entry's `faults`) or within `ANSWER_GRACE_MS` after a fault step or its heal (the schedule's).
+ *    force (the entry's `faults`) or within `ANSWER_GRACE_MS` after a fault step or its heal (the schedule's), but
+ *    for the capacity answers (`CAPACITY_503_CODES`: the Solana nonce pool exhausted), which need no fault.
  * Violations have the shape of campaign/invariants.ts, printed alike.
  */
 import type { Queryable } from '../db/pool';
@@ -21,6 +22,12 @@ import type { JournalEntry, ScheduledStep } from './model';
  * on a loaded 2-core machine.
  */
 export const ANSWER_GRACE_MS = 30_000;
+
+/**
+ * 503 codes that answer the product's capacity, not a part down, so they need no fault (they still need Retry-After):
+ * every nonce account of the Solana pool held by an outstanding attestation is the workload's doing.
+ */
+export const CAPACITY_503_CODES: readonly string[] = ['NONCE_POOL_EXHAUSTED'];
 
 export interface AnswerInvariantsParameters {
   journal: readonly JournalEntry[];
@@ -256,7 +263,7 @@ export function answersInContract(parameters: AnswerInvariantsParameters): Viola
       continue;
     }
     if (!entry.retryAfter) violations.push({ invariant: '8 answers in contract', rule: 'a 503 without Retry-After', records });
-    const faultNear = entry.faults.length > 0 || faultSteps.some((atMs) => atMs <= entry.answeredMs && atMs >= entry.sentMs - grace);
+    const faultNear = CAPACITY_503_CODES.includes(records.code) || entry.faults.length > 0 || faultSteps.some((atMs) => atMs <= entry.answeredMs && atMs >= entry.sentMs - grace);
     if (!faultNear) violations.push({ invariant: '8 answers in contract', rule: `a 503 with no fault in force nor within ${grace} ms before`, records });
   }
   return violations;

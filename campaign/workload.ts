@@ -2,11 +2,11 @@
  * The campaign's workload (issue 36): users, a partner and an operator acting on the product until the run ends, every
  * choice drawn from the seed (a stream forked per actor), every operation recorded as a ScheduledStep and every
  * request answered in the journal (campaign/journal.ts).
- * - Users (one per development wallet pair, all under the write key: the API has no route that makes keys, see
- *   campaign/README.md) request attestations on every chain, buys and sells, on several assets and both durations,
- *   then submit some on chain with their wallet (EVM: the token manager, the stablecoin approved once; Solana: the
- *   co-signed transaction completed and sent), some twice, some after they expired, some never; a sell is submitted
- *   only for tokens the user's earlier buys brought.
+ * - Users (one per development wallet under the write key, and some on accounts of their own with write keys made in
+ *   the database as `npm run keys` makes them: the API has no route that makes keys) request attestations on every
+ *   chain, buys and sells, on several assets and both durations, then submit some on chain with their wallet (EVM:
+ *   the token manager, the stablecoin approved once; Solana: the co-signed transaction completed and sent), some
+ *   twice, some after they expired, some never; a sell is submitted only for tokens the user's earlier buys brought.
  * - The partner mints through the brokerage sandbox to a development wallet, reads its record back, and burns tokens
  *   it holds through the issuer contract for redemption.
  * - The operator pauses and resumes the market, an asset and a chain, schedules a corporate action that changes a
@@ -29,6 +29,8 @@ import { privateKeyToAccount } from 'viem/accounts';
 import { evmNetwork, viemChain } from '../chains/networks';
 import { issuerAbi, stablecoinAbi, stockTokenAbi, tokenManagerAbi } from '../contracts/abi';
 import { EVM_CHAINS, SOLANA_CHAIN, type CHAIN_TABLE, type EvmChain } from '../domain/chains';
+import { createPool } from '../db/pool';
+import { createApiKey } from '../db/queries/api-keys';
 import { journaledFetch, type JournaledAnswer, type Journal } from './journal';
 import type { CampaignTarget, ScheduledStep } from './model';
 import type { Random } from './random';
@@ -42,8 +44,14 @@ export interface WorkloadParameters {
   record(step: ScheduledStep): void;
   /** Operations a second, all actors together (default 2). */
   operationsPerSecond?: number;
-  /** Users (default: one per development wallet). */
+  /** Users on the write key's account, each with a development wallet of its own (default: one per wallet). */
   users?: number;
+  /**
+   * Users on accounts of their own (default 2), each with a write key made as `npm run keys -- create --scope write`
+   * makes one (the API has no route that makes keys): they attest on every chain and submit on Solana, where no
+   * registry binds a wallet to an account; no EVM wallet is registered to their accounts, so none is sent there.
+   */
+  ownAccounts?: number;
 }
 
 export const CHAINS = ['ethereum-1', 'bsc-56', 'solana-900'] as const satisfies readonly (keyof typeof CHAIN_TABLE)[];
@@ -190,15 +198,8 @@ interface Context {
 }
 
 /** The product API answers, through the journal. */
-function api(context: Context, actor: string, random: Random, method: 'GET' | 'POST' | 'PUT' | 'DELETE', path: string, key: 'read' | 'write' | 'admin', body?: unknown, headers: Record<string, string> = {}): Promise<JournaledAnswer> {
-  return journaledFetch(context.parameters.journal, {
-    actor,
-    api: random.pick(context.parameters.target.apiUrls),
-    method,
-    path,
-    headers: { 'x-api-key': context.parts.keys[key], ...headers },
-    body,
-  });
+function api(context: Context, actor: string, random: Random, method: 'GET' | 'POST' | 'PUT' | 'DELETE', path: string, secret: string, body?: unknown): Promise<JournaledAnswer> {
+  return journaledFetch(context.parameters.journal, { actor, api: random.pick(context.parameters.target.apiUrls), method, path, headers: { 'x-api-key': secret }, body });
 }
 
 function count(context: Context, outcome: string): void {
@@ -274,44 +275,49 @@ async function executeOnSolana(context: Context, secretKey: string, body: Attest
   }
 }
 
-/** A user: attestations on every chain, submitted (or not) with the user's own wallets; tokens held tracked per chain and symbol. */
-function userActor(context: Context, index: number): (operation: Operation, random: Random, actor: string) => Promise<void> {
+/**
+ * A user: attestations on every chain under its write key, submitted (or not) with its wallets — its EVM wallet, when
+ * one is registered to its account, and a Solana wallet; tokens held tracked per chain and symbol.
+ */
+function userActor(context: Context, user: { index: number; secret: string; evmWallet: boolean }): (operation: Operation, random: Random, actor: string) => Promise<void> {
   const { wallets, solanaWallets } = context.parts;
-  const wallet = wallets[index % Math.max(wallets.length, 1)];
-  const solanaWallet = solanaWallets[index % Math.max(solanaWallets.length, 1)];
+  const wallet = user.evmWallet ? wallets[user.index % Math.max(wallets.length, 1)] : undefined;
+  const solanaWallet = solanaWallets[user.index % Math.max(solanaWallets.length, 1)];
   /** Tokens (1e18 units) the user's executed buys brought, by `chain:symbol`. */
   const held = new Map<string, bigint>();
   const approved = new Set<string>();
   return async (operation, random, actor) => {
     if (operation.kind === 'soft-quote') {
-      await api(context, actor, random, 'POST', '/v1/attestations/soft', 'write', { symbol: operation.symbol, side: operation.side, notionalValue: operation.notionalValue });
+      await api(context, actor, random, 'POST', '/v1/attestations/soft', user.secret, { symbol: operation.symbol, side: operation.side, notionalValue: operation.notionalValue });
       return;
     }
     if (operation.kind === 'read-attestations') {
-      await api(context, actor, random, 'GET', '/v1/attestations?limit=20', 'write');
+      await api(context, actor, random, 'GET', '/v1/attestations?limit=20', user.secret);
       return;
     }
     if (operation.kind !== 'attest') return;
-    const heldKey = `${operation.chain}:${operation.symbol}`;
     const solana = operation.chain === SOLANA_CHAIN;
     if (solana && !solanaWallet) return;
-    if (!solana && !wallet) return;
-    // A sell asks for what the user holds at most (drawn from this operation's own stream): sells need tokens.
+    // A sell of what the user holds, when it holds some on the chain (of the symbol drawn, else of one it holds, drawn
+    // from this operation's own stream), at most all of it: sells need tokens. Otherwise the sell is only attested.
     let amount: { tokenAmount: string } | { notionalValue: string } = operation.amount;
+    let symbol = operation.symbol;
     if (operation.side === 'sell') {
-      const holding = held.get(heldKey) ?? 0n;
-      const part = (holding * BigInt(random.int(1, 4))) / 4n;
-      if (part > 0n) amount = { tokenAmount: (Number(part / 10n ** 12n) / 1e6).toFixed(6) };
+      const holdings = [...held].filter(([key, tokens]) => key.startsWith(`${operation.chain}:`) && tokens > 0n).map(([key]) => key.split(':')[1]!);
+      if (!holdings.includes(symbol) && holdings.length > 0) symbol = random.pick(holdings);
+      const part = ((held.get(`${operation.chain}:${symbol}`) ?? 0n) * BigInt(random.int(1, 4))) / 4n;
+      if (part >= 10n ** 12n) amount = { tokenAmount: (Number(part / 10n ** 12n) / 1e6).toFixed(6) };
     }
-    const answer = await api(context, actor, random, 'POST', '/v1/attestations', 'write', {
-      symbol: operation.symbol,
+    const heldKey = `${operation.chain}:${symbol}`;
+    const answer = await api(context, actor, random, 'POST', '/v1/attestations', user.secret, {
+      symbol,
       side: operation.side,
       ...amount,
       duration: operation.duration,
       chainId: operation.chain,
       ...(solana ? { userAddress: solanaWallet!.address } : {}),
     });
-    if (answer.status !== 200 || operation.fate === 'never') return;
+    if (answer.status !== 200 || operation.fate === 'never' || (!solana && !wallet)) return;
     const body = answer.body as AttestationBody;
     const quantity = BigInt(body.tokenAmount);
     if (operation.side === 'sell' && (held.get(heldKey) ?? 0n) < quantity) return; // nothing to sell: never submitted
@@ -389,7 +395,7 @@ function partnerActor(context: Context): (operation: Operation, random: Random, 
 
 /** The operator: pauses (then resumes, even once the run is over), corporate actions, reviews. */
 function operatorActor(context: Context): (operation: Operation, random: Random, actor: string) => Promise<void> {
-  const admin = (random: Random, actor: string, method: 'GET' | 'POST' | 'DELETE', path: string, body?: unknown) => api(context, actor, random, method, path, 'admin', body);
+  const admin = (random: Random, actor: string, method: 'GET' | 'POST' | 'DELETE', path: string, body?: unknown) => api(context, actor, random, method, path, context.parts.keys.admin, body);
   return async (operation, random, actor) => {
     switch (operation.kind) {
       case 'pause-market':
@@ -439,6 +445,19 @@ export interface WorkloadResult {
   chainOutcomes: Record<string, number>;
 }
 
+/** Write keys on new accounts of their own, made in the product's database as `npm run keys -- create --scope write` does. */
+async function createWriteKeys(databaseUrl: string, count: number): Promise<string[]> {
+  if (count === 0) return [];
+  const db = createPool(databaseUrl, 1);
+  try {
+    const secrets: string[] = [];
+    for (let index = 0; index < count; index++) secrets.push((await createApiKey(db, { name: `campaign user ${index}`, scope: 'write' })).secret);
+    return secrets;
+  } finally {
+    await db.end();
+  }
+}
+
 /** Runs the users, the partner and the operator until `signal` aborts; resolves once each has stopped. */
 export async function runWorkload(parameters: WorkloadParameters): Promise<WorkloadResult> {
   const parts = stackParts(parameters.target);
@@ -451,8 +470,10 @@ export async function runWorkload(parameters: WorkloadParameters): Promise<Workl
   }
   const context: Context = { parameters, parts, locks: new WalletLocks(), evm, background: new Set(), chainOutcomes: {} };
   const users = parameters.users ?? Math.max(1, Math.min(parts.wallets.length, parts.solanaWallets.length) || 1);
+  const ownKeys = await createWriteKeys(parameters.target.stack.database, parameters.ownAccounts ?? 2);
   const actors = [
-    ...Array.from({ length: users }, (_, index) => ({ name: `user-${index}`, role: 'user' as const, act: userActor(context, index) })),
+    ...Array.from({ length: users }, (_, index) => ({ name: `user-${index}`, role: 'user' as const, act: userActor(context, { index, secret: parts.keys.write, evmWallet: true }) })),
+    ...ownKeys.map((secret, offset) => ({ name: `user-${users + offset}`, role: 'user' as const, act: userActor(context, { index: users + offset, secret, evmWallet: false }) })),
     { name: 'partner', role: 'partner' as const, act: partnerActor(context) },
     { name: 'operator', role: 'operator' as const, act: operatorActor(context) },
   ];

@@ -93,13 +93,20 @@ test('the journal holds answers to operations of every kind, each actor doing wh
   expect(entries.some((entry) => /^\/v1\/status\/(market|assets\/[^/]+|chains\/[^/]+)\/resume$/.test(entry.path) && entry.status === 200)).toBe(true);
 
   // The same seed draws the same operations: what each actor did is the start of what its stream draws.
-  for (const actor of new Set(steps.map((step) => step.detail.actor as string))) {
+  const actors = ['user-0', 'user-1', 'user-2', 'user-3', 'user-4', 'partner', 'operator'];
+  expect(new Set(steps.map((step) => step.detail.actor))).toEqual(new Set(actors));
+  for (const actor of actors) {
     const role = actor.startsWith('user') ? 'user' : (actor as 'partner' | 'operator');
     const done = steps.filter((step) => step.detail.actor === actor).map((step) => step.name);
-    const actors = new Set(steps.map((step) => step.detail.actor)).size;
-    const drawn = drawOperations(seededRandom(SEED, 'workload').fork(actor), role, done.length, (actors * 1_000) / OPERATIONS_PER_SECOND).map((draw) => draw.operation.kind);
+    const drawn = drawOperations(seededRandom(SEED, 'workload').fork(actor), role, done.length, (actors.length * 1_000) / OPERATIONS_PER_SECOND).map((draw) => draw.operation.kind);
     expect([actor, done]).toEqual([actor, drawn]);
   }
+});
+
+test('users attest under several write keys: the development account and accounts of their own', async () => {
+  const ids = journal.entries().filter((entry) => entry.path === '/v1/attestations' && entry.status === 200).map((entry) => (entry.body as { attestationId: string }).attestationId);
+  const { rows } = await db!.query<{ accounts: number }>('SELECT count(DISTINCT account_id)::int AS accounts FROM attestations WHERE attestation_id = ANY($1::numeric[])', [ids]);
+  expect(rows[0]!.accounts).toBeGreaterThanOrEqual(2);
 });
 
 test('invariants 5 and 8 hold on the run: every 2xx is stored as answered, no answer outside the contract', async () => {
@@ -111,7 +118,7 @@ test('a journal broken on purpose has each break named', async () => {
   const entries = journal.entries();
   const attestation = entries.find((entry) => entry.path === '/v1/attestations' && entry.status === 200)!;
   const lost = { ...attestation, body: { ...(attestation.body as object), attestationId: '12345678901234567890' } };
-  const answer = (status: number, retryAfter: string | undefined, faults: string[]): JournalEntry => ({
+  const answer = (status: number, retryAfter: string | undefined, faults: string[], code = 'SERVICE_UNAVAILABLE'): JournalEntry => ({
     sentMs: 1_000,
     answeredMs: 1_100,
     actor: 'user-0',
@@ -120,7 +127,7 @@ test('a journal broken on purpose has each break named', async () => {
     path: '/v1/attestations?limit=20',
     status,
     ...(retryAfter ? { retryAfter } : {}),
-    body: { code: 'SERVICE_UNAVAILABLE' },
+    body: { code },
     faults,
   });
   const broken = [...entries, lost, answer(500, undefined, ['kill api-1']), answer(503, undefined, ['postgres restart']), answer(503, '5', [])];
@@ -133,6 +140,8 @@ test('a journal broken on purpose has each break named', async () => {
   ]);
   // A fault step (or its heal) shortly before the 503 allows it; an answer stored other than answered is named too.
   expect(answerWithin(await check([answer(503, '5', [])], { schedule: [{ atMs: 500, kind: 'heal', name: 'postgres', detail: {} }] }))).toEqual([]);
+  // The Solana nonce pool exhausted is the workload's doing: no fault needed, Retry-After still.
+  expect(answerWithin(await check([answer(503, '5', [], 'NONCE_POOL_EXHAUSTED'), answer(503, undefined, [], 'NONCE_POOL_EXHAUSTED')]))).toEqual(['a 503 without Retry-After']);
   const altered = { ...attestation, body: { ...(attestation.body as object), price: '1' } };
   expect(answerWithin(await check([altered]))).toEqual(['an attestation answered 2xx is stored other than answered']);
   // The other answers kept: the market paused last (it runs), a corporate action and a partner mint the database lacks.
