@@ -9,9 +9,9 @@
  *   twice, some after they expired, some never; a sell is submitted only for tokens the user's earlier buys brought.
  * - The partner mints through the brokerage sandbox to a development wallet, reads its record back, and burns tokens
  *   it holds through the issuer contract for redemption.
- * - The operator pauses and resumes the market, an asset and a chain, schedules a corporate action that changes a
- *   multiplier (a `stock_split` event with `updateSharesMultiplier`: no route changes a multiplier itself) and deletes
- *   some, and resumes or rejects the partner requests waiting for review.
+ * - The operator pauses and resumes the market, an asset and a chain, schedules a corporate action (a split event with
+ *   `updateSharesMultiplier`: no route nor `npm run ops` command changes a multiplier, and nothing in the product
+ *   applies that flag yet) and deletes some, and resumes or rejects the partner requests waiting for review.
  * The draws of an operation (`drawOperation`) never depend on what the product answered, so a seed gives the same
  * sequence of operations whatever the faults did; what depends on answers (a sell's size) is drawn from a stream
  * forked for that operation.
@@ -414,7 +414,8 @@ function operatorActor(context: Context): (operation: Operation, random: Random,
         await admin(random, actor, 'POST', `/v1/status/chains/${operation.chain}/resume`);
         return;
       case 'corporate-action': {
-        // A split a day ahead, for an hour: the operator's corporate action (it changes the multiplier when it runs).
+        // A split a day ahead, for an hour: the operator's corporate action. The product stores its flag; nothing applies
+        // it (shares_multiplier_changes is written by the seed only), and no route or ops command changes a multiplier.
         const start = Date.now() + 86_400_000;
         const reason = operation.ratio === '0.5' ? 'reverse_split' : 'stock_split';
         const answer = await admin(random, actor, 'POST', '/v1/status/assets/events', { symbol: operation.symbol, code: 'ASSET_PAUSED', reason, start, end: start + 3_600_000, updateSharesMultiplier: true });
