@@ -11,7 +11,15 @@ import { checkLimits, type LimitCaps } from './limits-invariant';
 import { checkBacking, checkStablecoinOnChains, STABLECOIN_RULES } from './money-invariants';
 
 /** The invariants of issue 36 this checker computes, by the number the issue gives them. */
-export type Invariant = '1 backing' | '2 exactly once' | '3 nothing not issued' | '4 limits' | '5 answers kept' | '7 stablecoin' | '8 answers in contract';
+export type Invariant =
+  | '1 backing'
+  | '2 exactly once'
+  | '3 nothing not issued'
+  | '4 limits'
+  | '5 answers kept'
+  | '6 liveness'
+  | '7 stablecoin'
+  | '8 answers in contract';
 
 /** One record (or group of records) breaking an invariant: which rule it breaks and the records, by name. */
 export interface Violation {
