@@ -1,18 +1,25 @@
 /**
  * `npm run campaign:check`: the campaign's invariants (campaign/invariants.ts) checked once against a product's
- * database — DATABASE_URL, else the one DATA_DIR/stack.json names — and the EVM chains stack.json names, if any.
- * Prints each violation on a line, or `0 violations`; exits 1 on any.
+ * database — DATABASE_URL, else the one DATA_DIR/stack.json names —, the EVM chains and the Solana ledger stack.json
+ * names, if any, and its Temporal service (TEMPORAL_ADDRESS, else stack.json's) for liveness. Prints each violation on
+ * a line, or `0 violations`, and each workflow waiting for a person with its reason; exits 1 on any violation.
  */
 import { createPublicClient, http, type PublicClient } from 'viem';
+import { confirmedSlotReader } from '../chains/solana-slots';
 import { exitWithUsageOnHelp } from '../config/cli';
 import { loadConfig } from '../config';
 import { createPool } from '../db/pool';
-import { EVM_CHAINS, type EvmChain } from '../domain/chains';
+import { EVM_CHAINS, SOLANA_CHAIN, type EvmChain } from '../domain/chains';
 import { readStackFile } from '../start/stack-file';
-import { checkInvariants, formatViolation } from './invariants';
+import { closeTemporalClient, createTemporalClient } from '../temporal/client';
+import { checkCampaign, formatViolation } from './invariants';
+import type { ChainHeads } from './liveness';
+import type { SolanaTreasury } from './solana-stablecoin';
 
-const usage = `usage: npm run campaign:check   (the database: DATABASE_URL, else the one DATA_DIR/stack.json names; the EVM chains:
-  those DATA_DIR/stack.json names, if it exists; the off-hours caps: OFFHOURS_GLOBAL_EXPOSURE_LIMIT, OFFHOURS_ASSET_EXPOSURE_LIMIT)
+const usage = `usage: npm run campaign:check   (the database: DATABASE_URL, else the one DATA_DIR/stack.json names; the EVM chains
+  and the Solana ledger: those DATA_DIR/stack.json names, if it exists; the Temporal service, for liveness:
+  TEMPORAL_ADDRESS and TEMPORAL_NAMESPACE, else stack.json's; the off-hours caps: OFFHOURS_GLOBAL_EXPOSURE_LIMIT,
+  OFFHOURS_ASSET_EXPOSURE_LIMIT)
   prints every violation of the campaign's invariants, or "0 violations"; exits 1 on any`;
 
 /** The public clients of the EVM chains stack.json names. */
@@ -27,22 +34,49 @@ function stackChainClients(stack: ReturnType<typeof readStackFile>): Partial<Rec
   return clients;
 }
 
+/** The Solana ledger and treasury stack.json names (npm start's set-up writes them), if it does. */
+function stackSolana(stack: ReturnType<typeof readStackFile>): SolanaTreasury | undefined {
+  const solana = (stack?.chains as Record<string, Partial<SolanaTreasury>> | undefined)?.[SOLANA_CHAIN];
+  if (!solana?.rpcUrl || !solana.treasury || !solana.stablecoinMint) return undefined;
+  return { rpcUrl: solana.rpcUrl, treasury: solana.treasury, stablecoinMint: solana.stablecoinMint };
+}
+
+/** How to read each chain's head now, for the watchers' check: EVM their latest block, Solana its confirmed slot. */
+function chainHeads(evm: Partial<Record<EvmChain, PublicClient>> | undefined, solana: SolanaTreasury | undefined): ChainHeads {
+  const heads: ChainHeads = {};
+  for (const [chain, client] of Object.entries(evm ?? {})) heads[chain] = () => client.getBlockNumber();
+  if (solana) heads[SOLANA_CHAIN] = confirmedSlotReader(solana.rpcUrl);
+  return heads;
+}
+
 async function main(): Promise<void> {
   exitWithUsageOnHelp(usage);
-  const config = loadConfig(['DATABASE_URL', 'DATA_DIR', 'OFFHOURS_GLOBAL_EXPOSURE_LIMIT', 'OFFHOURS_ASSET_EXPOSURE_LIMIT']);
+  const config = loadConfig(['DATABASE_URL', 'DATA_DIR', 'OFFHOURS_GLOBAL_EXPOSURE_LIMIT', 'OFFHOURS_ASSET_EXPOSURE_LIMIT', 'TEMPORAL_ADDRESS', 'TEMPORAL_NAMESPACE']);
   const stack = readStackFile(config.DATA_DIR);
   const url = config.DATABASE_URL ?? stack?.database;
   if (!url) throw new Error('no database: set DATABASE_URL, or run `npm start` first so .data/stack.json names one');
+  const temporalAddress = config.TEMPORAL_ADDRESS ?? stack?.temporal?.address;
   const db = createPool(url, 1);
+  const temporal = temporalAddress
+    ? await createTemporalClient({ address: temporalAddress, namespace: process.env.TEMPORAL_NAMESPACE ? config.TEMPORAL_NAMESPACE : (stack?.temporal?.namespace ?? config.TEMPORAL_NAMESPACE) })
+    : undefined;
   try {
-    const violations = await checkInvariants(db, {
+    const chains = stackChainClients(stack);
+    const solana = stackSolana(stack);
+    const { violations, waiting } = await checkCampaign(db, {
       caps: { offhoursGlobalExposure: config.OFFHOURS_GLOBAL_EXPOSURE_LIMIT, offhoursAssetExposure: config.OFFHOURS_ASSET_EXPOSURE_LIMIT },
-      chains: stackChainClients(stack),
+      chains,
+      solana,
+      temporal,
+      heads: chainHeads(chains, solana),
     });
     for (const violation of violations) process.stdout.write(`${formatViolation(violation)}\n`);
+    for (const workflow of waiting) process.stdout.write(`waiting for a person: ${workflow.workflowId} (${workflow.type}, ${workflow.step}): ${workflow.reason}\n`);
+    if (!temporal) process.stdout.write('liveness (6) not checked: no TEMPORAL_ADDRESS, and stack.json names no Temporal service\n');
     process.stdout.write(`${violations.length} violation${violations.length === 1 ? '' : 's'}\n`);
     if (violations.length > 0) process.exitCode = 1;
   } finally {
+    if (temporal) await closeTemporalClient(temporal);
     await db.end();
   }
 }

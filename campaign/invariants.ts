@@ -4,11 +4,14 @@
  * is reported by name (ids, tx hashes, amounts). campaign/README.md says what each invariant means, how it is
  * computed, and what it cannot check as written.
  */
+import type { Client } from '@temporalio/client';
 import type { PublicClient } from 'viem';
 import type { Queryable } from '../db/pool';
 import type { EvmChain } from '../domain/chains';
 import { checkLimits, type LimitCaps } from './limits-invariant';
+import { checkLiveness, type ChainHeads, type WaitingWorkflow } from './liveness';
 import { checkBacking, checkStablecoinOnChains, STABLECOIN_RULES } from './money-invariants';
+import { checkStablecoinOnSolana, type SolanaTreasury } from './solana-stablecoin';
 
 /** The invariants of issue 36 this checker computes, by the number the issue gives them. */
 export type Invariant =
@@ -162,6 +165,8 @@ export interface CheckOptions {
   caps: LimitCaps;
   /** The EVM chains to read the token manager's stablecoin on (invariant 7); absent: checked from the database alone. */
   chains?: Partial<Record<EvmChain, PublicClient>>;
+  /** The Solana ledger and the issuer's treasury on it (invariant 7 on Solana); absent: not read. */
+  solana?: SolanaTreasury;
 }
 
 /** Every invariant this checker computes, in the issue's order; an empty list is a clean run. */
@@ -173,7 +178,31 @@ export async function checkInvariants(db: Queryable, options: CheckOptions): Pro
     ...(await checkLimits(db, options.caps)),
     ...(await checkRules(db, STABLECOIN_RULES)),
     ...(options.chains ? await checkStablecoinOnChains(db, options.chains) : []),
+    ...(options.solana ? await checkStablecoinOnSolana(db, options.solana) : []),
   ];
+}
+
+export interface CampaignCheckOptions extends CheckOptions {
+  /** The product's Temporal service (invariant 6); absent: liveness not checked. */
+  temporal?: Client;
+  /** Each chain's head now, to judge the watchers against (EVM: latest block, Solana: `confirmed` slot). */
+  heads?: ChainHeads;
+  /** How long a watcher has to reach the head read when judged (default 30 s). */
+  headTimeoutMs?: number;
+}
+
+export interface CampaignCheck {
+  violations: Violation[];
+  /** The workflows waiting for a person, with the reason an operator reads (not violations: the report lists them). */
+  waiting: WaitingWorkflow[];
+}
+
+/** `checkInvariants` and, given the Temporal client, liveness (6): what `npm run campaign:check` and the campaign report. */
+export async function checkCampaign(db: Queryable, options: CampaignCheckOptions): Promise<CampaignCheck> {
+  const violations = await checkInvariants(db, options);
+  if (!options.temporal) return { violations, waiting: [] };
+  const liveness = await checkLiveness({ client: options.temporal, db, heads: options.heads, headTimeoutMs: options.headTimeoutMs });
+  return { violations: [...violations, ...liveness.violations], waiting: liveness.waiting };
 }
 
 /** One line per violation: `[invariant] rule: key=value …`. */
