@@ -5,7 +5,6 @@
  * a line, or `0 violations`, and each workflow waiting for a person with its reason; exits 1 on any violation.
  */
 import { createPublicClient, http, type PublicClient } from 'viem';
-import { confirmedSlotReader } from '../chains/solana-slots';
 import { exitWithUsageOnHelp } from '../config/cli';
 import { loadConfig } from '../config';
 import { createPool } from '../db/pool';
@@ -13,7 +12,7 @@ import { EVM_CHAINS, SOLANA_CHAIN, type EvmChain } from '../domain/chains';
 import { readStackFile } from '../start/stack-file';
 import { closeTemporalClient, createTemporalClient } from '../temporal/client';
 import { checkCampaign, formatViolation } from './invariants';
-import type { ChainHeads } from './liveness';
+import { stackChainHeads } from './liveness';
 import type { SolanaTreasury } from './solana-stablecoin';
 
 const usage = `usage: npm run campaign:check   (the database: DATABASE_URL, else the one DATA_DIR/stack.json names; the EVM chains
@@ -41,14 +40,6 @@ function stackSolana(stack: ReturnType<typeof readStackFile>): SolanaTreasury | 
   return { rpcUrl: solana.rpcUrl, treasury: solana.treasury, stablecoinMint: solana.stablecoinMint };
 }
 
-/** How to read each chain's head now, for the watchers' check: EVM their latest block, Solana its confirmed slot. */
-function chainHeads(evm: Partial<Record<EvmChain, PublicClient>> | undefined, solana: SolanaTreasury | undefined): ChainHeads {
-  const heads: ChainHeads = {};
-  for (const [chain, client] of Object.entries(evm ?? {})) heads[chain] = () => client.getBlockNumber();
-  if (solana) heads[SOLANA_CHAIN] = confirmedSlotReader(solana.rpcUrl);
-  return heads;
-}
-
 async function main(): Promise<void> {
   exitWithUsageOnHelp(usage);
   const config = loadConfig(['DATABASE_URL', 'DATA_DIR', 'OFFHOURS_GLOBAL_EXPOSURE_LIMIT', 'OFFHOURS_ASSET_EXPOSURE_LIMIT', 'TEMPORAL_ADDRESS', 'TEMPORAL_NAMESPACE']);
@@ -68,7 +59,7 @@ async function main(): Promise<void> {
       chains,
       solana,
       temporal,
-      heads: chainHeads(chains, solana),
+      heads: stackChainHeads(stack),
     });
     for (const violation of violations) process.stdout.write(`${formatViolation(violation)}\n`);
     for (const workflow of waiting) process.stdout.write(`waiting for a person: ${workflow.workflowId} (${workflow.type}, ${workflow.step}): ${workflow.reason}\n`);

@@ -7,7 +7,11 @@
  * one asked); and every chain watcher at its chain's head (its stored cursor past the head read when judged).
  */
 import type { Client } from '@temporalio/client';
+import { createPublicClient, http } from 'viem';
+import { confirmedSlotReader } from '../chains/solana-slots';
 import type { Queryable } from '../db/pool';
+import type { StackFile } from '../start/stack-file';
+import { EVM_CHAINS, SOLANA_CHAIN } from '../domain/chains';
 import { describeWorkflow, queryWorkflowState, type WorkflowDescription } from '../inspection/workflows';
 import type { Violation } from './invariants';
 
@@ -24,6 +28,21 @@ const WAITING_FOR_A_PERSON = new Set(['needs_review', 'paused']);
 
 /** How to read each chain's head now: EVM its latest block, Solana its `confirmed` slot (what its watcher reads up to). */
 export type ChainHeads = Record<string, () => Promise<number | bigint>>;
+
+/** The heads of the chains a stack.json names (`chains[<chain>].rpcUrl`): each EVM chain's latest block, Solana's confirmed slot. */
+export function stackChainHeads(stack: Partial<StackFile> | undefined): ChainHeads {
+  const chains = (stack?.chains ?? {}) as Record<string, { rpcUrl?: string } | undefined>;
+  const heads: ChainHeads = {};
+  for (const [chain, entry] of Object.entries(chains)) {
+    if (!entry?.rpcUrl) continue;
+    if (chain === SOLANA_CHAIN) heads[chain] = confirmedSlotReader(entry.rpcUrl);
+    else if ((EVM_CHAINS as readonly string[]).includes(chain)) {
+      const client = createPublicClient({ transport: http(entry.rpcUrl) });
+      heads[chain] = () => client.getBlockNumber({ cacheTime: 0 });
+    }
+  }
+  return heads;
+}
 
 export interface LivenessOptions {
   client: Client;
