@@ -6,6 +6,7 @@
  * it returns at once naming what still moves.
  */
 import { encodeFunctionData, maxUint256, parseUnits, type Hex } from 'viem';
+import { checkLiveness, stackChainHeads } from '../../campaign/liveness';
 import { settle } from '../../campaign/settle';
 import type { CampaignTarget } from '../../campaign/model';
 import { stablecoinAbi, tokenManagerAbi } from '../../contracts/abi';
@@ -76,3 +77,20 @@ test('an attestation executing on chain: settling names it in flight, then retur
   expect(new Decimal(spy.tokens.total).gte('1.5')).toBe(true);
   expect(new Decimal(spy.inFlight.hedges).abs().lt('1e-9')).toBe(true);
 }, 300_000);
+
+test('settled, every workflow of the stack is live and its watcher at the head; with no worker, the watcher is named behind its chain', async () => {
+  const liveness = () =>
+    checkLiveness({ client: stack.temporal.client, db: stack.database.db, heads: stackChainHeads(target.stack), headTimeoutMs: 5_000 });
+  const live = await liveness();
+  expect(live).toMatchObject({ violations: [], waiting: [] });
+  expect(live.judged).toBeGreaterThan(0);
+
+  await stack.temporal.stopWorker();
+  await stack.chain.testClient.mine({ blocks: 1 });
+  const { violations } = await liveness();
+  expect(violations).toContainEqual({
+    invariant: '6 liveness',
+    rule: 'a chain watcher is behind its chain',
+    records: { chain: stack.chain.chain, nextBlock: expect.any(String), head: expect.any(String), waitedMs: '5000' },
+  });
+}, 120_000);
