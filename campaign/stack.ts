@@ -81,6 +81,8 @@ export interface CampaignStackParameters {
   random?: Random;
   /** The Solana ledger's pace (default: a slot every 100 ms, final 8 slots later). */
   solanaLedger?: SolanaLedgerOptions;
+  /** Variables added to each role's environment, over the stack's own (e.g. a worker's HEDGE_WINDOW_MS). */
+  environment?: Partial<Record<'api' | 'worker' | 'feed', Record<string, string>>>;
 }
 
 /** A product role as its own OS process, started again with the same arguments and environment. */
@@ -275,13 +277,14 @@ export async function startCampaignStack(parameters: CampaignStackParameters): P
           RATE_LIMIT_BURST: '10000',
           API_KEY_CACHE_SECONDS: '0',
           CHECK_ANSWERS: 'fail',
+          ...parameters.environment?.api,
         },
         /"msg":"api running"/,
       );
       apiUrls.push(`http://127.0.0.1:${port}`);
     }
     const feedMetrics = await freePort();
-    launch('feed', 'feed', 'start/feed-main.ts', [], { ...shared, DATABASE_URL: databaseUrl, METRICS_PORT: String(feedMetrics), PRICE_TICK_MS: '500' }, /"msg":"feed running"/);
+    launch('feed', 'feed', 'start/feed-main.ts', [], { ...shared, DATABASE_URL: databaseUrl, METRICS_PORT: String(feedMetrics), PRICE_TICK_MS: '500', ...parameters.environment?.feed }, /"msg":"feed running"/);
     await Promise.all(roles.filter((role) => role.role !== 'temporal').map((role) => role.started()));
     step();
 
@@ -335,6 +338,7 @@ export async function startCampaignStack(parameters: CampaignStackParameters): P
           BROKER_ACCOUNT_ID: broker.accountId,
           BROKER_KEY: broker.key,
           BROKER_SECRET: broker.secret,
+          ...parameters.environment?.worker,
         },
         /"msg":"worker running"/,
       );
