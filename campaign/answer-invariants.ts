@@ -41,6 +41,8 @@ export interface AnswerInvariantsParameters {
 }
 
 const ok = (entry: JournalEntry): boolean => entry.status >= 200 && entry.status < 300;
+/** No answer, or a 5xx: the request may or may not have taken effect. */
+const uncertain = (entry: JournalEntry): boolean => entry.status === 0 || entry.status >= 500;
 const pathOf = (entry: JournalEntry): string => entry.path.split('?')[0]!;
 const field = (value: unknown, name: string): unknown => (typeof value === 'object' && value !== null ? (value as Record<string, unknown>)[name] : undefined);
 const text = (value: unknown): string | null => (value === undefined || value === null ? null : String(value));
@@ -110,9 +112,9 @@ async function attestationsKept(db: Queryable, journal: readonly JournalEntry[])
 /** 5: the last answered pause or resume of the market, each chain and each asset is the state stored. */
 async function pausesKept(db: Queryable, journal: readonly JournalEntry[], now: number): Promise<Violation[]> {
   const violations: Violation[] = [];
-  const controls = journal.filter((entry) => ok(entry) && entry.method === 'POST' && /^\/v1\/status\/(market|chains\/[^/]+|assets\/[^/]+)\/(pause|resume)$/.test(pathOf(entry)));
+  const controls = journal.filter((entry) => entry.method === 'POST' && /^\/v1\/status\/(market|chains\/[^/]+|assets\/[^/]+)\/(pause|resume)$/.test(pathOf(entry)));
   const byTarget = new Map<string, JournalEntry[]>();
-  for (const entry of controls) {
+  for (const entry of controls.filter(ok)) {
     const target = pathOf(entry).replace(/\/(pause|resume)$/, '');
     byTarget.set(target, [...(byTarget.get(target) ?? []), entry]);
   }
@@ -125,7 +127,8 @@ async function pausesKept(db: Queryable, journal: readonly JournalEntry[], now: 
   );
   for (const [target, entries] of byTarget) {
     const last = lastUnambiguous(entries);
-    if (!last) continue;
+    // A later control of the target with no answer (or a 5xx) may have taken effect: the state is not known.
+    if (!last || controls.some((other) => uncertain(other) && other.answeredMs > last.sentMs && pathOf(other).startsWith(`${target}/`))) continue;
     const paused = pathOf(last).endsWith('/pause');
     const [, kind, name] = /^\/v1\/status\/(market|chains|assets)\/?(.*)$/.exec(target)!;
     const stored =
@@ -149,7 +152,10 @@ async function pausesKept(db: Queryable, journal: readonly JournalEntry[], now: 
 
 /** 5: scheduled events created are stored as answered unless deleted; deleted ones are gone. */
 async function eventsKept(db: Queryable, journal: readonly JournalEntry[]): Promise<Violation[]> {
-  const deleted = new Set(journal.filter((entry) => ok(entry) && entry.method === 'DELETE' && pathOf(entry).startsWith('/v1/status/assets/events/')).map((entry) => pathOf(entry).split('/').at(-1)!));
+  const deletes = journal.filter((entry) => entry.method === 'DELETE' && pathOf(entry).startsWith('/v1/status/assets/events/'));
+  const deleted = new Set(deletes.filter(ok).map((entry) => pathOf(entry).split('/').at(-1)!));
+  // A delete with no answer (or a 5xx) may have removed the event: it is not judged.
+  const maybeDeleted = new Set(deletes.filter(uncertain).map((entry) => pathOf(entry).split('/').at(-1)!));
   const created = journal
     .filter((entry) => ok(entry) && entry.method === 'POST' && pathOf(entry) === '/v1/status/assets/events')
     .map((entry) => ({
@@ -177,6 +183,7 @@ async function eventsKept(db: Queryable, journal: readonly JournalEntry[]): Prom
   );
   const violations: Violation[] = [];
   for (const row of rows) {
+    if (maybeDeleted.has(row.eventId) && !deleted.has(row.eventId)) continue;
     if (deleted.has(row.eventId)) {
       if (row.stored !== 'missing') violations.push({ invariant: '5 answers kept', rule: 'a scheduled event deleted 2xx is still stored', records: { eventId: row.eventId } });
     } else if (row.stored !== '') {

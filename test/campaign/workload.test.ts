@@ -165,6 +165,9 @@ test('a journal broken on purpose has each break named', async () => {
     'a scheduled event answered 2xx is not in the database',
     'a partner mint the broker was answered for is not the issuer request stored',
   ]);
+  // A resume that got no answer after it may have taken effect: the market is then not judged.
+  const unanswered = { ...admin('POST', '/v1/status/market/resume', 0, undefined), sentMs: lastMs + 20, answeredMs: lastMs + 30 };
+  expect(answerWithin(await check([...entries, admin('POST', '/v1/status/market/pause', 200, {}, { reason: 'x' }), unanswered]))).toEqual([]);
 });
 
 const answerWithin = (violations: { rule: string }[]) => violations.map((violation) => violation.rule);
