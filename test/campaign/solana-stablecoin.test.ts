@@ -79,7 +79,9 @@ afterAll(async () => {
 /** Until the watcher has made final everything the ledger has finalized now (slots move on their timer). */
 async function watcherAtFinalized(): Promise<void> {
   const target = ledger.ledger.slotAt('confirmed');
+  const deadline = Date.now() + 60_000;
   for (;;) {
+    if (Date.now() > deadline) throw new Error(`the Solana watcher did not make slot ${target} final within a minute`);
     await scanChain();
     const { rows } = await database.db.query<{ final: string }>(`SELECT final_block::text AS final FROM chain_cursors WHERE chain = $1`, [CHAIN]);
     if (rows[0] && BigInt(rows[0].final) >= BigInt(target)) return;
