@@ -3,10 +3,12 @@
  * running and either waiting for a person with a reason an operator can read (a partner request in `needs_review` or
  * held by a pause, as its state query and the console show it), or one of the long-lived workflows (watchers,
  * hedging, reserves, the nonce pool, retention), or waiting on something with an end (a timer, an activity at work);
- * none stuck with no progress (an activity failing again and again, a workflow task failing, nothing pending and no
- * one asked); and every chain watcher at its chain's head (its stored cursor past the head read when judged).
+ * none stuck with no progress (an activity failing again and again, a workflow task failing or taken by no worker,
+ * nothing pending and no one asked); and every chain watcher at its chain's head (its stored cursor past the head
+ * read when judged).
  */
 import type { Client } from '@temporalio/client';
+import { tsToMs } from '@temporalio/common/lib/time';
 import { createPublicClient, http } from 'viem';
 import { confirmedSlotReader } from '../chains/solana-slots';
 import type { Queryable } from '../db/pool';
@@ -22,6 +24,9 @@ export const LONG_LIVED_WORKFLOW_TYPES = new Set(['chainWatcherWorkflow', 'reser
 export const STUCK_ACTIVITY_ATTEMPTS = 3;
 /** A workflow task attempted this many times is failing (one retry is a worker that died mid-task). */
 export const STUCK_WORKFLOW_TASK_ATTEMPTS = 3;
+
+/** A workflow task no worker has taken for this long means no worker polls its task queue (as a watcher counts as down after WATCHER_STALL_SECONDS). */
+export const UNTAKEN_WORKFLOW_TASK_MS = 60_000;
 
 /** The steps of a partner workflow that wait for a person (workflows/partner-steps.ts): review, and a pause an operator set. */
 const WAITING_FOR_A_PERSON = new Set(['needs_review', 'paused']);
@@ -53,6 +58,8 @@ export interface LivenessOptions {
   heads?: ChainHeads;
   /** How long a watcher has to reach the head read when judged (it polls every few seconds). Default 30 s. */
   headTimeoutMs?: number;
+  /** How long a workflow task may wait for a worker before the workflow counts as stuck (default UNTAKEN_WORKFLOW_TASK_MS). */
+  untakenWorkflowTaskMs?: number;
 }
 
 /** A workflow that waits for a person, and why, as an operator reads it. */
@@ -98,15 +105,36 @@ async function waitingFor(client: Client, description: WorkflowDescription): Pro
   return { step: state.step, reason: state.reason ?? null };
 }
 
+/** The workflow task scheduled and not taken yet, named by when it was scheduled (the service's clock), if there is one. */
+async function scheduledTask(client: Client, workflowId: string): Promise<number | undefined> {
+  const task = (await client.workflow.getHandle(workflowId).describe()).raw.pendingWorkflowTask;
+  if (!task?.scheduledTime || task.startedTime) return undefined;
+  return tsToMs(task.scheduledTime);
+}
+
 /** Judges one running workflow: stuck, waiting for a person, long-lived, or waiting on something that ends. */
-async function judgeRunning(client: Client, workflowId: string, report: LivenessReport): Promise<void> {
+async function judgeRunning(client: Client, workflowId: string, report: LivenessReport, untaken: Map<string, number>): Promise<void> {
   const description = await describeWorkflow(client, workflowId);
   if (description.status !== 'RUNNING') return;
   const stuck = stuckWork(description);
   report.violations.push(...stuck);
+  if (description.pendingWorkflowTask?.state === 'SCHEDULED') {
+    const scheduled = await scheduledTask(client, workflowId);
+    // Judged once the limit has passed: a query now would wait for a worker that may not come.
+    if (scheduled !== undefined) {
+      untaken.set(workflowId, scheduled);
+      return;
+    }
+  }
   if (stuck.length > 0 || LONG_LIVED_WORKFLOW_TYPES.has(description.type)) return;
   const records = { workflowId, runId: description.runId, type: description.type };
-  const waiting = await waitingFor(client, description);
+  let waiting;
+  try {
+    waiting = await waitingFor(client, description);
+  } catch (error) {
+    report.violations.push(violation('a workflow does not answer its state query', { ...records, error: error instanceof Error ? error.message : String(error) }));
+    return;
+  }
   if (waiting) {
     if (waiting.reason?.trim()) report.waiting.push({ workflowId, type: description.type, step: waiting.step, reason: waiting.reason });
     else report.violations.push(violation('a workflow waits for a person without a reason', { ...records, step: waiting.step }));
@@ -168,7 +196,21 @@ export async function checkLiveness(options: LivenessOptions): Promise<LivenessR
     if (status === 'RUNNING') running.push(info.workflowId);
     else report.violations.push(violation('a workflow ended without completing', { workflowId: info.workflowId, runId: info.runId, type: info.type, status }));
   }
-  for (const workflowId of running) await judgeRunning(options.client, workflowId, report);
+  // Workflow tasks seen scheduled and not taken: looked at again once the limit has passed (on this process's clock,
+  // never compared with the service's); the same task still waiting means no worker takes it.
+  const untaken = new Map<string, number>();
+  for (const workflowId of running) await judgeRunning(options.client, workflowId, report, untaken);
+  if (untaken.size > 0) {
+    const limitMs = options.untakenWorkflowTaskMs ?? UNTAKEN_WORKFLOW_TASK_MS;
+    await new Promise((resolve) => setTimeout(resolve, limitMs));
+    for (const [workflowId, scheduled] of untaken) {
+      if ((await scheduledTask(options.client, workflowId)) !== scheduled) continue;
+      const description = await describeWorkflow(options.client, workflowId);
+      report.violations.push(
+        violation('no worker takes its workflow task', { workflowId, runId: description.runId, type: description.type, taskQueue: description.taskQueue, waitedMs: String(limitMs) }),
+      );
+    }
+  }
   if (options.db && options.heads) report.violations.push(...(await checkWatchersAtHead(options.db, options.heads, options.headTimeoutMs ?? 30_000)));
   return report;
 }

@@ -3,7 +3,8 @@
  * real worker with the product's activities, its broker a real HTTP server answering each request's callback as the
  * test says: a mint called back and completed is fine; one whose callback the broker keeps failing (500) is stuck, its
  * activity named with its attempts and last failure; one the broker keeps refusing (422) waits in `needs_review` for
- * an operator, which is fine, with the reason the operator reads.
+ * an operator, which is fine, with the reason the operator reads; one started while no worker runs is stuck, its
+ * workflow task taken by no one.
  */
 import { randomUUID } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
@@ -120,3 +121,16 @@ test('a workflow waiting for review is live, with the reason an operator reads',
     judged: 1,
   });
 }, 90_000);
+
+test('a workflow whose task no worker takes is reported stuck, naming its task queue', async () => {
+  await temporal.stopWorker();
+  const { issuerRequestId } = await startMintedRequest('live-no-worker');
+  const report = await checkLiveness({ client: temporal.client, query: onlyPrefix('live-no-worker'), untakenWorkflowTaskMs: 1_000 });
+  expect(report.violations).toEqual([
+    {
+      invariant: '6 liveness',
+      rule: 'no worker takes its workflow task',
+      records: { workflowId: partnerMintWorkflowId(issuerRequestId), runId: expect.any(String), type: 'partnerMintWorkflow', taskQueue: temporal.taskQueue, waitedMs: '1000' },
+    },
+  ]);
+}, 60_000);

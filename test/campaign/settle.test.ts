@@ -80,7 +80,7 @@ test('an attestation executing on chain: settling names it in flight, then retur
 
 test('settled, every workflow of the stack is live and its watcher at the head; with no worker, the watcher is named behind its chain', async () => {
   const liveness = () =>
-    checkLiveness({ client: stack.temporal.client, db: stack.database.db, heads: stackChainHeads(target.stack), headTimeoutMs: 5_000 });
+    checkLiveness({ client: stack.temporal.client, db: stack.database.db, heads: stackChainHeads(target.stack), headTimeoutMs: 5_000, untakenWorkflowTaskMs: 1_000 });
   const live = await liveness();
   expect(live).toMatchObject({ violations: [], waiting: [] });
   expect(live.judged).toBeGreaterThan(0);
