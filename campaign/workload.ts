@@ -393,6 +393,23 @@ function partnerActor(context: Context): (operation: Operation, random: Random, 
   };
 }
 
+/** How long the operator keeps asking for a resume no API answers (the product down that long is a finding of its own). */
+const LIFT_PATIENCE_MS = 180_000;
+
+/**
+ * A pause the operator made is always lifted: its resume is asked again, of any API, until one answers it (a 4xx
+ * says there is nothing left to lift), as an operator would when the first answer was a dropped connection or a 503.
+ */
+async function lift(admin: (random: Random, actor: string, method: 'POST', path: string) => Promise<JournaledAnswer>, random: Random, actor: string, path: string): Promise<void> {
+  const retries = random.fork(`lift ${path}`);
+  const deadline = Date.now() + LIFT_PATIENCE_MS;
+  for (let attempt = 0; ; attempt++) {
+    const answer = await admin(retries, actor, 'POST', path);
+    if ((answer.status >= 200 && answer.status < 500) || Date.now() > deadline) return;
+    await sleep(Math.min(250 * 2 ** attempt, 5_000));
+  }
+}
+
 /** The operator: pauses (then resumes, even once the run is over), corporate actions, reviews. */
 function operatorActor(context: Context): (operation: Operation, random: Random, actor: string) => Promise<void> {
   const admin = (random: Random, actor: string, method: 'GET' | 'POST' | 'DELETE', path: string, body?: unknown) => api(context, actor, random, method, path, context.parts.keys.admin, body);
@@ -401,17 +418,17 @@ function operatorActor(context: Context): (operation: Operation, random: Random,
       case 'pause-market':
         await admin(random, actor, 'POST', '/v1/status/market/pause', { reason: 'campaign' });
         await sleep(operation.holdMs, context.parameters.signal);
-        await admin(random, actor, 'POST', '/v1/status/market/resume');
+        await lift(admin, random, actor, '/v1/status/market/resume');
         return;
       case 'pause-asset':
         await admin(random, actor, 'POST', `/v1/status/assets/${operation.symbol}/pause`, { reason: 'campaign' });
         await sleep(operation.holdMs, context.parameters.signal);
-        await admin(random, actor, 'POST', `/v1/status/assets/${operation.symbol}/resume`);
+        await lift(admin, random, actor, `/v1/status/assets/${operation.symbol}/resume`);
         return;
       case 'pause-chain':
         await admin(random, actor, 'POST', `/v1/status/chains/${operation.chain}/pause`, { reason: 'campaign' });
         await sleep(operation.holdMs, context.parameters.signal);
-        await admin(random, actor, 'POST', `/v1/status/chains/${operation.chain}/resume`);
+        await lift(admin, random, actor, `/v1/status/chains/${operation.chain}/resume`);
         return;
       case 'corporate-action': {
         // A split a day ahead, for an hour: the operator's corporate action. The product stores its flag; nothing applies
