@@ -20,6 +20,11 @@ export interface SettleParameters {
   target: CampaignTarget;
   /** The bound on the whole wait, reserves computation included. */
   timeoutMs: number;
+  /**
+   * The workers' ATTESTATION_SETTLEMENT_GRACE_MS: an attestation is recorded expired only that long after its expiry
+   * (a late watcher may still report an execution), so one is in flight until then.
+   */
+  settlementGraceMs: number;
   /** Between two looks (default 500 ms). */
   pollMs?: number;
 }
@@ -44,9 +49,9 @@ export interface SettleResult {
 /** Each query: the rows still in flight, their columns (text) naming them. */
 const IN_FLIGHT: { what: string; sql: string }[] = [
   {
-    what: 'an attestation past its expiry not resolved',
+    what: 'an attestation past its expiry and settlement grace not resolved',
     sql: `SELECT attestation_id::text AS "attestationId", chain, state, expires_at::text AS "expiresAt" FROM attestations
-           WHERE state = 'outstanding' AND expires_at < (extract(epoch FROM clock_timestamp()) * 1000)::bigint ORDER BY expires_at`,
+           WHERE state = 'outstanding' AND expires_at + $1 < (extract(epoch FROM clock_timestamp()) * 1000)::bigint ORDER BY expires_at`,
   },
   {
     what: 'an attestation executing, its execution not final',
@@ -76,10 +81,10 @@ const IN_FLIGHT: { what: string; sql: string }[] = [
   },
 ];
 
-async function inFlight(db: Queryable, heads: Map<string, bigint>): Promise<InFlight[]> {
+async function inFlight(db: Queryable, heads: Map<string, bigint>, settlementGraceMs: number): Promise<InFlight[]> {
   const found: InFlight[] = [];
   for (const { what, sql } of IN_FLIGHT) {
-    const { rows } = await db.query<Record<string, string>>(sql);
+    const { rows } = await db.query<Record<string, string>>(sql, sql.includes('$1') ? [settlementGraceMs] : []);
     found.push(...rows.map((records) => ({ what, records })));
   }
   const { rows: cursors } = await db.query<{ chain: string; finalBlock: string | null; status: string }>(
@@ -105,12 +110,12 @@ export async function settle(parameters: SettleParameters): Promise<SettleResult
   const deadline = started + timeoutMs;
   const heads = new Map<string, bigint>();
   for (const [chain, head] of Object.entries(stackChainHeads(target.stack))) heads.set(chain, BigInt(await head()));
-  const waitedFor = await inFlight(db, heads);
+  const waitedFor = await inFlight(db, heads, parameters.settlementGraceMs);
   let moving = waitedFor;
   while (moving.length > 0) {
     if (Date.now() >= deadline) return { settled: false, waitedFor, inFlight: moving, reservesTakenAt: null, elapsedMs: Date.now() - started };
     await pause(pollMs);
-    moving = await inFlight(db, heads);
+    moving = await inFlight(db, heads, parameters.settlementGraceMs);
   }
   // After the last fill: a computation that began after this moment, waited for. One may be under way, begun before:
   // the signal then makes the workflow compute again once it ends; otherwise it computes at once. Asking again after

@@ -43,6 +43,7 @@ import { Parts } from '../start/parts';
 import { recordSolanaMints, registerNoncePool, solanaAccountsOf, startSolana } from '../start/solana';
 import { ensureSolanaSetup, issuerSolanaSecretKey } from '../start/solana-setup';
 import { stackChains, writeStackFile, type StackFile } from '../start/stack-file';
+import { marketHoursAt } from '../broker/trading/market';
 import { startBrokerProxy } from './broker-faults';
 import { startLinkProxy, type LinkProxy } from './fault-proxy';
 import type { CampaignTarget, FaultHandles, ProductProcess } from './model';
@@ -52,6 +53,22 @@ const ROOT = path.join(__dirname, '..');
 const TASK_QUEUE = 'issuer-campaign';
 /** How long a role may take to say it runs (the machine is shared; the first start compiles). */
 const READY_TIMEOUT_MS = 120_000;
+/**
+ * The workers' ATTESTATION_SETTLEMENT_GRACE_MS: a minute instead of ten, so a run settles soon after its last expiry;
+ * the watchers here are final within seconds, so a late report past it is a finding, not noise.
+ */
+export const CAMPAIGN_SETTLEMENT_GRACE_MS = 60_000;
+
+/**
+ * The brokerage sandbox's clock: the real one while it trades, else moved into its next trading day (a minute after
+ * it opens), so hedges fill and backing is judged whatever day the campaign runs; the product keeps the real clock.
+ */
+function tradingClock(now = Date.now()): () => number {
+  const hours = marketHoursAt(now);
+  const shift = hours.open || hours.nextOpenAt === undefined ? 0 : hours.nextOpenAt + 60_000 - now;
+  return () => Date.now() + shift;
+}
+
 /** The Solana ledger's pace: a slot every 100 ms, final 8 slots later (the product waits for finality). */
 const SOLANA_LEDGER: SolanaLedgerOptions = { slotMs: 100, confirmedLag: 1, finalizedLag: 8 };
 
@@ -62,6 +79,8 @@ export interface CampaignStack {
   db: Database;
   /** A client of the Temporal service, on a connection of its own (not through a proxy). */
   temporal: Client;
+  /** The workers' settlement grace (CAMPAIGN_SETTLEMENT_GRACE_MS unless the environment says otherwise). */
+  settlementGraceMs: number;
   /** The Temporal task queue of the workers. */
   taskQueue: string;
   /** Where the workers reach the broker: the broker proxy (the sandbox's own URL is `target.stack.broker.url`). */
@@ -308,6 +327,7 @@ export async function startCampaignStack(parameters: CampaignStackParameters): P
       secrets,
       deployments,
       timing: { retryInitialMs: 200, retryMaxMs: 2_000, pollMs: 200 },
+      trading: { clock: tradingClock() },
     });
     parts.add(sandbox);
     const brokerProxy = await startBrokerProxy({ target: sandbox.url, setMaxFillQty: (qty) => sandbox.broker.setMaxFillQty(qty) });
@@ -338,6 +358,7 @@ export async function startCampaignStack(parameters: CampaignStackParameters): P
           BROKER_ACCOUNT_ID: broker.accountId,
           BROKER_KEY: broker.key,
           BROKER_SECRET: broker.secret,
+          ATTESTATION_SETTLEMENT_GRACE_MS: String(CAMPAIGN_SETTLEMENT_GRACE_MS),
           ...parameters.environment?.worker,
         },
         /"msg":"worker running"/,
@@ -402,6 +423,7 @@ export async function startCampaignStack(parameters: CampaignStackParameters): P
       faults,
       db,
       temporal,
+      settlementGraceMs: Number(parameters.environment?.worker?.ATTESTATION_SETTLEMENT_GRACE_MS ?? CAMPAIGN_SETTLEMENT_GRACE_MS),
       taskQueue: TASK_QUEUE,
       brokerUrl: brokerProxy.url,
       output: () => roles.map((role) => `--- ${role.name}\n${role.output().slice(-3_000)}`).join('\n'),

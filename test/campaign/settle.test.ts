@@ -6,6 +6,7 @@
  * it returns at once naming what still moves.
  */
 import { encodeFunctionData, maxUint256, parseUnits, type Hex } from 'viem';
+import { DEFAULT_SETTLEMENT_GRACE_MS } from '../../attestations/lifecycle-workflows';
 import { checkLiveness, stackChainHeads } from '../../campaign/liveness';
 import { settle } from '../../campaign/settle';
 import type { CampaignTarget } from '../../campaign/model';
@@ -49,7 +50,7 @@ test('an attestation executing on chain: settling names it in flight, then retur
   });
   const receipt = await stack.chain.client.waitForTransactionReceipt({ hash });
   expect(receipt.status).toBe('success');
-  const parameters = { db: stack.database.db, temporal: stack.temporal.client, target, pollMs: 100 };
+  const parameters = { db: stack.database.db, temporal: stack.temporal.client, target, pollMs: 100, settlementGraceMs: DEFAULT_SETTLEMENT_GRACE_MS };
 
   // No time to wait: the block holding the execution is not final for the watcher yet, and that is said.
   const hurried = await settle({ ...parameters, timeoutMs: 0 });
