@@ -11,9 +11,26 @@
 import { erc20Abi, parseAbiItem, zeroAddress, type Address, type Hex, type PublicClient } from 'viem';
 import type { Queryable } from '../db/pool';
 import { latestReserveSnapshot } from '../db/queries/reserves';
-import type { EvmChain } from '../domain/chains';
+import { CHAIN_TABLE, type EvmChain } from '../domain/chains';
 import { Decimal } from '../domain/money';
 import type { SqlRule, Violation } from './invariants';
+
+/**
+ * The quantity an execution of attestation `a` on chain `x.chain` moves, in 18 decimals: the attested quantity (18
+ * decimals, truncated as the API scales it), on a chain whose tokens have fewer decimals rounded to them in the
+ * issuer's favour as its transaction does (signing/solana-transaction.ts): a buy mints it rounded down, a sell burns it
+ * rounded up.
+ */
+function executedQuantity(): string {
+  const attested = 'trunc(a.token_amount * 1e18)';
+  const coarser = Object.entries(CHAIN_TABLE).filter(([, entry]) => entry.tokenDecimals < 18);
+  if (coarser.length === 0) return attested;
+  const cases = coarser.map(([chain, entry]) => {
+    const unit = `1e${18 - entry.tokenDecimals}`;
+    return `WHEN '${chain}' THEN (CASE a.side WHEN 'buy' THEN floor(${attested} / ${unit}) ELSE ceil(${attested} / ${unit}) END) * ${unit}`;
+  });
+  return `(CASE x.chain ${cases.join(' ')} ELSE ${attested} END)`;
+}
 
 /** (7) in the database: what was executed is what was attested, so what was paid is the attested notional. */
 export const STABLECOIN_RULES: SqlRule[] = [
@@ -22,9 +39,9 @@ export const STABLECOIN_RULES: SqlRule[] = [
     rule: 'an execution settled another price or quantity than attested',
     sql: `SELECT x.chain, x.tx_hash AS "txHash", x.attestation_id::text AS "attestationId",
                  x.price::text AS price, trunc(a.price * 1e18)::text AS "attestedPrice",
-                 x.quantity::text AS quantity, trunc(a.token_amount * 1e18)::text AS "attestedQuantity"
+                 x.quantity::text AS quantity, ${executedQuantity()}::text AS "attestedQuantity"
             FROM trade_executions x JOIN attestations a USING (attestation_id)
-           WHERE x.status <> 'orphaned' AND (x.price <> trunc(a.price * 1e18) OR x.quantity <> trunc(a.token_amount * 1e18))
+           WHERE x.status <> 'orphaned' AND (x.price <> trunc(a.price * 1e18) OR x.quantity <> ${executedQuantity()})
            ORDER BY x.seen_at, x.chain, x.tx_hash`,
   },
 ];
@@ -118,11 +135,22 @@ export async function checkStablecoinOnChains(db: Queryable, chains: Partial<Rec
 const SHARE_UNIT = new Decimal('0.000000001');
 
 /** (1) The last reserves computation, for each asset with nothing in flight: neither short nor over-backed beyond the carry. */
+/** Per underlying, the shares the partner flow's rounding left with the issuer: redemptions' dust, mints' remainder. */
+const PARTNER_DUST = `
+  SELECT underlying_symbol AS underlying,
+         (coalesce(sum(share_dust) FILTER (WHERE kind = 'redeem' AND state IN ('delivering', 'completed')), 0)
+          + coalesce(sum(qty - token_amount / 1e18 * shares_multiplier) FILTER (WHERE kind = 'mint' AND state IN ('minted', 'completed')), 0))::text AS dust
+    FROM partner_requests GROUP BY underlying_symbol`;
+
 export async function checkBacking(db: Queryable): Promise<Violation[]> {
   const snapshot = await latestReserveSnapshot(db);
   if (!snapshot) return [];
   const { rows } = await db.query<{ underlying: string; carry: string }>(`SELECT underlying, sum(abs(shares))::text AS carry FROM hedge_carry GROUP BY underlying`);
   const carries = new Map(rows.map((row) => [row.underlying, new Decimal(row.carry)]));
+  // The partner flow's rounding stays with the issuer too: a redemption delivers the shares owed rounded down to the
+  // broker's unit (its dust recorded), a mint mints the tokens the shares buy rounded down to the token's unit.
+  const { rows: partner } = await db.query<{ underlying: string; dust: string }>(PARTNER_DUST);
+  for (const { underlying, dust } of partner) carries.set(underlying, (carries.get(underlying) ?? new Decimal(0)).plus(dust));
   const violations: Violation[] = [];
   for (const asset of snapshot.assets) {
     const { hedges, redemptions, partnerMints } = asset.inFlight;

@@ -6,7 +6,7 @@
 import { checkInvariants, formatViolation, type Violation } from '../../campaign/invariants';
 import { insertReserveSnapshots, type ReserveAsset } from '../../db/queries/reserves';
 import { cloneTemplateDatabase, type TestDb } from '../support/database';
-import { insertAttestation, insertConsistentHistory, insertExecution, insertObligation, insertTokenTransfer, resetHistory, T0, tx } from './history';
+import { insertAttestation, insertConsistentHistory, insertExecution, insertObligation, insertTokenTransfer, resetHistory, T0, tx, USER } from './history';
 
 const CAPS = { offhoursGlobalExposure: '1000000', offhoursAssetExposure: '250000' };
 
@@ -187,6 +187,28 @@ describe('7 the stablecoin adds up (database)', () => {
   });
 });
 
+test('on Solana an execution moves the attested quantity in the 9 decimals of its mint, rounded as its transaction rounds: a buy down, a sell up', async () => {
+  // 0.1234567891 tokens attested: a buy mints 0.123456789, a sell burns 0.12345679.
+  const attested = '0.1234567891';
+  for (const [id, side] of [[60, 'buy'], [61, 'sell'], [62, 'buy']] as const) {
+    await insertAttestation(database.db, { id, chain: 'solana-900', side, tokens: attested, state: 'executing', txHash: tx(id) });
+    await insertExecution(database.db, { attestationId: id, txHash: tx(id), chain: 'solana-900', side, executedAt: T0 + id * 1_000, status: 'seen' });
+  }
+  const setQuantity = (id: number, quantity: string) => database.db.query(`UPDATE trade_executions SET quantity = $2 WHERE tx_hash = $1`, [tx(id), quantity]);
+  await setQuantity(60, '123456789000000000');
+  await setQuantity(61, '123456790000000000');
+  // The third moved the quantity at 18 decimals, which no Solana transaction of the issuer does.
+  await setQuantity(62, '123456789100000000');
+  const stablecoin = brief(await check()).filter((violation) => violation.invariant === '7 stablecoin');
+  expect(stablecoin).toEqual([
+    {
+      invariant: '7 stablecoin',
+      rule: 'an execution settled another price or quantity than attested',
+      records: expect.objectContaining({ chain: 'solana-900', attestationId: '62', quantity: '123456789100000000', attestedQuantity: '123456789000000000' }),
+    },
+  ]);
+});
+
 describe('1 backing (the last reserves computation)', () => {
   const asset = (overrides: Partial<ReserveAsset>): ReserveAsset => ({
     underlying: 'AAPL',
@@ -215,6 +237,33 @@ describe('1 backing (the last reserves computation)', () => {
     );
     await insertReserveSnapshots(database.db, T0 + 2, [asset({ sharesHeld: '10.5' })]);
     expect((await check()).map((v) => [v.rule, v.records.sharesHeld])).toEqual([['shares held beyond the tokens and the rounding carry', '10.5']]);
+  });
+
+  test("the partner flow's rounding left with the issuer — a redemption's dust, a mint's remainder — is within the allowance, and no more", async () => {
+    // A burn of 0.3333333333 tokens owes 0.333333333 shares (dust 0.0000000003); a mint of 1 share at a multiplier of 3
+    // mints 0.333333333333333333 tokens (the issuer keeps 0.000000000000000001 of a share).
+    await database.db.query(
+      `INSERT INTO redemptions (redemption_id, chain, tx_hash, log_index, block_number, block_time, wallet, user_id, token, symbol, amount, usd_notional, state)
+       VALUES ('r-1', 'ethereum-1', $1, 0, 10, $2, $3, $4, $3, 'AAPLon', 333333333300000000, 0, 'completed')`,
+      [tx(70), T0, `0x${'d4'.repeat(20)}`, USER],
+    );
+    await database.db.query(
+      `INSERT INTO partner_requests (issuer_request_id, kind, state, chain, underlying_symbol, token_symbol, wallet, qty, token_amount, shares_multiplier, share_dust, redemption_id)
+       VALUES ('redeem-1', 'redeem', 'completed', 'ethereum-1', 'AAPL', 'AAPLon', $1, 0.333333333, 333333333300000000, 1, 0.0000000003, 'r-1')`,
+      [`0x${'d4'.repeat(20)}`],
+    );
+    await database.db.query(
+      `INSERT INTO partner_requests (issuer_request_id, kind, state, chain, underlying_symbol, token_symbol, wallet, qty, token_amount, shares_multiplier, tokenization_request_id)
+       VALUES ('mint-1', 'mint', 'completed', 'ethereum-1', 'AAPL', 'AAPLon', $1, 1, 333333333333333333, 3, 'tok-1')`,
+      [`0x${'d4'.repeat(20)}`],
+    );
+    // One broker unit, the dust and the remainder: 0.000000001 + 0.0000000003 + 0.000000000000000001.
+    await insertReserveSnapshots(database.db, T0, [asset({ sharesHeld: '10.000000001300000001' })]);
+    expect(brief(await check()).filter((violation) => violation.invariant === '1 backing')).toEqual([]);
+    await insertReserveSnapshots(database.db, T0 + 1, [asset({ sharesHeld: '10.000000001300000002' })]);
+    expect((await check()).filter((violation) => violation.invariant === '1 backing').map((v) => [v.rule, v.records.allowance])).toEqual([
+      ['shares held beyond the tokens and the rounding carry', '0.000000001300000001'],
+    ]);
   });
 
   test("an asset with hedges in flight is not judged until they fill; a filled hedge's carry left in flight is nothing", async () => {
