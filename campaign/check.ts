@@ -4,41 +4,19 @@
  * names, if any, and its Temporal service (TEMPORAL_ADDRESS, else stack.json's) for liveness. Prints each violation on
  * a line, or `0 violations`, and each workflow waiting for a person with its reason; exits 1 on any violation.
  */
-import { createPublicClient, http, type PublicClient } from 'viem';
 import { exitWithUsageOnHelp } from '../config/cli';
 import { loadConfig } from '../config';
 import { createPool } from '../db/pool';
-import { EVM_CHAINS, SOLANA_CHAIN, type EvmChain } from '../domain/chains';
 import { readStackFile } from '../start/stack-file';
 import { closeTemporalClient, createTemporalClient } from '../temporal/client';
-import { checkCampaign, formatViolation } from './invariants';
-import { stackChainHeads } from './liveness';
-import type { SolanaTreasury } from './solana-stablecoin';
+import { checkStack } from './check-stack';
+import { formatViolation } from './invariants';
 
 const usage = `usage: npm run campaign:check   (the database: DATABASE_URL, else the one DATA_DIR/stack.json names; the EVM chains
   and the Solana ledger: those DATA_DIR/stack.json names, if it exists; the Temporal service, for liveness:
   TEMPORAL_ADDRESS and TEMPORAL_NAMESPACE, else stack.json's; the off-hours caps: OFFHOURS_GLOBAL_EXPOSURE_LIMIT,
   OFFHOURS_ASSET_EXPOSURE_LIMIT)
   prints every violation of the campaign's invariants, or "0 violations"; exits 1 on any`;
-
-/** The public clients of the EVM chains stack.json names. */
-function stackChainClients(stack: ReturnType<typeof readStackFile>): Partial<Record<EvmChain, PublicClient>> | undefined {
-  const chains = stack?.chains as Record<string, { rpcUrl?: string }> | undefined;
-  if (!chains) return undefined;
-  const clients: Partial<Record<EvmChain, PublicClient>> = {};
-  for (const chain of EVM_CHAINS) {
-    const rpcUrl = chains[chain]?.rpcUrl;
-    if (rpcUrl) clients[chain] = createPublicClient({ transport: http(rpcUrl) });
-  }
-  return clients;
-}
-
-/** The Solana ledger and treasury stack.json names (npm start's set-up writes them), if it does. */
-function stackSolana(stack: ReturnType<typeof readStackFile>): SolanaTreasury | undefined {
-  const solana = (stack?.chains as Record<string, Partial<SolanaTreasury>> | undefined)?.[SOLANA_CHAIN];
-  if (!solana?.rpcUrl || !solana.treasury || !solana.stablecoinMint) return undefined;
-  return { rpcUrl: solana.rpcUrl, treasury: solana.treasury, stablecoinMint: solana.stablecoinMint };
-}
 
 async function main(): Promise<void> {
   exitWithUsageOnHelp(usage);
@@ -52,14 +30,9 @@ async function main(): Promise<void> {
     ? await createTemporalClient({ address: temporalAddress, namespace: process.env.TEMPORAL_NAMESPACE ? config.TEMPORAL_NAMESPACE : (stack?.temporal?.namespace ?? config.TEMPORAL_NAMESPACE) })
     : undefined;
   try {
-    const chains = stackChainClients(stack);
-    const solana = stackSolana(stack);
-    const { violations, waiting } = await checkCampaign(db, {
+    const { violations, waiting } = await checkStack(db, stack, {
       caps: { offhoursGlobalExposure: config.OFFHOURS_GLOBAL_EXPOSURE_LIMIT, offhoursAssetExposure: config.OFFHOURS_ASSET_EXPOSURE_LIMIT },
-      chains,
-      solana,
       temporal,
-      heads: stackChainHeads(stack),
     });
     for (const violation of violations) process.stdout.write(`${formatViolation(violation)}\n`);
     for (const workflow of waiting) process.stdout.write(`waiting for a person: ${workflow.workflowId} (${workflow.type}, ${workflow.step}): ${workflow.reason}\n`);
