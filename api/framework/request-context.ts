@@ -14,7 +14,7 @@ import { clientAddressOf } from './client-address';
 import type { ApiState } from './state';
 
 const REQUEST_ID = /^[A-Za-z0-9._-]{8,64}$/;
-/** What a client is told to wait while the database is unreachable. */
+/** What a client is told to wait while the database is unreachable, and after any other 503 that names no time of its own. */
 const UNAVAILABLE_RETRY_SECONDS = 5;
 
 export function requestContext(options: { logger: Logger; baseUrl: string; trustedProxies: readonly string[] }): Middleware<ApiState> {
@@ -67,6 +67,8 @@ export function requestContext(options: { logger: Logger; baseUrl: string; trust
       }
       ctx.status = apiError.status;
       ctx.set(apiError.headers);
+      // Every 503 says when to come back, as the contract documents: the error's own Retry-After, else the default.
+      if (apiError.status === 503 && apiError.headers['Retry-After'] === undefined) ctx.set('Retry-After', String(UNAVAILABLE_RETRY_SECONDS));
       ctx.body = errorBody(baseUrl, apiError.code, apiError.message);
     }
     const latencyMs = measure(ctx, started);

@@ -282,11 +282,13 @@ describe('refusals before anything is counted', () => {
     expect((await limits('sell')).body).toMatchObject({ isAssetTradingOpen: true });
   });
 
-  test('a stale price is not quoted (503 PRICE_UNAVAILABLE)', async () => {
+  test('a stale price is not quoted (503 PRICE_UNAVAILABLE), and the answer says when to come back (Retry-After, as every 503)', async () => {
     api.setNow(MONDAY_10AM + 60_000);
-    const response = await attest(valid);
-    expect(response.status).toBe(503);
-    expect(response.body.code).toBe('PRICE_UNAVAILABLE');
+    for (const response of [await attest(valid), await soft(valid)]) {
+      expect(response.status).toBe(503);
+      expect(response.body.code).toBe('PRICE_UNAVAILABLE');
+      expect(response.headers['retry-after']).toMatch(/^[1-9]\d*$/);
+    }
   });
 });
 
