@@ -12,8 +12,8 @@
  * workflow). Past expiry and grace it expires only when SQL does not hold it `executing`; otherwise it waits for the
  * execution to be final or orphaned (`patched('chain-finality')`: histories recorded before replay as they ran).
  *
- * A Solana attestation's transaction lands until its durable nonce moves: at expiry (unless executed by then) the
- * workflow advances the nonce (`advanceAttestationNonce`, retried until the chain shows it moved) before anything
+ * A Solana attestation's transaction lands until its durable nonce moves: just before its expiry (unless executed by
+ * then; `patched('solana-nonce-lead')`, at the expiry in histories recorded before) the workflow advances the nonce (`advanceAttestationNonce`, retried until the chain shows it moved) before anything
  * counts it expired, and after an execution it gives the account back to the pool (`releaseExecutedAttestationNonce`)
  * — `patched('solana-nonce')`.
  */
@@ -45,6 +45,13 @@ const { advanceAttestationNonce, releaseExecutedAttestationNonce } = proxyActivi
 
 /** The chain whose attestations hold a durable nonce (domain/chains.ts SOLANA_CHAIN; workflows import no values from there). */
 const NONCE_CHAIN = 'solana-900';
+
+/**
+ * How long before a Solana attestation's expiry its nonce is advanced: the timer, a workflow task, the activity and
+ * the advance's landing (a slot or two) fit in it, so a transaction sent after the expiry is refused as the EVM
+ * contracts refuse one; one sent in the last two seconds may be refused too, as a late block refuses it on EVM.
+ */
+const NONCE_ADVANCE_LEAD_MS = 2_000;
 
 /** How long a wait for an execution that is not final yet goes before looking at SQL again (a lost wake-up costs no more). */
 const EXECUTING_RECHECK = '10 minutes';
@@ -110,8 +117,10 @@ export async function attestationWorkflow(input: AttestationWorkflowInput): Prom
 
   const holdsNonce = input.chain === NONCE_CHAIN && patched('solana-nonce');
   if (holdsNonce) {
-    // At expiry its transaction must become impossible before anything counts it expired: the nonce is advanced.
-    await condition(() => execution !== undefined, Math.max(1, expiresAt - Date.now()));
+    // By its expiry its transaction must be impossible (nothing on chain reads a Solana quote's time): the nonce is
+    // advanced NONCE_ADVANCE_LEAD_MS before it, so the advance has landed when the quote expires.
+    const advanceAt = patched('solana-nonce-lead') ? expiresAt - NONCE_ADVANCE_LEAD_MS : expiresAt;
+    await condition(() => execution !== undefined, Math.max(1, advanceAt - Date.now()));
     if (!execution) await advanceAttestationNonce({ attestationId });
   }
   const settleBy = expiresAt + input.settlementGraceMs;

@@ -265,7 +265,7 @@ describe('refusals and replays', () => {
 });
 
 describe('a Solana attestation never sent', () => {
-  withTimeSkipping('expires on chain: its workflow advances the nonce at expiry, then its limits return and its transaction is refused by the ledger', async () => {
+  withTimeSkipping('expires on chain: its workflow advances the nonce by its expiry, then its limits return and its transaction is refused by the ledger', async () => {
     const wallet = setup.wallets[2]!;
     // npm start with a larger pool: the set-up makes the accounts missing, and their registration adds only those.
     setup = await ensureSolanaSetup({ ...setupParameters(), noncePoolSize: NONCE_POOL_SIZE + 2 });
@@ -286,8 +286,9 @@ describe('a Solana attestation never sent', () => {
       expect(refused.status).toBe(400);
       expect(refused.body.code).toBe('MAX_ATTESTATIONS');
 
-      // The workflow's expiry: the nonce is advanced on the ledger and the account given back with the new value.
-      await temporal.timeSkipping!.skip(TTL_MS + 1_000);
+      // The workflow's expiry: by then the nonce is advanced on the ledger (a second before it, the advance has been
+      // made) and the account given back with the new value.
+      await temporal.timeSkipping!.skip(TTL_MS - 1_000);
       await eventually(async () => expect(await findHeldNonceAccount(api.db, first.body.attestationId)).toBeUndefined(), 30_000);
       const onChain = await rpcNonceLedger(ledger.rpcUrl).readNonce(held.address as Address);
       expect(onChain).not.toBe(held.nonce);
@@ -306,7 +307,12 @@ describe('a Solana attestation never sent', () => {
       await temporal.timeSkipping!.skip(SETTLEMENT_GRACE_MS);
       const handle = temporal.client.workflow.getHandle(attestationWorkflowId(first.body.attestationId));
       expect(await handle.result()).toMatchObject({ state: 'expired' });
-      await recordProductHistory('attestation-solana-expired', handle);
+      // The advance was asked for before the expiry, by the workflow's own clock.
+      const events = (await handle.fetchHistory()).events ?? [];
+      const advance = events.find((event) => event.activityTaskScheduledEventAttributes?.activityType?.name === 'advanceAttestationNonce');
+      const askedAt = Number(advance!.eventTime!.seconds) * 1_000 + Math.floor((advance!.eventTime!.nanos ?? 0) / 1e6);
+      expect(askedAt).toBeLessThan(Number(first.body.expiration) * 1_000);
+      await recordProductHistory('attestation-solana-expired-advanced-before', handle);
     } finally {
       await limitAttestationsTo(100);
     }

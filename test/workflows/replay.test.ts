@@ -32,6 +32,7 @@ test('histories of every product workflow are recorded', () => {
     'attestation-executing-then-executed.json',
     'attestation-expired.json',
     'attestation-solana-executed.json',
+    'attestation-solana-expired-advanced-before.json',
     'attestation-solana-expired.json',
     'chain-watcher-halted-resumed.json',
     'hedge-filled.json',
