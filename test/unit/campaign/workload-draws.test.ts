@@ -4,7 +4,7 @@
  * sequence; and over enough draws every kind of operation of each role comes up.
  */
 import { seededRandom } from '../../../campaign/random';
-import { drawOperations, type Role } from '../../../campaign/workload';
+import { drawOperations, type Role } from '../../../campaign/operations';
 
 const draws = (seed: number, actor: string, role: Role, count = 200) => drawOperations(seededRandom(seed, 'workload').fork(actor), role, count);
 
