@@ -12,7 +12,7 @@ import type { Logger } from '../config/logger';
 import { DEFAULT_FAULT_TIMING, startFaults, type FaultKind, type FaultTiming } from './faults';
 import { checkAnswers } from './answer-invariants';
 import { checkStack } from './check-stack';
-import { formatViolation, type Violation } from './invariants';
+import { formatViolation, lateSolanaExecutions, type Violation } from './invariants';
 import { createJournal } from './journal';
 import type { LimitCaps } from './limits-invariant';
 import type { WaitingWorkflow } from './liveness';
@@ -50,6 +50,8 @@ export interface SeedReport {
   settle: SettleResult;
   /** Workflows waiting for a person once settled, with the reason an operator reads (not violations). */
   waiting: WaitingWorkflow[];
+  /** Solana executions that landed after their expiry, before the nonce advance (invariant 3 as checkable on Solana). */
+  lateSolana: { count: number; latestByMs: number };
   /** Injections or heals that themselves failed (a process that would not start again). */
   faultErrors: string[];
   violations: Violation[];
@@ -115,6 +117,7 @@ export async function runSeed(options: SeedRunOptions): Promise<SeedReport> {
       answers: { total: journal.entries().length, byStatus },
       settle: settled,
       waiting: checked.waiting,
+      lateSolana: await lateSolanaExecutions(stack.db),
       faultErrors,
       violations,
       directory,
@@ -151,6 +154,7 @@ export function summarize(report: SeedReport): string[] {
     `  faults ${sum(report.faults)} (${list(report.faults)})${report.faultErrors.length ? `, ${report.faultErrors.length} that failed themselves` : ''}`,
     `  answers ${report.answers.total} (${list(report.answers.byStatus)})`,
     `  settled ${report.settle.settled ? 'yes' : 'NO'} in ${Math.round(report.durations.settle / 1000)} s${report.settle.settled ? '' : `: ${report.settle.inFlight.map((item) => `${item.what} ${JSON.stringify(item.records)}`).join('; ')}`}`,
+    ...(report.lateSolana.count > 0 ? [`  Solana executions after their expiry, before the nonce advance: ${report.lateSolana.count} (the latest by ${report.lateSolana.latestByMs} ms)`] : []),
     `  ${report.violations.length} violation${report.violations.length === 1 ? '' : 's'}`,
     ...report.violations.map((violation) => `  ${formatViolation(violation)}`),
     ...report.waiting.map((workflow) => `  waiting for a person: ${workflow.workflowId} (${workflow.type}, ${workflow.step}): ${workflow.reason}`),

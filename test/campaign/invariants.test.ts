@@ -3,7 +3,7 @@
  * a consistent history passes; each history broken on purpose, as a bug would leave it, is reported naming the
  * records that break it.
  */
-import { checkInvariants, formatViolation, type Violation } from '../../campaign/invariants';
+import { checkInvariants, lateSolanaExecutions, formatViolation, type Violation } from '../../campaign/invariants';
 import { insertReserveSnapshots, type ReserveAsset } from '../../db/queries/reserves';
 import { cloneTemplateDatabase, type TestDb } from '../support/database';
 import { insertAttestation, insertConsistentHistory, insertExecution, insertObligation, insertTokenTransfer, resetHistory, T0, tx, USER } from './history';
@@ -137,6 +137,16 @@ describe('3 nothing on chain that was not issued', () => {
         records: { chain: 'ethereum-1', txHash: tx(4), attestationId: '4', executedAt: '2026-09-21T14:14:20.001Z', expiresAt: '2026-09-21T14:14:20.000Z' },
       },
     ]);
+    expect(await lateSolanaExecutions(database.db)).toEqual({ count: 0, latestByMs: 0 });
+  });
+
+  test('on Solana, where nothing on chain reads a quote time, one that landed after its expiry (before the nonce advance) is counted for the report, not named', async () => {
+    for (const [id, lateMs] of [[7, 1_500], [8, 3_000]] as const) {
+      await insertAttestation(database.db, { id, chain: 'solana-900', createdAt: T0, expiresAt: T0 + 60_000, state: 'executing' });
+      await insertExecution(database.db, { attestationId: id, txHash: tx(id), chain: 'solana-900', executedAt: T0 + 60_000 + lateMs, status: 'seen' });
+    }
+    expect(brief(await check())).toEqual([]);
+    expect(await lateSolanaExecutions(database.db)).toEqual({ count: 2, latestByMs: 3_000 });
   });
 
   test('an execution on another chain or side than attested is named', async () => {
