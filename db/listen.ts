@@ -27,9 +27,13 @@ export async function listenOnChannel(connectionString: string, channel: string,
 
   const connect = async (): Promise<void> => {
     const next = new Client({ connectionString });
+    // Until it listens, a failure is the attempt's own (its caller retries it); only a listening connection's loss
+    // starts the reconnection loop. pg emits `end` for a connection refused while connecting before the refusal reaches
+    // the caller, so a loss counted from the start made every refused attempt two retries: thousands within seconds.
+    let listening = false;
     let lost = false;
     const onLost = (error: unknown): void => {
-      if (lost || stopped) return;
+      if (!listening || lost || stopped) return;
       lost = true;
       next.end().catch(() => undefined);
       options.onConnectionLost?.(error);
@@ -44,10 +48,10 @@ export async function listenOnChannel(connectionString: string, channel: string,
       await next.connect();
       await next.query(`LISTEN ${channel}`);
     } catch (error) {
-      lost = true;
       await next.end().catch(() => undefined);
       throw error;
     }
+    listening = true;
     client = next;
     if (stopped) await next.end().catch(() => undefined);
   };
