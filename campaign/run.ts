@@ -6,6 +6,7 @@
  * `report.json` (the figures and the violations); the stack's own logs beside them.
  */
 import { appendFileSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { setMaxListeners } from 'node:events';
 import path from 'node:path';
 import { loadConfig } from '../config';
 import type { Logger } from '../config/logger';
@@ -93,6 +94,8 @@ export async function runSeed(options: SeedRunOptions): Promise<SeedReport> {
       },
     });
     const workloadStop = new AbortController();
+    // Every actor's pause and every late submission waits on it at once: more than Node's default of 10 listeners.
+    setMaxListeners(100, workloadStop.signal);
     const workload = runWorkload({ target: stack.target, random: random.fork('workload'), journal, signal: workloadStop.signal, record });
     await sleepUnless(minutes * 60_000, options.signal);
     const ran = Date.now();
