@@ -68,13 +68,16 @@ const UNREACHABLE_NODE_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT
 
 /**
  * Whether `error` says the database cannot be reached (refused, reset, shut down, starting up, out of connection
- * slots), as opposed to a failing query. Looks through `cause` chains and aggregate errors.
+ * slots, its Unix socket gone while the server restarts), as opposed to a failing query. Looks through `cause`
+ * chains and aggregate errors.
  */
 export function isDatabaseUnreachable(error: unknown, depth = 0): boolean {
   // Duck-typed rather than `instanceof Error`: errors from node's own sockets may come from another realm.
   if (typeof error !== 'object' || error === null || depth > 5) return false;
-  const { code, message, errors, cause } = error as { code?: unknown; message?: unknown; errors?: unknown; cause?: unknown };
+  const { code, syscall, message, errors, cause } = error as { code?: unknown; syscall?: unknown; message?: unknown; errors?: unknown; cause?: unknown };
   if (typeof code === 'string' && (UNREACHABLE_NODE_CODES.has(code) || UNREACHABLE_SQLSTATES.has(code) || code.startsWith('08'))) return true;
+  // A server that stops removes its socket file (the embedded one listens on a socket), so a connect finds none.
+  if (code === 'ENOENT' && syscall === 'connect') return true;
   if (typeof message === 'string' && /^Connection terminated|^Client has encountered a connection error|timeout exceeded when trying to connect/.test(message)) {
     return true;
   }

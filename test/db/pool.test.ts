@@ -4,8 +4,13 @@
  * PostgreSQL) has none of them left to end, and the pool reports no failed idle connection. An idle connection the
  * server does end is reported as an error of its own, not with the whole client hung on it (what a log would print).
  * A connection the server ends while it is checked out (a transaction between two statements) fails its holder's
- * queries as the database being unreachable, not the process, and the pool carries on with a new one.
+ * queries as the database being unreachable, not the process, and the pool carries on with a new one. A server
+ * that stopped took its Unix socket with it: a connect finding no socket is the database being unreachable too.
  */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { Client } from 'pg';
 import { startTestDatabase, type TestDatabase } from '../../harness/database';
 import { createPool, inTransaction, isDatabaseUnreachable } from '../../db/pool';
@@ -57,6 +62,24 @@ test('a connection the server ends while it is checked out fails its holder, not
   } finally {
     await other.end();
     await pool.end();
+  }
+});
+
+test('a server gone with its Unix socket (stopped, restarting) is unreachable; a missing file is not', async () => {
+  const directory = mkdtempSync(path.join(tmpdir(), 'no-server-'));
+  const pool = createPool(`postgres://postgres:postgres@${encodeURIComponent(directory)}:5432/issuer`, 1);
+  try {
+    const failure = await pool.query('SELECT 1').then(
+      () => undefined,
+      (error: unknown) => error,
+    );
+    expect(failure).toMatchObject({ code: 'ENOENT', syscall: 'connect' });
+    expect(isDatabaseUnreachable(failure)).toBe(true);
+    const missingFile = await readFile(path.join(directory, 'absent')).catch((error: unknown) => error);
+    expect(isDatabaseUnreachable(missingFile)).toBe(false);
+  } finally {
+    await pool.end();
+    rmSync(directory, { recursive: true, force: true });
   }
 });
 
