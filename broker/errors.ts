@@ -40,6 +40,7 @@ export const BROKER_ERROR_CODES = {
   INTERNAL_ERROR: { status: 500, description: 'Internal error; the message carries the request id.' },
   ISSUER_REFUSED: { status: 502, description: "The issuer refused the call for a reason the sandbox cannot act on; the message carries the issuer's code and message." },
   ISSUER_UNAVAILABLE: { status: 503, description: 'The issuer did not answer usably (5xx, timeout, network error); nothing was stored. Retry after `Retry-After` seconds.' },
+  SERVICE_UNAVAILABLE: { status: 503, description: "The sandbox's database cannot be reached (restarting, or down). Retry after `Retry-After` seconds; a retried mint with the same `Idempotency-Key` is answered once." },
 } as const satisfies Record<string, { status: number; description: string }>;
 
 export type BrokerErrorCode = keyof typeof BROKER_ERROR_CODES;

@@ -31,7 +31,7 @@ export const CAPACITY_503_CODES: readonly string[] = ['NONCE_POOL_EXHAUSTED'];
 
 export interface AnswerInvariantsParameters {
   journal: readonly JournalEntry[];
-  /** The product's API base URLs: invariant 8 judges their answers (not the brokerage sandbox's). */
+  /** The base URLs whose answers invariant 8 judges: the product's APIs and the brokerage sandbox it ships. */
   productApis: readonly string[];
   /** The run's schedule: its fault and heal steps extend the time a 503 is allowed by the grace. */
   schedule?: readonly ScheduledStep[];

@@ -107,7 +107,10 @@ export async function runSeed(options: SeedRunOptions): Promise<SeedReport> {
     const settled = await settle({ db: stack.db, temporal: stack.temporal, target: stack.target, timeoutMs: options.settleTimeoutMs ?? 300_000, settlementGraceMs: stack.settlementGraceMs });
     const checking = Date.now();
     const checked = await checkStack(stack.db, stack.target.stack, { caps: options.caps ?? environmentCaps(), temporal: stack.temporal });
-    const violations = [...checked.violations, ...(await checkAnswers(stack.db, { journal: journal.entries(), productApis: stack.target.apiUrls, schedule: steps }))];
+    // Invariant 8 judges the brokerage sandbox's answers too: the product ships it for partners to build against.
+    const sandbox = stack.target.stack.broker as { url: string };
+    const productApis = [...stack.target.apiUrls, sandbox.url];
+    const violations = [...checked.violations, ...(await checkAnswers(stack.db, { journal: journal.entries(), productApis, schedule: steps }))];
     const byStatus: Record<string, number> = {};
     for (const entry of journal.entries()) byStatus[entry.status] = (byStatus[entry.status] ?? 0) + 1;
     const report: SeedReport = {

@@ -8,6 +8,7 @@ import { randomUUID } from 'node:crypto';
 import type { Pool } from 'pg';
 import type { Logger } from '../../config/logger';
 import { DueWorkLoop } from '../../db/due-work-loop';
+import { isDatabaseUnreachable } from '../../db/pool';
 import type { IssuerClient } from '../issuer-client';
 import { claimDueRequests, nextDueAt, recordStep, releaseLeases } from '../queries/requests';
 import { runStep, type StepContext } from './steps';
@@ -54,10 +55,16 @@ export class RequestProcessor {
     this.loop.wake();
   }
 
-  /** Finishes the step in hand, lets go of its leases and stops looking. */
+  /**
+   * Finishes the step in hand, lets go of its leases and stops looking. With the database gone the leases cannot be
+   * let go of; they run out after `leaseMs`, as a dead process's do.
+   */
   async stop(): Promise<void> {
     await this.loop.stop();
-    await releaseLeases(this.options.db, this.owner);
+    await releaseLeases(this.options.db, this.owner).catch((error: unknown) => {
+      if (!isDatabaseUnreachable(error)) throw error;
+      this.options.logger.warn({ err: error }, 'broker processor stopped without letting go of its leases: the database cannot be reached (they run out)');
+    });
   }
 
   private async drain(): Promise<void> {
