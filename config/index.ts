@@ -28,6 +28,20 @@ const finality = z
   .default('finalized')
   .transform(parseFinality);
 const rpcUrl = () => z.url().optional();
+const DURATION_UNITS_MS = { ms: 1, s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000 } as const;
+/** A duration such as `0`, `200ms`, `5s`, `30m`, `2h` or `1d`, in milliseconds. */
+const durationMs = z
+  .string()
+  .trim()
+  .regex(/^\d{1,9}(ms|s|m|h|d)?$/, 'must be a duration: a number with ms, s, m, h or d (milliseconds without a unit)')
+  .transform((text) => {
+    const [, amount, unit] = /^(\d+)(ms|s|m|h|d)?$/.exec(text)!;
+    return Number(amount) * DURATION_UNITS_MS[(unit ?? 'ms') as keyof typeof DURATION_UNITS_MS];
+  });
+const commaList = z
+  .string()
+  .default('')
+  .transform((list) => list.split(',').map((entry) => entry.trim()).filter(Boolean));
 const anvilPort = (defaultPort: number) => port.default(defaultPort);
 
 /**
@@ -163,6 +177,38 @@ export const configSchema = z.object({
    * seeded on a fresh data directory only and persist across restarts, like an account at a real broker.
    */
   BROKER_SANDBOX_RESEED: z.enum(['0', '1']).default('0').transform((value) => value === '1'),
+  /**
+   * The master keys that seal webhook signing secrets in the database (AES-256-GCM), `id:<base64 of 32 bytes>`,
+   * comma-separated: the first seals, any of them opens, so a new key goes first and an old one is dropped once no
+   * secret is sealed under it. Unset: the webhook routes answer 503 WEBHOOKS_UNAVAILABLE and the worker delivers
+   * nothing; `npm start` generates one under DATA_DIR.
+   */
+  WEBHOOK_SECRET_KEYS: z.string().trim().optional(),
+  /**
+   * Networks (IPs or CIDR ranges, comma-separated) a webhook may be delivered to although they are private, loopback
+   * or link-local. Empty (the default): webhooks go to public addresses only, checked at registration and again at
+   * each delivery (no request to an internal service). `npm start` allows the loopback networks.
+   */
+  WEBHOOK_ALLOWED_NETWORKS: commaList.pipe(z.array(z.union([z.ipv4(), z.ipv6(), z.cidrv4(), z.cidrv6()]))),
+  /** `true`: webhook URLs may be plain `http` (a local receiver); otherwise `https` only. */
+  WEBHOOK_ALLOW_HTTP: z.enum(['true', 'false']).default('false').transform((value) => value === 'true'),
+  /**
+   * The wait before each attempt of a webhook delivery (the first is `0`), comma-separated durations: after the last
+   * the delivery fails (and stays replayable). Default: the Standard Webhooks example, 10 attempts over about 3 days.
+   */
+  WEBHOOK_RETRY_SCHEDULE: commaList
+    .transform((list) => (list.length > 0 ? list : ['0', '5s', '5m', '30m', '2h', '5h', '10h', '14h', '20h', '24h']))
+    .pipe(z.array(durationMs).min(1).max(20)),
+  /** An endpoint failing (no delivery succeeding) for this long is disabled, with the reason its owner sees. */
+  WEBHOOK_DISABLE_AFTER_MS: positiveInt.default(5 * 86_400_000),
+  /** How long a webhook delivery waits for the receiver's answer. */
+  WEBHOOK_TIMEOUT_MS: positiveInt.max(60_000).default(15_000),
+  /** Deliveries to one endpoint in flight at once (never two of the same resource). */
+  WEBHOOK_CONCURRENCY_PER_ENDPOINT: positiveInt.max(256).default(16),
+  /** Webhook endpoints one account may register. */
+  WEBHOOK_MAX_ENDPOINTS_PER_ACCOUNT: positiveInt.max(1_000).default(20),
+  /** How long delivered and failed webhook deliveries, their attempts and events are kept. */
+  WEBHOOK_RETENTION_DAYS: positiveInt.max(3_650).default(30),
   /** Prebuilt workflow bundle (scripts/build-workflow-bundle.ts) for production; unset bundles from source at start. */
   WORKFLOW_BUNDLE_PATH: z.string().min(1).optional(),
   /**

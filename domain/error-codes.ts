@@ -37,6 +37,16 @@ export const ERROR_CODES = {
   INVALID_IDEMPOTENCY_KEY: { status: 400, description: 'The `Idempotency-Key` header must be 1–255 printable characters.' },
   INVALID_PARAMETER: { status: 400, description: 'A query or path parameter is invalid; the message names it.' },
   INVALID_REQUEST_BODY: { status: 400, description: 'The JSON body does not match the schema; the message names the field.' },
+  INVALID_WEBHOOK_URL: {
+    status: 400,
+    description: 'The webhook URL is not an absolute `https` URL without credentials (plain `http` only where the operator allows it), or its host does not resolve.',
+  },
+  WEBHOOK_URL_FORBIDDEN: {
+    status: 400,
+    description: 'The webhook URL resolves to a private, loopback, link-local or otherwise internal address; an operator can allow a network with `WEBHOOK_ALLOWED_NETWORKS`.',
+  },
+  INVALID_EVENT_TYPE: { status: 400, description: '`events` names an event type that is not in the catalogue (`GET /v1/openapi.json`, section `webhooks`).' },
+  WEBHOOK_LIMIT_REACHED: { status: 400, description: 'The account already has the maximum number of webhook endpoints; delete one first.' },
   MALFORMED_JSON: { status: 400, description: 'The body is not valid JSON.' },
   INVALID_QTY: { status: 400, description: '`qty` is not a decimal string greater than zero with at most nine decimals.' },
   INVALID_NETWORK: { status: 400, description: '`network` is not `ethereum` or `binance`.' },
@@ -87,6 +97,8 @@ export const ERROR_CODES = {
   WALLET_NOT_FOUND: { status: 404, description: 'The account has no such wallet on this chain.' },
   CLIENT_NOT_FOUND: { status: 404, description: 'No client onboarded for the partner flow has this id or email.' },
   REQUEST_NOT_FOUND: { status: 404, description: 'No partner request has this id.' },
+  WEBHOOK_NOT_FOUND: { status: 404, description: 'No webhook endpoint with this id belongs to the calling account.' },
+  DELIVERY_NOT_FOUND: { status: 404, description: 'The webhook endpoint has no delivery with this id.' },
   RESOURCE_NOT_FOUND: { status: 404, description: 'No such route, or one this process does not serve (live streams, price ingestion).' },
   METHOD_NOT_ALLOWED: { status: 405, description: 'The route exists but not for this HTTP method.' },
   WALLET_ALREADY_REGISTERED: { status: 409, description: 'The wallet is registered to another account on this chain.' },
@@ -97,6 +109,7 @@ export const ERROR_CODES = {
   },
   EVENT_NOT_DELETABLE: { status: 409, description: "The asset status event is a dividend's pause, derived from the catalogue: it cannot be deleted." },
   REQUEST_CONFLICT: { status: 409, description: 'The partner request id was already used with other fields, or the request is past the step asked for.' },
+  WEBHOOK_DISABLED: { status: 409, description: 'The webhook endpoint is disabled (by its owner, or after failing for too long: its `disabledReason` says why); enable it first.' },
   PAYLOAD_TOO_LARGE: { status: 413, description: 'The request body exceeds the size limit.' },
   UNSUPPORTED_MEDIA_TYPE: { status: 415, description: 'Request bodies must be `application/json`.' },
   IDEMPOTENCY_KEY_REUSED: { status: 422, description: 'The `Idempotency-Key` was already used with a different request body.' },
@@ -110,6 +123,7 @@ export const ERROR_CODES = {
     status: 503,
     description: 'Every durable nonce account of the issuer\'s Solana pool is held by an outstanding attestation, and a Solana attestation is never issued without one (it could not be expired on chain); retry after `Retry-After` seconds, when the soonest held attestation expires.',
   },
+  WEBHOOKS_UNAVAILABLE: { status: 503, description: 'This API process has no webhook secret keys configured (`WEBHOOK_SECRET_KEYS`).' },
   CHAIN_UNAVAILABLE: { status: 503, description: 'The chain has no deployed contracts this service can reach; retry later.' },
 } as const satisfies Record<string, ErrorCodeDefinition>;
 

@@ -266,3 +266,21 @@ export interface SolanaNoncePoolState {
 }
 
 export const solanaNoncePoolStateQuery = defineQuery<SolanaNoncePoolState>('solanaNoncePoolState');
+
+/** The delivery workflow of one webhook endpoint (`webhook-endpoint-<endpointId>`). */
+export interface WebhookEndpointWorkflowInput {
+  endpointId: string;
+}
+
+/** The endpoint has new deliveries (or one replayed, or it was enabled again): deliver what is due now. */
+export const webhookDeliveriesDueSignal = defineSignal('webhookDeliveriesDue');
+
+/** What one round of `deliverDueWebhooks` did, and when the endpoint has work next. */
+export interface WebhookDeliveryRound {
+  delivered: number;
+  failed: number;
+  /** Epoch ms of the earliest pending delivery's next attempt; null when none is pending. */
+  nextDueAt: number | null;
+  /** `deleted`: the endpoint is gone, its workflow ends. */
+  endpoint: 'enabled' | 'disabled' | 'deleted';
+}

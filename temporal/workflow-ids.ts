@@ -41,3 +41,8 @@ export function hedgeWorkflowId(underlying: string): string {
 
 /** The single workflow keeping the Solana nonce pool full and swept. */
 export const SOLANA_NONCE_POOL_WORKFLOW_ID = 'solana-nonce-pool';
+
+/** The delivery workflow of one webhook endpoint (`webhook-endpoint-wh_…`). */
+export function webhookEndpointWorkflowId(endpointId: string): string {
+  return `webhook-endpoint-${endpointId}`;
+}
