@@ -4,21 +4,29 @@
  * activities, and a receiver on 127.0.0.1 that verifies every signature. A receiver that fails, then hangs past the
  * timeout, then answers gets every event, once after dedup by webhook-id, in order per resource, each attempt
  * recorded; Retry-After delays the next attempt; 410 disables at once; an endpoint failing too long is disabled with
- * its reason, and enabling it resumes; a replay sends the same webhook-id again.
+ * its reason, and enabling it resumes; a replay sends the same webhook-id again; a deleted endpoint's workflow ends.
  */
 import pino from 'pino';
 import { createActivities } from '../../activities';
 import type { WebhookDelivery } from '../../activities/webhooks';
 import { createAccount } from '../../db/queries/accounts';
 import { promoteFinal, recordObservedExecutions } from '../../db/queries/chain-observations';
-import { findWebhookEndpoint, listWebhookDeliveries, replayWebhookDelivery, setWebhookEndpointState, type WebhookDeliveryRecord } from '../../db/queries/webhooks';
+import {
+  deleteWebhookEndpoint,
+  findWebhookEndpoint,
+  listWebhookDeliveries,
+  replayWebhookDelivery,
+  setWebhookEndpointState,
+  type WebhookDeliveryRecord,
+} from '../../db/queries/webhooks';
+import { webhookEndpointWorkflowId } from '../../temporal/workflow-ids';
 import { testConfig } from '../../harness/settings';
 import { createSecretBox } from '../../webhooks/secret-box';
 import { createWebhookAgents } from '../../webhooks/send';
-import { runWebhookWakeups } from '../../webhooks/wakeups';
+import { runWebhookWakeups, wakeWebhookEndpoint } from '../../webhooks/wakeups';
 import { cloneTemplateDatabase, type TestDb } from '../support/database';
 import { storeLedgerAttestation } from '../support/ledger-attestations';
-import { eventually, startProductTemporal, type ProductTemporal } from '../support/temporal';
+import { eventually, recordProductHistory, startProductTemporal, type ProductTemporal } from '../support/temporal';
 import { startTestReceiver, type ReceiverAnswer, type TestReceiver } from '../support/webhook-receiver';
 import { insertTestEndpoint, type TestEndpoint } from '../support/webhooks';
 
@@ -143,6 +151,14 @@ test('429 with Retry-After delays the next attempt by at least that long', async
   // The schedule alone would retry after 200 ms ±20 %.
   expect(second!.arrivedAt - first!.arrivedAt).toBeGreaterThanOrEqual(1_000);
   expect((await deliveries(endpoint))[0]!.attempts.map((attempt) => attempt.status)).toEqual([429, 204]);
+
+  // Deleted, the endpoint's workflow ends at its next round.
+  const endpointId = endpoint.endpoint.endpointId;
+  expect(await deleteWebhookEndpoint(database.db, { accountId, operators: false }, endpointId)).toBe(true);
+  await wakeWebhookEndpoint(temporal.client, temporal.taskQueue, endpointId);
+  const handle = temporal.client.workflow.getHandle(webhookEndpointWorkflowId(endpointId));
+  await eventually(async () => expect((await handle.describe()).status.name).toBe('COMPLETED'), 30_000);
+  await recordProductHistory('webhook-endpoint-retried-deleted', handle);
 });
 
 test('410 Gone disables the endpoint at once, its pending deliveries cancelled', async () => {
