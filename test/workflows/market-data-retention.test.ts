@@ -11,7 +11,7 @@ let temporal: ProductTemporal;
 
 beforeAll(async () => {
   database = await cloneTemplateDatabase();
-  temporal = await startProductTemporal(createActivities({ db: database.db }));
+  temporal = await startProductTemporal(createActivities({ db: database.db, webhooks: { retentionDays: 30 } }));
 });
 afterAll(async () => {
   await temporal?.teardown();
