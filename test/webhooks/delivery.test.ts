@@ -4,7 +4,7 @@
  * activities, and a receiver on 127.0.0.1 that verifies every signature. A receiver that fails, then hangs past the
  * timeout, then answers gets every event, once after dedup by webhook-id, in order per resource, each attempt
  * recorded; Retry-After delays the next attempt; 410 disables at once; an endpoint failing too long is disabled with
- * its reason, and enabling it resumes; a replay sends the same webhook-id again; a deleted endpoint's workflow ends.
+ * its reason, and enabling it resumes; an internal address is refused at delivery; a replay sends the same webhook-id again; a deleted endpoint's workflow ends.
  */
 import pino from 'pino';
 import { createActivities } from '../../activities';
@@ -212,6 +212,26 @@ test('an endpoint failing longer than WEBHOOK_DISABLE_AFTER_MS is disabled with 
   } finally {
     delivery.disableAfterMs = 60_000;
   }
+});
+
+test('an endpoint whose host is now an internal address is refused at delivery, no connection made', async () => {
+  const account = await createAccount(database.db, 'webhook delivery refused');
+  // As if its name had resolved publicly at registration and to 10.255.255.1 since (the worker allows only 127/8 and ::1).
+  const endpoint = await insertTestEndpoint(database.db, {
+    accountId: account.id,
+    url: 'http://10.255.255.1:9/hooks',
+    events: ['attestation.executing'],
+    masterKeys: config.WEBHOOK_SECRET_KEYS,
+  });
+  await executing(account.id, account.userId as `0x${string}`, 1);
+  const [refused] = await eventually(async () => {
+    const listed = await deliveries(endpoint);
+    expect(listed[0]?.attempts[0]?.outcome).toBe('refused');
+    return listed;
+  }, 30_000);
+  expect(refused!.attempts[0]).toMatchObject({ status: null, error: expect.stringContaining('10.255.255.1 is not a public address') });
+  expect(refused!.state).toBe('pending');
+  await setWebhookEndpointState(database.db, endpoint.endpoint.endpointId, { state: 'disabled', by: 'owner', reason: 'test over' });
 });
 
 test('a replayed delivery is sent again with the same webhook-id and body', async () => {
