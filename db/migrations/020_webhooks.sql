@@ -93,6 +93,8 @@ CREATE TABLE webhook_attempts (
   PRIMARY KEY (delivery_id, attempt),
   CHECK ((finished_at IS NULL) = (outcome IS NULL))
 );
+-- Attempts in flight: a claim closes those whose lease ran out.
+CREATE INDEX webhook_attempts_open ON webhook_attempts (delivery_id) WHERE finished_at IS NULL;
 
 -- Endpoints with new deliveries: the worker takes these rows, wakes the endpoints' workflows and deletes them (the
 -- attestation_workflow_starts pattern). One row per endpoint and writing transaction, so writers never wait on each
