@@ -22,6 +22,7 @@ import {
 import { webhookEndpointWorkflowId } from '../../temporal/workflow-ids';
 import { testConfig } from '../../harness/settings';
 import { webhookAttempts, webhookDeliverySeconds } from '../../metrics/metrics';
+import { createProcessMetrics } from '../../metrics/process-metrics';
 import { createSecretBox } from '../../webhooks/secret-box';
 import { createWebhookAgents } from '../../webhooks/send';
 import { runWebhookWakeups, wakeWebhookEndpoint } from '../../webhooks/wakeups';
@@ -177,6 +178,9 @@ test('410 Gone disables the endpoint at once, its pending deliveries cancelled',
   await eventually(async () => expect((await deliveries(endpoint)).map((each) => each.state).sort()).toEqual(['cancelled', 'cancelled']));
   expect(receiver.arrivals.length).toBeLessThanOrEqual(2);
   expect(receiver.arrivals.every((arrival) => arrival.attempt === 1)).toBe(true);
+  // A scrape shows it among the endpoints disabled as gone.
+  const scraped = await createProcessMetrics({ role: 'worker', db: database.db, poolMax: 10 }).getSingleMetricAsString('issuer_webhook_endpoints');
+  expect(scraped).toMatch(/^issuer_webhook_endpoints\{state="disabled",disabled_by="gone"\} 1$/m);
 });
 
 test('an endpoint failing longer than WEBHOOK_DISABLE_AFTER_MS is disabled with its reason; enabled again, it resumes', async () => {
