@@ -8,7 +8,7 @@ import { z } from 'zod';
 import { ERROR_CODES, type ErrorCode } from '../../domain/error-codes';
 import { documentationUrl } from '../../domain/errors';
 import { namedComponents } from './components';
-import { errorCodesOf, type Answer, type Operation, type Resource } from './operation';
+import { errorCodesOf, retryClassOf, type Answer, type Operation, type Resource } from './operation';
 import { API_EXAMPLES } from './examples';
 
 type JsonSchema = Record<string, unknown>;
@@ -177,6 +177,7 @@ export function buildOpenApiDocument(resources: readonly Resource[], options: Do
       ...(operation.params || operation.query || operation.headers ? { parameters: parameters(operation) } : {}),
       ...(operation.body ? { requestBody: requestBody(operation.body) } : {}),
       responses: { ...success, ...errorResponses(operation, options.baseUrl) },
+      'x-retry': retryClassOf(operation),
     };
   }
   return {
