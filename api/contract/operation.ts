@@ -27,6 +27,8 @@ export interface Answer {
   contentType?: 'text/event-stream' | 'text/html';
   /** Response headers worth a client's attention, by name, with what each says. */
   headers?: Record<string, string>;
+  /** A stream's events: the schema of each one's `data`, by event name (written as `x-event-schemas`). */
+  events?: Record<string, z.ZodType>;
 }
 
 /** The schemas a request is validated with, as an operation declares them. */
