@@ -14,13 +14,11 @@ import type { WebhookServices } from '../../services';
 import { endpointView, newWebhookId, ownerOf, requireAllowedUrl, requireWebhooks } from './context';
 import { createWebhookBody, webhookEndpointWithSecretSchema } from './schemas';
 
-/** Who the events are for: an endpoint takes account events or operator events (an admin's), not both. */
+/** An endpoint listing an operator event is the operators' (an admin's, which may list its account's events too). */
 function audienceOf(events: readonly WebhookEventType[], admin: boolean): WebhookAudience {
-  const audiences = new Set(events.map((type) => WEBHOOK_EVENT_TYPES[type].audience));
-  if (audiences.size > 1) throw new ApiError('INVALID_EVENT_TYPE', 'Invalid request body: events mixes account events and operator events; register an endpoint for each');
-  const audience = [...audiences][0]!;
-  if (audience === 'operators' && !admin) throw new ApiError('ADMIN_SCOPE_REQUIRED', 'Operator events (reserves, review) need an API key with the admin scope');
-  return audience;
+  if (!events.some((type) => WEBHOOK_EVENT_TYPES[type].audience === 'operators')) return 'account';
+  if (!admin) throw new ApiError('ADMIN_SCOPE_REQUIRED', 'Operator events (reserves, review) need an API key with the admin scope');
+  return 'operators';
 }
 
 /** The same registration in any JSON spelling hashes the same. */

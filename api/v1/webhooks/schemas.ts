@@ -20,7 +20,7 @@ export const createWebhookBody = z.strictObject({
     .min(1)
     .max(WEBHOOK_EVENT_TYPE_NAMES.length)
     .refine((events) => new Set(events).size === events.length, 'must not repeat an event type')
-    .describe("The event types it receives (the document's `webhooks` section lists them): account events or, with an admin key, operator events, not both."),
+    .describe("The event types it receives (the document's `webhooks` section lists them): account events (about the calling account's own resources) and, with an admin key, operator events."),
   description: z.string().max(500).optional().describe('A note for its owner.'),
 });
 
@@ -36,7 +36,7 @@ export const webhookEndpointSchema = component(
       url: z.string(),
       events: z.array(eventTypes),
       description: z.string().nullable(),
-      audience: z.enum(['account', 'operators']).describe("`account`: the account's own attestations, redemptions and partner requests; `operators`: the issuer's reserves and review events."),
+      audience: z.enum(['account', 'operators']).describe("`account`: events of the account's own attestations, redemptions and partner requests; `operators` (an admin's): the issuer's reserves and review events too."),
       state: z.enum(['enabled', 'disabled']),
       disabledBy: z
         .enum(['owner', 'failures', 'gone'])
