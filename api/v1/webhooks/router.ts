@@ -1,7 +1,10 @@
 /** The webhooks resource: an account's endpoints, their secrets and state, and their deliveries. */
+import type { WebhookEventDocument } from '../../contract/document';
 import type { Resource } from '../../contract/operation';
+import { WEBHOOK_EVENT_TYPE_NAMES, WEBHOOK_EVENT_TYPES } from '../../../domain/webhook-events';
 import { createWebhookOperation } from './create-webhook';
 import { deleteWebhookOperation } from './delete-webhook';
+import { WEBHOOK_EVENT_SCHEMAS } from './event-schemas';
 import { disableWebhookOperation } from './disable-webhook';
 import { enableWebhookOperation } from './enable-webhook';
 import { getWebhookOperation } from './get-webhook';
@@ -26,3 +29,8 @@ export const webhooksResource: Resource = {
     replayDeliveryOperation,
   ],
 };
+
+/** Every event of the catalogue as the document's `webhooks` section shows it: its description and its envelope. */
+export const WEBHOOK_EVENT_DOCUMENTS: Record<string, WebhookEventDocument> = Object.fromEntries(
+  WEBHOOK_EVENT_TYPE_NAMES.map((type) => [type, { description: WEBHOOK_EVENT_TYPES[type].description, schema: WEBHOOK_EVENT_SCHEMAS[type] }]),
+);
