@@ -121,7 +121,7 @@ describe('registering an endpoint', () => {
     ['a URL past 2048 characters', { url: `https://hooks.example/${'a'.repeat(2048)}` }, 400, 'INVALID_WEBHOOK_URL'],
     ['an unknown field', { secret: 'whsec_mine' }, 400, 'INVALID_REQUEST_BODY'],
     ["an operator event with a write key", { events: ['reserves.short'] }, 403, 'ADMIN_SCOPE_REQUIRED'],
-  ])('%s is %i %s, and nothing is stored', async (_name, change, status, code) => {
+  ])('%s is refused, and nothing is stored', async (_name, change, status, code) => {
     const before = (await api.db.query('SELECT count(*)::int AS n FROM webhook_endpoints')).rows[0].n;
     const response = await register(api, { url: 'https://hooks.example/receive', events: ACCOUNT_EVENTS, ...change });
     expect(response.status).toBe(status);
@@ -132,7 +132,7 @@ describe('registering an endpoint', () => {
   test.each([
     ['no key', undefined, 401, 'MISSING_API_KEY'],
     ['a read key', 'read', 403, 'READ_ONLY_API_KEY'],
-  ] as const)('%s is %i %s', async (_name, scope, status, code) => {
+  ] as const)('%s is refused', async (_name, scope, status, code) => {
     const call = api.http.post('/v1/webhooks').send({ url: 'https://hooks.example/receive', events: ACCOUNT_EVENTS });
     const response = await (scope ? call.set('x-api-key', api.keys[scope]) : call);
     expect(response.status).toBe(status);
