@@ -21,6 +21,7 @@ import {
 } from '../../db/queries/webhooks';
 import { webhookEndpointWorkflowId } from '../../temporal/workflow-ids';
 import { testConfig } from '../../harness/settings';
+import { webhookAttempts, webhookDeliverySeconds } from '../../metrics/metrics';
 import { createSecretBox } from '../../webhooks/secret-box';
 import { createWebhookAgents } from '../../webhooks/send';
 import { runWebhookWakeups, wakeWebhookEndpoint } from '../../webhooks/wakeups';
@@ -106,6 +107,12 @@ async function deliveries(endpoint: TestEndpoint): Promise<WebhookDeliveryRecord
 }
 
 test('a receiver that fails, then hangs past the timeout, then answers gets every event once after dedup, in order per resource', async () => {
+  const counted = async () => {
+    const attempts = Object.fromEntries((await webhookAttempts.get()).values.map((value) => [value.labels.outcome, value.value]));
+    const seconds = (await webhookDeliverySeconds.get()).values.find((value) => value.metricName === 'issuer_webhook_delivery_seconds_count');
+    return { delivered: attempts.delivered ?? 0, failed: attempts.failed ?? 0, observed: seconds?.value ?? 0 };
+  };
+  const before = await counted();
   const script: ReceiverAnswer[] = [{ status: 500 }, 'hang', { status: 200 }];
   const { endpoint, receiver, accountId, userId } = await endpointReceiving((arrival) => script[arrival.attempt - 1] ?? { status: 200 });
   const ids = await executing(accountId, userId, 3);
@@ -138,6 +145,8 @@ test('a receiver that fails, then hangs past the timeout, then answers gets ever
     }
   }
   expect((await findWebhookEndpoint(database.db, 'any', endpoint.endpoint.endpointId))).toMatchObject({ state: 'enabled', failingSince: null });
+  // The worker runs in this process: its metrics counted every attempt, and the delivery time of each event.
+  expect(await counted()).toEqual({ delivered: before.delivered + 6, failed: before.failed + 12, observed: before.observed + 6 });
   receiver.release();
 });
 
