@@ -130,7 +130,7 @@ async function attempt(
     responseExcerpt: response.excerpt,
     address: response.address,
     durationMs: response.durationMs,
-    nextAttemptAt: ok ? null : nextAttemptAt(retrySchedule, due.attempt, response.retryAfterMs, now),
+    nextAttemptAt: ok ? null : nextAttemptAt(retrySchedule, due.scheduleStep, response.retryAfterMs, now),
     ...(disable ? { disable } : {}),
   });
   return disable ? 'disabled' : ok ? 'delivered' : 'failed';

@@ -62,6 +62,8 @@ CREATE TABLE webhook_deliveries (
   resource_key    text NOT NULL,
   state           text NOT NULL DEFAULT 'pending' CHECK (state IN ('pending', 'delivered', 'failed', 'cancelled')),
   attempts        integer NOT NULL DEFAULT 0,
+  -- The attempts made before the last replay: a replayed delivery starts the retry schedule again.
+  replayed_after  integer NOT NULL DEFAULT 0,
   next_attempt_at timestamptz NOT NULL DEFAULT clock_timestamp(),
   leased_until    timestamptz,
   delivered_at    timestamptz,

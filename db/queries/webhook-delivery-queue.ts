@@ -10,7 +10,7 @@ import type { DueWebhookDelivery, EventColumns } from './webhooks';
 /** Epoch milliseconds of a timestamptz expression, as a number (null stays null). */
 export const EPOCH_MS = (expression: string) => `floor(extract(epoch FROM ${expression}) * 1000)::float8`;
 
-type ClaimedRow = EventColumns & { deliveryId: string; attempt: number; data: unknown };
+type ClaimedRow = EventColumns & { deliveryId: string; attempt: number; scheduleStep: number; data: unknown };
 
 /** Takes up to `limit` endpoints with new work (FOR UPDATE SKIP LOCKED) and deletes their wake-ups: call it in a transaction. */
 export async function takeWebhookWakeups(db: Queryable, limit: number): Promise<string[]> {
@@ -65,11 +65,11 @@ export async function claimDueWebhookDeliveries(db: Queryable, endpointId: strin
        UPDATE webhook_deliveries d SET attempts = d.attempts + 1, leased_until = clock.now + make_interval(secs => $3::float8 / 1000)
          FROM due, clock
         WHERE d.delivery_id = due.delivery_id
-       RETURNING d.delivery_id, d.attempts, d.event_seq
+       RETURNING d.delivery_id, d.attempts, d.attempts - d.replayed_after AS schedule_step, d.event_seq
      ), opened AS (
        INSERT INTO webhook_attempts (delivery_id, attempt, started_at) SELECT delivery_id, attempts, clock.now FROM leased, clock
      )
-     SELECT l.delivery_id::text AS "deliveryId", l.attempts AS attempt, e.seq::text AS sequence, e.type, ${EPOCH_MS('e.occurred_at')} AS timestamp,
+     SELECT l.delivery_id::text AS "deliveryId", l.attempts AS attempt, l.schedule_step AS "scheduleStep", e.seq::text AS sequence, e.type, ${EPOCH_MS('e.occurred_at')} AS timestamp,
             e.resource_kind AS "resourceKind", e.resource_id AS "resourceId", e.payload AS data
        FROM leased l JOIN webhook_events e ON e.seq = l.event_seq
       ORDER BY l.delivery_id`,
@@ -78,6 +78,7 @@ export async function claimDueWebhookDeliveries(db: Queryable, endpointId: strin
   return rows.map((row) => ({
     deliveryId: row.deliveryId,
     attempt: row.attempt,
+    scheduleStep: row.scheduleStep,
     envelope: {
       id: webhookEventId(row.sequence),
       type: row.type,

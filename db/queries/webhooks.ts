@@ -261,7 +261,7 @@ export async function listWebhookDeliveries(
 export async function replayWebhookDelivery(db: Queryable, endpointId: string, deliveryId: string): Promise<WebhookDeliveryRecord | undefined> {
   const { rows } = await db.query<{ endpointId: string }>(
     `WITH replayed AS (
-       UPDATE webhook_deliveries SET state = 'pending', next_attempt_at = clock_timestamp(), delivered_at = NULL
+       UPDATE webhook_deliveries SET state = 'pending', next_attempt_at = clock_timestamp(), delivered_at = NULL, replayed_after = attempts
         WHERE endpoint_id = $1 AND delivery_id = $2
        RETURNING endpoint_id
      )
@@ -282,6 +282,8 @@ export interface DueWebhookDelivery {
   deliveryId: string;
   /** 1 for the first attempt. */
   attempt: number;
+  /** 1 for the first attempt since the delivery was queued or last replayed: where it stands in the retry schedule. */
+  scheduleStep: number;
   envelope: WebhookEnvelope;
 }
 

@@ -170,7 +170,8 @@ test('failures keep the endpoint failing since the first; a success clears it; a
   const replayed = await replayWebhookDelivery(database.db, id, claimed[0]!.deliveryId);
   expect(replayed).toMatchObject({ state: 'pending', event: { id: claimed[0]!.envelope.id } });
   expect(await drainWakeups()).toEqual([id]);
-  expect(await claim(endpoint)).toMatchObject([{ deliveryId: claimed[0]!.deliveryId, attempt: 2, envelope: { id: claimed[0]!.envelope.id } }]);
+  // the attempts go on counting, the retry schedule starts again
+  expect(await claim(endpoint)).toMatchObject([{ deliveryId: claimed[0]!.deliveryId, attempt: 2, scheduleStep: 1, envelope: { id: claimed[0]!.envelope.id } }]);
 });
 
 test('the owner disabling an endpoint cancels its pending deliveries, and a replay needs the endpoint to hold the delivery', async () => {
