@@ -72,7 +72,8 @@ function flipped(base64: string, at: number): string {
 
 /** Each way an attestation can be wrong, as a change to the answer or to the signers it is checked against. */
 const TAMPERINGS: [string, (answer: Answer) => Answer, (published: SignerPublicInfo) => SignerPublicInfo][] = [
-  ['price', (a) => ({ ...a, price: (BigInt(a.price) + 1n).toString() }), (s) => s],
+  ['price', (a) => ({ ...a, price: (BigInt(a.price) + BigInt(a.price) / 100n).toString() }), (s) => s],
+  ['price by one unit', (a) => ({ ...a, price: (BigInt(a.price) + 1n).toString() }), (s) => s],
   ['tokenAmount', (a) => ({ ...a, tokenAmount: (BigInt(a.tokenAmount) - 1n).toString() }), (s) => s],
   ['attestationId', (a) => ({ ...a, attestationId: (BigInt(a.attestationId) + 1n).toString() }), (s) => s],
   ['side', (a) => ({ ...a, side: a.side === '0' ? '1' : '0' }), (s) => s],
@@ -115,8 +116,9 @@ describe.each(CASES)('a %s attestation tampered', (_name, make) => {
 });
 
 // A Solana attestation's transaction carries neither the expiration (its lifetime is the durable nonce) nor the
-// user id (the fee payer is the wallet), and an EVM quote names no treasury: those do not count there.
-const NOT_SIGNED = { evm: ['another treasury'], solana: ['expiration', 'userId'] };
+// user id (the fee payer is the wallet), and a price one 10^-18 higher can round to the same stablecoin amount; an
+// EVM quote names no treasury. Those do not count there.
+const NOT_SIGNED = { evm: ['another treasury'], solana: ['expiration', 'userId', 'price by one unit'] };
 
 test('every other tampering makes an attestation invalid for the kit', async () => {
   for (const [name, make] of CASES) {
