@@ -40,7 +40,7 @@ function evmAttestation(chain: keyof typeof TOKEN_MANAGERS, side: 0 | 1): Answer
   const quote = evmQuote({ chainId: chain === 'ethereum-1' ? 1n : 56n, side });
   const signature = signEvmQuoteWithKey(hexToBytes(EVM_PRIVATE_KEY), quote, evmDomain(chain, TOKEN_MANAGERS[chain]));
   return {
-    attestationId: quote.attestationId.toString(), userId: USER_ID, chainId: quote.chainId.toString(), assetAddress: quote.asset, side: String(side),
+    attestationId: quote.attestationId.toString(), userId: USER_ID, chainId: quote.chainId.toString(), assetAddress: quote.asset, side: side === 0 ? '0' : '1',
     tokenAmount: quote.quantity.toString(), price: quote.price.toString(), expiration: Number(quote.expiration), signature: bytesToBase64(signature), additionalData: hexToBase64(ADDITIONAL_DATA),
   };
 }
@@ -58,7 +58,7 @@ async function solanaAttestation(side: 0 | 1): Promise<Answer> {
     (message) => ed25519.sign(message, issuer.seed),
   );
   return {
-    attestationId: '4242', userId: `0x${'ab'.repeat(32)}`, chainId: '900', assetAddress: stockMint, side: String(side), tokenAmount: quantity.toString(),
+    attestationId: '4242', userId: `0x${'ab'.repeat(32)}`, chainId: '900', assetAddress: stockMint, side: side === 0 ? '0' : '1', tokenAmount: quantity.toString(),
     price: price.toString(), expiration: 1_790_000_030, signature: signed.signature, additionalData: signed.additionalData,
   };
 }
