@@ -4,7 +4,7 @@
  * share one real PostgreSQL that the global setup starts, migrates, seeds and backfills once (see test/setup), and
  * each test file clones its template database. A run of standalone suites alone never starts that PostgreSQL.
  */
-const STANDALONE = '/test/(unit|contracts|db|readme|client)/.*\\.test\\.ts$|/test/(temporal/(conformance|faults|replay|slow-replay)|workflows/replay|(start|production)/database-killed|campaign/run)\\.test\\.ts$';
+const STANDALONE = '/test/(unit|contracts|db|readme|client)/.*\\.test\\.ts$|/test/webhooks/(url-guard|secret-box)\\.test\\.ts$|/test/(temporal/(conformance|faults|replay|slow-replay)|workflows/replay|(start|production)/database-killed|campaign/run)\\.test\\.ts$';
 
 const shared = {
   rootDir: __dirname,

@@ -20,6 +20,7 @@ import { createReservesActivities } from './reserves';
 import { createSolanaNoncePoolActivities, type SolanaNoncePoolActivities, type SolanaNoncePoolDependencies } from './solana-nonce-pool';
 import { createSolanaNonceActivities, type SolanaNonceActivities, type SolanaNonceDependencies } from './solana-nonces';
 import { createWalletActivities, type WalletActivities } from './wallets';
+import { createWebhookActivities, type WebhookActivityDependencies } from './webhooks';
 
 /** What the on-chain activities need: the chains, and the Temporal service the watchers hand events to. */
 export interface ChainDependencies extends IssuerChains {
@@ -49,6 +50,8 @@ export interface ActivityDependencies {
   solana?: Omit<SolanaNonceDependencies, 'db'>;
   /** The same with the pool's bounds, for its keeper; absent: its activities fail likewise. */
   solanaNoncePool?: Omit<SolanaNoncePoolDependencies, 'db'>;
+  /** Webhook delivery (absent: its rounds fail, retried until a worker that has it runs them) and retention. */
+  webhooks?: Omit<WebhookActivityDependencies, 'db'>;
 }
 
 /** Retryable: another worker of the task queue may have Solana (and a Solana attestation must not count expired before its nonce moved). */
@@ -94,6 +97,7 @@ export function createActivities(deps: ActivityDependencies) {
     ...createHedgingActivities({ db, broker }),
     ...createReservesActivities({ db, chains: chains?.chains, solana: deps.solanaChain?.solana, broker, toleranceBps: deps.reservesToleranceBps ?? 1 }),
     ...solanaNoncePool,
+    ...createWebhookActivities({ db, ...deps.webhooks }),
   };
 }
 

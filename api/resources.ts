@@ -16,6 +16,7 @@ import { statusResource } from './v1/status/router';
 import { streamsResource } from './v1/streams/router';
 import { tickersResource } from './v1/tickers/router';
 import { tokenizationResource } from './v1/tokenization/router';
+import { WEBHOOK_EVENT_DOCUMENTS, webhooksResource } from './v1/webhooks/router';
 import { workflowsResource } from './v1/workflows/router';
 
 const documents = new Map<string, OpenApiDocument>();
@@ -24,7 +25,7 @@ const documents = new Map<string, OpenApiDocument>();
 export function openApiDocument(baseUrl: string): OpenApiDocument {
   let document = documents.get(baseUrl);
   if (!document) {
-    document = buildOpenApiDocument(API_RESOURCES, { baseUrl });
+    document = buildOpenApiDocument(API_RESOURCES, { baseUrl, webhooks: WEBHOOK_EVENT_DOCUMENTS });
     documents.set(baseUrl, document);
   }
   return document;
@@ -46,4 +47,5 @@ export const API_RESOURCES: readonly Resource[] = [
   marketDataResource,
   reservesResource,
   workflowsResource,
+  webhooksResource,
 ];

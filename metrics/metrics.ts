@@ -101,3 +101,15 @@ export const solanaNonceAccountsSwept = new Counter({
   name: 'issuer_solana_nonce_accounts_swept_total',
   help: "Solana nonce accounts the pool's sweep freed after their attestation's expiry, their attestation's workflow not having done it",
 });
+
+export const webhookAttempts = new Counter({
+  name: 'issuer_webhook_attempts_total',
+  help: 'Webhook delivery attempts, by outcome (delivered: a 2xx; failed: another status, no answer or a timeout; refused: the URL resolved to a forbidden address)',
+  labelNames: ['outcome'] as const,
+});
+
+export const webhookDeliverySeconds = new Histogram({
+  name: 'issuer_webhook_delivery_seconds',
+  help: "Time from a webhook event's transaction to the receiver's 2xx, retries included",
+  buckets: [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300, 3_600, 86_400],
+});

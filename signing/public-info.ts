@@ -3,6 +3,7 @@
  * shown in the README: everything a third party needs to verify a signature, nothing secret.
  */
 import { type Address } from 'viem';
+import type { SettlementTokens } from '../chains/settlement-tokens';
 import type { EvmChain } from '../domain/chains';
 import { evmDomain } from './evm';
 import { type Signers } from './keys';
@@ -19,7 +20,12 @@ export interface PublicDomain {
 
 export interface SignerPublicInfo {
   /** One domain per EVM chain whose token manager is deployed. */
-  evm: { address: Address; domains: Partial<Record<EvmChain, PublicDomain>> };
+  evm: {
+    address: Address;
+    domains: Partial<Record<EvmChain, PublicDomain>>;
+    /** The stablecoin a mint pays in and a redemption is paid in, per chain where its decimals could be read (absent in older copies). */
+    settlementTokens?: SettlementTokens;
+  };
   /**
    * The issuer's Solana key, what it signs, and what an attestation's transaction is checked against (the stablecoin
    * mint and its decimals, the treasury, the stock tokens' decimals); those are absent where the API was given no
@@ -31,11 +37,15 @@ export interface SignerPublicInfo {
 /** The issuer's Solana accounts a verifier needs besides its key. */
 export type PublishedSolanaAccounts = Pick<SolanaIssuerAccounts, 'stablecoinMint' | 'stablecoinDecimals' | 'treasury'> & { tokenDecimals: number };
 
-/** The signers' public description, given the token manager contract deployed on each EVM chain and the issuer's Solana accounts. */
+/**
+ * The signers' public description, given the token manager contract deployed on each EVM chain, the issuer's Solana
+ * accounts and the settlement token of each EVM chain.
+ */
 export function signerPublicInfo(
   signers: Signers,
   verifyingContracts: Partial<Record<EvmChain, string>>,
   solana?: PublishedSolanaAccounts,
+  settlementTokens: SettlementTokens = {},
 ): SignerPublicInfo {
   const domains: Partial<Record<EvmChain, PublicDomain>> = {};
   for (const [chain, contract] of Object.entries(verifyingContracts) as [EvmChain, string][]) {
@@ -43,7 +53,7 @@ export function signerPublicInfo(
     domains[chain] = { name, version, chainId: Number(chainId), verifyingContract };
   }
   return {
-    evm: { address: signers.evm.address, domains },
+    evm: { address: signers.evm.address, domains, settlementTokens },
     solana: {
       publicKey: signers.solana.publicKey,
       message: SOLANA_ATTESTATION_MESSAGE,

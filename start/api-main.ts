@@ -22,7 +22,8 @@ runRole({
   DATABASE_URL, TEMPORAL_ADDRESS, ATTESTATION_EVM_PRIVATE_KEY and ATTESTATION_SOLANA_SECRET_KEY (required), PORT, GRPC_PORT,
   PUBLIC_BASE_URL, TRUSTED_PROXIES, PRICE_SOURCE (as the feed's: ticks posted to the API are refused while it is simulated),
   RPC_URL_<CHAIN>, SOLANA_RPC_URL (its slot and the Solana watcher in /ready), CONSOLE_SESSION_MINUTES, BROKER_URL/BROKER_ACCOUNT_ID/BROKER_KEY/BROKER_SECRET (the console's live
-  broker records), METRICS_PORT; stops on SIGINT or SIGTERM`,
+  broker records), WEBHOOK_SECRET_KEYS (unset: the webhook routes answer 503) with WEBHOOK_ALLOWED_NETWORKS,
+  WEBHOOK_ALLOW_HTTP and WEBHOOK_MAX_ENDPOINTS_PER_ACCOUNT, METRICS_PORT; stops on SIGINT or SIGTERM`,
   variables: [
     'PORT',
     'GRPC_PORT',
@@ -53,6 +54,10 @@ runRole({
     'SOLANA_RPC_URL',
     EVM_KEY_VARIABLE,
     SOLANA_KEY_VARIABLE,
+    'WEBHOOK_SECRET_KEYS',
+    'WEBHOOK_ALLOWED_NETWORKS',
+    'WEBHOOK_ALLOW_HTTP',
+    'WEBHOOK_MAX_ENDPOINTS_PER_ACCOUNT',
   ],
   async start({ config, logger, db, parts, startChains }) {
     for (const variable of [EVM_KEY_VARIABLE, SOLANA_KEY_VARIABLE] as const) {

@@ -31,6 +31,9 @@ import { startGrpcServer } from '../streams/grpc-server';
 import type { MarketStreamHubOptions } from '../streams/hub';
 import { createMarketStreams, type MarketStreams, type StreamSettings } from '../streams/market-streams';
 import { feedMarketStreams } from '../streams/process-feed';
+import { createSecretBox } from '../webhooks/secret-box';
+import type { Resolver } from '../webhooks/url-guard';
+import type { WebhookServices } from '../api/services';
 import { Parts, type Part } from './parts';
 
 export type ApiSettings = AttestationConfig &
@@ -53,6 +56,10 @@ export type ApiSettings = AttestationConfig &
     | 'STREAM_FRAME_WINDOW_MS'
     | 'TEMPORAL_TASK_QUEUE'
     | 'PRICE_SOURCE'
+    | 'WEBHOOK_SECRET_KEYS'
+    | 'WEBHOOK_ALLOWED_NETWORKS'
+    | 'WEBHOOK_ALLOW_HTTP'
+    | 'WEBHOOK_MAX_ENDPOINTS_PER_ACCOUNT'
   >;
 
 export interface ProductAppParameters {
@@ -81,6 +88,19 @@ export interface ProductAppParameters {
   observeAnswers?: (answer: CheckedAnswer) => void;
   /** The brokerage partner, whose records the console fetches live (a function: the sandbox may start later). */
   broker?: () => BrokerConnection | undefined;
+  /** How webhook URLs' hosts are resolved when registered (default: the system's DNS; tests map names to addresses). */
+  webhookResolver?: Resolver;
+}
+
+/** The webhook routes' services, when the configuration has the keys that seal endpoints' secrets. */
+function webhookServices(config: ApiSettings, resolve: Resolver | undefined): WebhookServices | undefined {
+  if (!config.WEBHOOK_SECRET_KEYS) return undefined;
+  return {
+    secrets: createSecretBox(config.WEBHOOK_SECRET_KEYS),
+    policy: { allowedNetworks: config.WEBHOOK_ALLOWED_NETWORKS, allowHttp: config.WEBHOOK_ALLOW_HTTP },
+    resolve,
+    maxEndpointsPerAccount: config.WEBHOOK_MAX_ENDPOINTS_PER_ACCOUNT,
+  };
 }
 
 /** The readiness probes of the chains: each one's RPC, and its watcher (Solana's head: its confirmed slot). */
@@ -121,6 +141,7 @@ export function createProductApp(parameters: ProductAppParameters): App {
     brokerSigners: chains && onChainBrokerSigners(Object.fromEntries(Object.values(chains).map((context) => [context.network.chain, context.client]))),
     observeAnswers: parameters.observeAnswers,
     broker: parameters.broker,
+    webhooks: webhookServices(config, parameters.webhookResolver),
   });
 }
 

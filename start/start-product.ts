@@ -5,7 +5,7 @@
  * mints, treasury and nonce pool made once, unless SOLANA_RPC_URL), Temporal, the API with its live
  * streams, the brokerage sandbox of the partner flow (unless BROKER_URL names a broker), the worker (with a watcher per
  * chain) once what its activities call listens, the metrics on METRICS_PORT, and the development extras: keys,
- * wallets, the sandbox's participant — on the embedded PostgreSQL, or on DATABASE_URL only when DEVELOPMENT_KEYS=true.
+ * wallets, the sandbox's participant, a webhook master key (start/webhook-keys.ts) — on the embedded PostgreSQL, or on DATABASE_URL only when DEVELOPMENT_KEYS=true.
  * `stop()` takes it down in reverse order, each part within its deadline (start/parts.ts); `signal` aborts a start
  * under way, stopping whatever had started.
  */
@@ -33,6 +33,7 @@ import { DEVELOPMENT_ISSUER_ID, loadSandboxSecrets, onboardDevelopmentClient, sa
 import { Parts, type Part } from './parts';
 import { readStackFile, stackChains, writeStackFile, type StackFile } from './stack-file';
 import { startTemporal } from './temporal';
+import { developmentWebhookSettings } from './webhook-keys';
 
 export interface RunningProduct {
   stack: StackFile;
@@ -76,6 +77,8 @@ export async function startProduct(config: Config, options: StartProductOptions)
     const { pipeline } = started(await startMarketData(config, { db, logger, now, onStored: (stored) => toLiveStreams(stored) }));
 
     const signers = loadSigners({ keys: config, dataDir: config.DATA_DIR });
+    // The API seals webhook secrets and the worker opens them under the same master key (generated once when unset).
+    const roleConfig = { ...config, ...developmentWebhookSettings(config) };
     // The partner flow's broker: the one configured, or the sandbox this process runs (started once the API listens).
     const externalBroker = configuredBroker(config);
     const sandboxSecrets = externalBroker || !development ? undefined : loadSandboxSecrets(config.DATA_DIR);
@@ -103,7 +106,7 @@ export async function startProduct(config: Config, options: StartProductOptions)
     const temporal = started(await startTemporal(config, { logger, databaseUrl }));
     const broker = externalBroker ?? (sandboxSecrets && sandboxConnection(sandboxUrl(config.HOST, config.BROKER_SANDBOX_PORT), sandboxSecrets));
     const api = started(
-      await startApi({ config, db, databaseUrl, logger, temporal: temporal.client, signers, solana: solanaAccounts, chains: chains.chains, solanaRpcUrl: solana.rpcUrl, pipeline, broker: () => broker }),
+      await startApi({ config: roleConfig, db, databaseUrl, logger, temporal: temporal.client, signers, solana: solanaAccounts, chains: chains.chains, solanaRpcUrl: solana.rpcUrl, pipeline, broker: () => broker }),
     );
     toLiveStreams = api.onStored;
     // The sandbox calls the API back; the worker's activities call the sandbox (the reserves at once, the hedges and
@@ -124,7 +127,7 @@ export async function startProduct(config: Config, options: StartProductOptions)
         )
       : undefined;
     const runtimeMetricsAddress = `127.0.0.1:${await freePort()}`;
-    started(await startWorker({ config, temporal, db, logger, chains, broker, solana: { rpcUrl: solana.rpcUrl, issuerSecretKey: solanaIssuerKey }, runtimeMetricsAddress }));
+    started(await startWorker({ config: roleConfig, temporal, db, logger, chains, broker, solana: { rpcUrl: solana.rpcUrl, issuerSecretKey: solanaIssuerKey }, runtimeMetricsAddress }));
     const metrics = started(
       await startMetricsServer({
         host: config.HOST,

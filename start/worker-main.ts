@@ -18,7 +18,8 @@ runRole({
   usage: `usage: npm run worker   the workflows and activities, configured by the environment (README, "Running in production"):
   DATABASE_URL and TEMPORAL_ADDRESS (required), TEMPORAL_NAMESPACE, TEMPORAL_TASK_QUEUE, WORKFLOW_BUNDLE_PATH, WORKFLOW_THREADS, RPC_URL_<CHAIN>,
   CHAIN_ISSUER_PRIVATE_KEY, BROKER_URL/BROKER_ACCOUNT_ID/BROKER_KEY/BROKER_SECRET, SOLANA_RPC_URL with ${SOLANA_KEY_VARIABLE},
-  SOLANA_NONCE_POOL_SIZE/SOLANA_NONCE_POOL_LOW_WATER/SOLANA_NONCE_POOL_MAX, METRICS_PORT; stops on SIGINT or SIGTERM`,
+  SOLANA_NONCE_POOL_SIZE/SOLANA_NONCE_POOL_LOW_WATER/SOLANA_NONCE_POOL_MAX, WEBHOOK_SECRET_KEYS (unset: no webhook delivered) and the
+  other WEBHOOK_* settings, METRICS_PORT; stops on SIGINT or SIGTERM`,
   variables: [
     'WORKFLOW_BUNDLE_PATH',
     'WORKFLOW_THREADS',
@@ -39,6 +40,14 @@ runRole({
     'SOLANA_NONCE_POOL_SIZE',
     'SOLANA_NONCE_POOL_LOW_WATER',
     'SOLANA_NONCE_POOL_MAX',
+    'WEBHOOK_SECRET_KEYS',
+    'WEBHOOK_ALLOWED_NETWORKS',
+    'WEBHOOK_ALLOW_HTTP',
+    'WEBHOOK_RETRY_SCHEDULE',
+    'WEBHOOK_DISABLE_AFTER_MS',
+    'WEBHOOK_TIMEOUT_MS',
+    'WEBHOOK_CONCURRENCY_PER_ENDPOINT',
+    'WEBHOOK_RETENTION_DAYS',
   ],
   async start({ config, logger, db, parts, startChains, exportTemporalMetrics }) {
     const temporal = await startTemporal(config, { logger });

@@ -36,6 +36,10 @@ import { recoverWalletRegistrations } from '../wallets/registration';
 import { BrokerClient, type BrokerConnection } from '../partner/broker-client';
 import { recoverPartnerMintWorkflows } from '../partner/workflows';
 import type { chainWatcherWorkflow, hedgeWorkflow, marketDataRetentionWorkflow, reservesWorkflow, solanaNoncePoolWorkflow } from '../workflows';
+import { createSecretBox } from '../webhooks/secret-box';
+import { createWebhookAgents } from '../webhooks/send';
+import { recoverWebhookEndpoints, runWebhookWakeups } from '../webhooks/wakeups';
+import type { WebhookDelivery } from '../activities/webhooks';
 import { runWorker, type WorkflowSource } from './run-worker';
 
 /**
@@ -56,6 +60,14 @@ export type WorkerSettings = Pick<
   | 'SOLANA_NONCE_POOL_SIZE'
   | 'SOLANA_NONCE_POOL_LOW_WATER'
   | 'SOLANA_NONCE_POOL_MAX'
+  | 'WEBHOOK_SECRET_KEYS'
+  | 'WEBHOOK_ALLOWED_NETWORKS'
+  | 'WEBHOOK_ALLOW_HTTP'
+  | 'WEBHOOK_RETRY_SCHEDULE'
+  | 'WEBHOOK_DISABLE_AFTER_MS'
+  | 'WEBHOOK_TIMEOUT_MS'
+  | 'WEBHOOK_CONCURRENCY_PER_ENDPOINT'
+  | 'WEBHOOK_RETENTION_DAYS'
 >;
 
 /**
@@ -111,6 +123,23 @@ function installRuntime(logger: Logger, metricsAddress: string | undefined): voi
   }
 }
 
+/** Webhook delivery as configured: absent without WEBHOOK_SECRET_KEYS (the worker then delivers none, and says so once). */
+function webhookDelivery(config: WorkerSettings, logger: Logger): WebhookDelivery | undefined {
+  if (!config.WEBHOOK_SECRET_KEYS) {
+    logger.info('WEBHOOK_SECRET_KEYS is unset: this worker delivers no webhooks');
+    return undefined;
+  }
+  return {
+    secrets: createSecretBox(config.WEBHOOK_SECRET_KEYS),
+    policy: { allowedNetworks: config.WEBHOOK_ALLOWED_NETWORKS, allowHttp: config.WEBHOOK_ALLOW_HTTP },
+    retrySchedule: config.WEBHOOK_RETRY_SCHEDULE,
+    disableAfterMs: config.WEBHOOK_DISABLE_AFTER_MS,
+    timeoutMs: config.WEBHOOK_TIMEOUT_MS,
+    concurrency: config.WEBHOOK_CONCURRENCY_PER_ENDPOINT,
+    agents: createWebhookAgents(config.WEBHOOK_CONCURRENCY_PER_ENDPOINT),
+  };
+}
+
 export async function startWorker(parameters: StartWorkerParameters): Promise<RunningWorker> {
   const { config, temporal, db, logger, chains } = parameters;
   const { client } = temporal;
@@ -130,6 +159,7 @@ export async function startWorker(parameters: StartWorkerParameters): Promise<Ru
         : { workflowsPath: require.resolve('../workflows') };
   const bundle = parameters.bundleCode !== undefined ? 'prebuilt' : (config.WORKFLOW_BUNDLE_PATH ?? 'from source');
   logger.info({ taskQueue, bundle }, 'starting the worker');
+  const webhooks = webhookDelivery(config, logger);
   const worker = await runWorker({
     address: temporal.address,
     namespace: temporal.namespace,
@@ -156,6 +186,7 @@ export async function startWorker(parameters: StartWorkerParameters): Promise<Ru
         issuerSecretKey: solana.issuerSecretKey,
         pool: { size: config.SOLANA_NONCE_POOL_SIZE, lowWater: config.SOLANA_NONCE_POOL_LOW_WATER, max: Math.max(config.SOLANA_NONCE_POOL_MAX, config.SOLANA_NONCE_POOL_SIZE) },
       },
+      webhooks: { delivery: webhooks, retentionDays: config.WEBHOOK_RETENTION_DAYS },
     }),
     workflows,
     options: { shutdownGraceTime: '10 seconds', workflowThreadPoolSize: config.WORKFLOW_THREADS },
@@ -163,6 +194,15 @@ export async function startWorker(parameters: StartWorkerParameters): Promise<Ru
   // The SDK Runtime shuts running workers down on SIGINT/SIGTERM (its default shutdownSignals); `done` resolves
   // once in-flight tasks have drained.
   let starts: { stop(): Promise<void> } | undefined;
+  let wakeups: { stop(): Promise<void> } | undefined;
+  const stopLoops = async () => {
+    await starts?.stop();
+    await wakeups?.stop();
+  };
+  const stopDelivery = () => {
+    webhooks?.agents.http.destroy();
+    webhooks?.agents.https.destroy();
+  };
 
   try {
     await client.workflow.start<typeof marketDataRetentionWorkflow>('marketDataRetentionWorkflow', {
@@ -227,11 +267,17 @@ export async function startWorker(parameters: StartWorkerParameters): Promise<Ru
     const attestationWorkflows = await recoverAttestationWorkflows({ db, client, taskQueue, settlementGraceMs });
     const walletRegistrations = chains ? await recoverWalletRegistrations(db, { client, taskQueue }) : 0;
     const partnerMints = await recoverPartnerMintWorkflows(db, { client, taskQueue });
-    logger.info({ attestationWorkflows, walletRegistrations, partnerMints, hedges: hedges.length }, 'stored requests have their workflows');
+    let webhookEndpoints = 0;
+    if (webhooks) {
+      wakeups = runWebhookWakeups({ db, client, taskQueue, logger });
+      webhookEndpoints = await recoverWebhookEndpoints({ db, client, taskQueue });
+    }
+    logger.info({ attestationWorkflows, walletRegistrations, partnerMints, hedges: hedges.length, webhookEndpoints }, 'stored requests have their workflows');
   } catch (error) {
     // Without recovery some requests would never be settled: stop, so that a restart tries again.
-    await starts?.stop();
+    await stopLoops();
     await worker.stop();
+    stopDelivery();
     throw error;
   }
 
@@ -240,8 +286,9 @@ export async function startWorker(parameters: StartWorkerParameters): Promise<Ru
     deadlineMs: 15_000,
     done: worker.done,
     async stop() {
-      await starts?.stop();
+      await stopLoops();
       await worker.stop();
+      stopDelivery();
     },
   };
 }

@@ -11,3 +11,4 @@ export { partnerMintWorkflow } from './partner-mint';
 export { hedgeWorkflow } from './hedging';
 export { reservesWorkflow } from './reserves';
 export { solanaNoncePoolWorkflow } from './solana-nonce-pool';
+export { webhookEndpointWorkflow } from './webhook-endpoint';

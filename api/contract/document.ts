@@ -8,7 +8,7 @@ import { z } from 'zod';
 import { ERROR_CODES, type ErrorCode } from '../../domain/error-codes';
 import { documentationUrl } from '../../domain/errors';
 import { namedComponents } from './components';
-import { errorCodesOf, type Answer, type Operation, type Resource } from './operation';
+import { errorCodesOf, retryClassOf, type Answer, type Operation, type Resource } from './operation';
 import { API_EXAMPLES } from './examples';
 
 type JsonSchema = Record<string, unknown>;
@@ -36,10 +36,10 @@ function requestSchema(schema: z.ZodType): JsonSchema {
 }
 
 /**
- * Converts every named component and every answer schema in one pass, so answers refer to components by
- * `$ref`. Returns the components and a lookup of each answer's schema.
+ * Converts every named component and every other schema the document shows (answers, stream events, webhook
+ * payloads) in one pass, so they refer to components by `$ref`. Returns the components and a lookup of each schema.
  */
-function answerSchemas(operations: readonly Operation[]): { components: Record<string, JsonSchema>; of: (schema: z.ZodType) => JsonSchema } {
+function answerSchemas(schemas: readonly z.ZodType[]): { components: Record<string, JsonSchema>; of: (schema: z.ZodType) => JsonSchema } {
   const registry = z.registry<{ id: string }>();
   const idOf = new Map<z.ZodType, string>();
   for (const [id, schema] of namedComponents()) {
@@ -47,13 +47,11 @@ function answerSchemas(operations: readonly Operation[]): { components: Record<s
     idOf.set(schema, id);
   }
   let anonymous = 0;
-  for (const operation of operations) {
-    for (const answer of Object.values(operation.answers) as Answer[]) {
-      if (!answer.schema || idOf.has(answer.schema)) continue;
-      const id = `answer-${++anonymous}`;
-      registry.add(answer.schema, { id });
-      idOf.set(answer.schema, id);
-    }
+  for (const schema of schemas) {
+    if (idOf.has(schema)) continue;
+    const id = `answer-${++anonymous}`;
+    registry.add(schema, { id });
+    idOf.set(schema, id);
   }
   const converted = z.toJSONSchema(registry, { uri: (id) => `${COMPONENT_REF}${id}`, override: standardFormats }).schemas as Record<string, JsonSchema>;
   if (converted.__shared) throw new Error('An answer schema nests a schema with a global id; name it with component() instead');
@@ -66,6 +64,11 @@ function answerSchemas(operations: readonly Operation[]): { components: Record<s
       return id.startsWith('answer-') ? embedded(converted[id]!) : { $ref: `${COMPONENT_REF}${id}` };
     },
   };
+}
+
+/** Every schema the operations' answers show: bodies, and the events of streams. */
+function schemasOf(operations: readonly Operation[]): z.ZodType[] {
+  return operations.flatMap((operation) => (Object.values(operation.answers) as Answer[]).flatMap((answer) => [...(answer.schema ? [answer.schema] : []), ...Object.values(answer.events ?? {})]));
 }
 
 function parameters(operation: Operation): JsonSchema[] {
@@ -144,14 +147,53 @@ const ACCESS_NOTE: Record<Operation['access'], string> = {
   partner: "The partner-scoped key the issuer gave the brokerage, as `x-api-key` or as HTTP basic credentials (the key's id and secret).",
 };
 
+/** A webhook event as the document's `webhooks` section shows it: what it says, and its body's schema. */
+export interface WebhookEventDocument {
+  description: string;
+  schema: z.ZodType;
+}
+
 export interface DocumentOptions {
   /** The base URL clients reach; error documentation links point under it. */
   baseUrl: string;
+  /** The webhook events an endpoint can receive, by type. */
+  webhooks?: Record<string, WebhookEventDocument>;
+}
+
+/** The Standard Webhooks headers of every delivery. */
+const WEBHOOK_HEADERS: Record<string, string> = {
+  'webhook-id': 'The event id, `evt_<sequence>`: the same in every attempt and replay of the event, so a receiver deduplicates by it.',
+  'webhook-timestamp': 'When this attempt was signed, in Unix seconds; refuse one too far from now (standardwebhooks allows five minutes).',
+  'webhook-signature':
+    '`v1,<base64 HMAC-SHA256>` of `<webhook-id>.<webhook-timestamp>.<body>` under the endpoint\'s secret; two, space-separated, for a day after a secret rotation (one by each secret).',
+};
+
+/** The `webhooks` section: one entry per event type, a POST of its envelope with the signature headers. */
+function webhookSection(webhooks: Record<string, WebhookEventDocument>, schemaOf: (schema: z.ZodType) => JsonSchema): Record<string, JsonSchema> {
+  return Object.fromEntries(
+    Object.entries(webhooks).map(([type, event]) => [
+      type,
+      {
+        post: {
+          tags: ['Webhooks'],
+          summary: type,
+          description: `${event.description}\n\nDelivered at least once, in order per resource; answer 2xx within the timeout, or it is retried.`,
+          parameters: Object.entries(WEBHOOK_HEADERS).map(([name, description]) => ({ name, in: 'header', required: true, description, schema: { type: 'string' } })),
+          requestBody: { required: true, content: { 'application/json': { schema: schemaOf(event.schema) } } },
+          responses: {
+            '2XX': { description: 'Received: the delivery is done.' },
+            '410': { description: 'Gone: the endpoint is disabled at once (its owner enables it again).' },
+          },
+        },
+      },
+    ]),
+  );
 }
 
 export function buildOpenApiDocument(resources: readonly Resource[], options: DocumentOptions): OpenApiDocument {
   const operations = resources.flatMap((resource) => resource.operations);
-  const answers = answerSchemas(operations);
+  const webhooks = options.webhooks ?? {};
+  const answers = answerSchemas([...schemasOf(operations), ...Object.values(webhooks).map((event) => event.schema)]);
   const paths: OpenApiDocument['paths'] = {};
   for (const operation of operations) {
     const resource = resources.find((candidate) => candidate.operations.includes(operation))!;
@@ -165,6 +207,7 @@ export function buildOpenApiDocument(resources: readonly Resource[], options: Do
           : {}),
         ...(answer.schema ? { content: { [answer.contentType ?? 'application/json']: { schema: answers.of(answer.schema), ...(example === undefined ? {} : { example }) } } } : {}),
         ...(answer.contentType && !answer.schema ? { content: { [answer.contentType]: { schema: { type: 'string' } } } } : {}),
+        ...(answer.events ? { 'x-event-schemas': Object.fromEntries(Object.entries(answer.events).map(([name, schema]) => [name, answers.of(schema)])) } : {}),
       };
     }
     paths[operation.path] ??= {};
@@ -177,6 +220,7 @@ export function buildOpenApiDocument(resources: readonly Resource[], options: Do
       ...(operation.params || operation.query || operation.headers ? { parameters: parameters(operation) } : {}),
       ...(operation.body ? { requestBody: requestBody(operation.body) } : {}),
       responses: { ...success, ...errorResponses(operation, options.baseUrl) },
+      'x-retry': retryClassOf(operation),
     };
   }
   return {
@@ -190,6 +234,7 @@ export function buildOpenApiDocument(resources: readonly Resource[], options: Do
     servers: [{ url: options.baseUrl }],
     tags: resources.map(({ tag, description }) => ({ name: tag, description })),
     paths,
+    ...(Object.keys(webhooks).length > 0 ? { webhooks: webhookSection(webhooks, answers.of) } : {}),
     components: {
       schemas: answers.components,
       securitySchemes: {

@@ -27,6 +27,8 @@ export interface Answer {
   contentType?: 'text/event-stream' | 'text/html';
   /** Response headers worth a client's attention, by name, with what each says. */
   headers?: Record<string, string>;
+  /** A stream's events: the schema of each one's `data`, by event name (written as `x-event-schemas`). */
+  events?: Record<string, z.ZodType>;
 }
 
 /** The schemas a request is validated with, as an operation declares them. */
@@ -55,6 +57,13 @@ type FieldOf<S> = S extends z.ZodType ? keyof z.input<S> & string : never;
 /** The code a failing field answers with, by its name in the params, query or body. */
 export type FieldCodes<S extends RequestSchemas = RequestSchemas> = Partial<Record<FieldOf<S['params']> | FieldOf<S['query']> | FieldOf<S['body']>, ErrorCode>>;
 
+/**
+ * When a client may retry an operation whose answer it did not get (a network failure, a 429, a 503): `always`
+ * (it changes nothing, or changing it twice is the same), `idempotency-key` (only with the same `Idempotency-Key`),
+ * `never`. Written in the document as `x-retry`.
+ */
+export type RetryClass = 'always' | 'idempotency-key' | 'never';
+
 interface Declaration {
   method: HttpMethod;
   /** Path under `/v1` in OpenAPI form: `/assets/{symbol}/prices/latest`. */
@@ -65,6 +74,8 @@ interface Declaration {
   access: Access;
   /** Request headers the operation reads, each with what it does. */
   headers?: Record<string, string>;
+  /** Default `always` for `get`, `never` otherwise (see `retryClassOf`). */
+  retry?: RetryClass;
   /**
    * The largest body the operation takes when that is more than the general `BODY_LIMIT_BYTES` (the larger of the two
    * applies).
@@ -135,4 +146,9 @@ export function errorCodesOf(operation: Operation): ErrorCode[] {
   if (operation.params || operation.query) codes.add('INVALID_PARAMETER');
   (operation.access === 'public' ? (['INTERNAL_ERROR'] as const) : KEYED_ERRORS).forEach((code) => codes.add(code));
   return [...codes];
+}
+
+/** Whether a client may retry the operation: as it declares, else `always` for a read and `never` for a change. */
+export function retryClassOf(operation: Operation): RetryClass {
+  return operation.retry ?? (operation.method === 'get' ? 'always' : 'never');
 }

@@ -18,6 +18,8 @@ import { ApiKeyResolver } from '../../access/api-keys';
 import type { ReadinessProbe } from '../health/readiness';
 import { ResponseCache } from '../framework/cache';
 import type { Logger } from '../../config/logger';
+import type { SecretBox } from '../../webhooks/secret-box';
+import type { Resolver, UrlPolicy } from '../../webhooks/url-guard';
 import { AssetDirectory } from './asset-directory';
 
 export type ApiConfig = Pick<Config, 'RATE_LIMIT_PER_SECOND' | 'RATE_LIMIT_BURST' | 'BODY_LIMIT_BYTES' | 'API_KEY_CACHE_SECONDS' | 'AUTH_FAILURES_PER_MINUTE'> & {
@@ -59,6 +61,19 @@ export interface ApiDependencies {
   brokerSigners?: BrokerSignerDirectory;
   /** The brokerage partner (the console fetches its records live); a function, as a sandbox may start after the API. */
   broker?: () => BrokerConnection | undefined;
+  /** Sealing endpoints' secrets and checking their URLs; without it every webhook route answers 503 WEBHOOKS_UNAVAILABLE. */
+  webhooks?: WebhookServices;
+}
+
+export interface WebhookServices {
+  /** Seals the secrets of new endpoints (and opens one for an idempotent replay of its creation). */
+  secrets: SecretBox;
+  /** Where endpoints may point (WEBHOOK_ALLOWED_NETWORKS, WEBHOOK_ALLOW_HTTP). */
+  policy: UrlPolicy;
+  /** How URLs' hosts are resolved when checked (default: the system's DNS; tests map names themselves). */
+  resolve?: Resolver;
+  /** WEBHOOK_MAX_ENDPOINTS_PER_ACCOUNT. */
+  maxEndpointsPerAccount: number;
 }
 
 export interface AttestationServices {
@@ -87,6 +102,7 @@ export interface ApiServices {
   streams?: MarketStreams;
   brokerSigners?: BrokerSignerDirectory;
   broker?: () => BrokerConnection | undefined;
+  webhooks?: WebhookServices;
   /** Drops this process's cached answers for `topic` now, and tells other processes. */
   changed(topic: ChangeTopic): Promise<void>;
   /** Drops cached answers for a topic another process announced. */
@@ -123,6 +139,7 @@ export function createServices(dependencies: ApiDependencies): ApiServices {
     streams: dependencies.streams,
     brokerSigners: dependencies.brokerSigners,
     broker: dependencies.broker,
+    webhooks: dependencies.webhooks,
     forget,
     async changed(topic) {
       forget(topic);

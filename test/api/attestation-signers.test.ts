@@ -34,6 +34,8 @@ describe('the published signers', () => {
           'ethereum-1': { name: EIP712_DOMAIN_NAME, version: '1', chainId: 1, verifyingContract: getAddress(FIXTURE_TOKEN_MANAGERS['ethereum-1']) },
           'bsc-56': { name: EIP712_DOMAIN_NAME, version: '1', chainId: 56, verifyingContract: getAddress(FIXTURE_TOKEN_MANAGERS['bsc-56']) },
         },
+        // This app reaches no chain: no stablecoin's decimals can be read.
+        settlementTokens: {},
       },
       solana: {
         publicKey: signers.solana.publicKey,

@@ -8,7 +8,7 @@
 import { MockActivityEnvironment } from '@temporalio/testing';
 import { DefaultLogger } from '@temporalio/worker';
 import { Client, Connection } from '@temporalio/client';
-import { createWalletClient, http, keccak256, parseUnits, stringToHex } from 'viem';
+import { createWalletClient, getAddress, http, keccak256, parseUnits, stringToHex } from 'viem';
 import { createChainWatcherActivities, type ScanChainResult } from '../../activities/chain-watcher';
 import { viemChain } from '../../chains/networks';
 import { stockTokenAbi } from '../../contracts/abi';
@@ -195,5 +195,13 @@ describe('GET /v1/chains/{chainId}/tokens/{tokenAddress}/info', () => {
     const response = await get(path);
     expect(response.status).toBe(status);
     expect(response.body.code).toBe(code);
+  });
+});
+
+describe('GET /v1/attestations/signers', () => {
+  test("publishes the chain's settlement token, its decimals read from the contract", async () => {
+    const response = await get('/v1/attestations/signers');
+    expect(response.status).toBe(200);
+    expect(response.body.evm.settlementTokens).toEqual({ [chain.chain]: { address: getAddress(chain.deployment.stablecoin), decimals: 6 } });
   });
 });

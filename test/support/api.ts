@@ -29,6 +29,8 @@ import { createProductApp } from '../../start/api';
 import type { MarketStreams } from '../../streams/market-streams';
 import type { Config } from '../../config';
 import type { Logger } from '../../config/logger';
+import { newWebhookMasterKey } from '../../webhooks/secret-box';
+import type { Resolver } from '../../webhooks/url-guard';
 
 export { TEST_BASE_URL };
 
@@ -112,6 +114,11 @@ export interface TestApiOptions {
   offLedgerNonceAccounts?: number;
   /** The Solana ledger `/ready` reports (its slot and the Solana watcher). */
   solanaRpcUrl?: string;
+  /**
+   * The webhook routes' settings (a new master key unless `WEBHOOK_SECRET_KEYS` is given) and the resolver their URL
+   * checks use; without them, the configuration's defaults.
+   */
+  webhooks?: Partial<Pick<Config, 'WEBHOOK_SECRET_KEYS' | 'WEBHOOK_ALLOWED_NETWORKS' | 'WEBHOOK_ALLOW_HTTP' | 'WEBHOOK_MAX_ENDPOINTS_PER_ACCOUNT'>> & { resolve?: Resolver };
 }
 
 export async function createTestApi(options: TestApiOptions = {}): Promise<TestApi> {
@@ -124,6 +131,7 @@ export async function createTestApi(options: TestApiOptions = {}): Promise<TestA
   let pinned: number | undefined;
   const pipeline = new MarketDataPipeline(database.db);
   const defaults = testConfig();
+  const { resolve: webhookResolver, ...webhookSettings } = options.webhooks ?? {};
   const app = createProductApp({
     config: testConfig({
       RATE_LIMIT_PER_SECOND: options.rateLimitPerSecond ?? defaults.RATE_LIMIT_PER_SECOND,
@@ -132,6 +140,7 @@ export async function createTestApi(options: TestApiOptions = {}): Promise<TestA
       TEMPORAL_TASK_QUEUE: options.taskQueue ?? defaults.TEMPORAL_TASK_QUEUE,
       // No simulated feed runs here: prices come from the tests, through the pipeline or the ingestion route.
       PRICE_SOURCE: options.priceSource ?? 'external',
+      ...(options.webhooks && { WEBHOOK_SECRET_KEYS: newWebhookMasterKey(), ...webhookSettings }),
     }),
     db: database.db,
     logger: options.logger ?? quietLogger(),
@@ -145,6 +154,7 @@ export async function createTestApi(options: TestApiOptions = {}): Promise<TestA
     solanaRpcUrl: options.solanaRpcUrl,
     observeAnswers: answerExampleRecorder(),
     pipeline,
+    webhookResolver,
   });
   const keys = {} as Record<KeyScope, string>;
   for (const scope of ['read', 'write', 'admin'] as const) {

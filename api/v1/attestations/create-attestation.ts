@@ -5,11 +5,9 @@
 import { issueAttestation } from '../../../attestations/issue-attestation';
 import { attestationRequest, REQUEST_FIELD_CODES } from '../../../attestations/request-schema';
 import { defineOperation } from '../../contract/operation';
-import { ApiError } from '../../../domain/errors';
+import { idempotencyKeyHeader, idempotencyKeyOf } from '../../framework/idempotency-key';
 import { callerOf, LIMIT_REFUSALS, PRICING_REFUSALS, refusalsAsApiErrors, requireAttestations, requireOneAmount } from './context';
 import { attestationSchema, type Attestation } from './schemas';
-
-const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,255}$/;
 
 export const createAttestationOperation = defineOperation({
   method: 'post',
@@ -19,10 +17,8 @@ export const createAttestationOperation = defineOperation({
   description:
     "A signed authorization for the calling account's user to mint (`buy`) or redeem (`sell`) the token on-chain before it expires; `duration` decides how long (`short`, the default, has the tighter spread). Send exactly one of `tokenAmount` and `notionalValue`; `chainId` defaults to `ethereum-1`, and `solana-900` needs `userAddress`. Refused while the chain, the market or the asset is paused or closed, when the account trades only through allow-listed wallets and a wallet that could use the attestation is not listed (`INVALID_ADDRESS`), and when the account's outstanding count, active notional or session notional for the asset (or the issuer's off-hours exposure) would go over its limit. It counts against those limits until expired or, once its execution is seen on-chain (`executing`), until that execution is final (`executed`); `GET /v1/attestations` finds it again if the answer was lost.",
   access: 'write',
-  headers: {
-    'Idempotency-Key':
-      'Optional, 1–255 printable ASCII characters (an empty or blank value is refused): a retry with the same key and body answers the first attestation (with `Idempotent-Replayed: true`); the same key with another body is refused.',
-  },
+  headers: idempotencyKeyHeader('the first attestation'),
+  retry: 'idempotency-key',
   body: attestationRequest,
   fieldCodes: REQUEST_FIELD_CODES,
   answers: {
@@ -48,11 +44,7 @@ export const createAttestationOperation = defineOperation({
   ],
   handler: (services) => async (ctx, { body: request }) => {
     const attestations = requireAttestations(services);
-    // A header sent empty or blank (Node trims it to '') is a malformed key, not the absence of one.
-    const idempotencyKey = ctx.headers['idempotency-key'];
-    if (idempotencyKey !== undefined && (typeof idempotencyKey !== 'string' || !IDEMPOTENCY_KEY.test(idempotencyKey))) {
-      throw new ApiError('INVALID_IDEMPOTENCY_KEY', 'Idempotency-Key must be 1 to 255 printable ASCII characters; leave the header out to send no key');
-    }
+    const idempotencyKey = idempotencyKeyOf(ctx);
     requireOneAmount(request);
     const asset = await services.assets.resolve(request.symbol);
     const created = await refusalsAsApiErrors(() =>

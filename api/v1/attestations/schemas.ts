@@ -89,6 +89,11 @@ export const signersSchema = component(
       evm: z.object({
         address: z.string().describe('The EIP-712 signer of attestations on every EVM chain.'),
         domains: z.record(z.string(), publicDomainSchema).describe('The EIP-712 domain per EVM chain whose token manager is deployed, keyed like `ethereum-1`.'),
+        settlementTokens: z
+          .record(z.string(), z.object({ address: z.string().describe('The ERC-20 contract.'), decimals: z.int().nonnegative() }))
+          .describe(
+            "The stablecoin a mint pays in (approve the token manager for it first) and a redemption is paid in, per EVM chain this API reaches, keyed like `ethereum-1`.",
+          ),
       }),
       solana: z.object({
         publicKey: z.string().describe('The ed25519 signer of solana-900 attestations, base58.'),

@@ -11,6 +11,7 @@ import { parameterText } from '../../framework/parameters';
 import { SYMBOL_PARAM_CODES, symbolParams } from '../../framework/path-params';
 import { LAST_EVENT_ID_HEADER, STREAM_ERRORS, streamDescription } from './describe-stream';
 import { marketStreams, openEventStream } from './open-stream';
+import { CANDLE_STREAM_EVENTS } from './schemas';
 
 const candleStreamQuery = z.object({
   interval: parameterText(16)
@@ -33,6 +34,7 @@ export const candleStreamOperation = defineOperation({
   answers: {
     200: {
       contentType: 'text/event-stream',
+      events: CANDLE_STREAM_EVENTS,
       description: streamDescription(
         '`event: candle`; `data`: `{interval, timestamp, isClosed, primaryMarket: {symbol, candle}, underlyingMarket: {ticker, candle}}` — `timestamp` the bucket start (epoch ms), `isClosed` true for the final values of a bucket (the last such event of a bucket is what `/prices/ohlc` answers for it), each `candle` a [`Candle`](#/components/schemas/Candle) as in `GET /v1/assets/{symbol}/prices/ohlc`, or null while that market has none in the bucket.',
       ),

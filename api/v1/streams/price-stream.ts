@@ -6,6 +6,7 @@ import { defineOperation } from '../../contract/operation';
 import { parameterText } from '../../framework/parameters';
 import { LAST_EVENT_ID_HEADER, STREAM_ERRORS, streamDescription } from './describe-stream';
 import { marketStreams, openEventStream } from './open-stream';
+import { PRICE_STREAM_EVENTS } from './schemas';
 
 /** One `symbols` value: room for the most symbols a stream takes, comma-separated. */
 const symbolList = parameterText(MAX_STREAM_SYMBOLS * (MAX_SYMBOL_LENGTH + 1));
@@ -32,6 +33,7 @@ export const priceStreamOperation = defineOperation({
   answers: {
     200: {
       contentType: 'text/event-stream',
+      events: PRICE_STREAM_EVENTS,
       description: streamDescription(
         '`event: price`; `data`: an [`AssetPrice`](#/components/schemas/AssetPrice), the shape of an item of `GET /v1/assets/all/prices/latest`.',
       ),
