@@ -2,7 +2,7 @@
  * The typed client of the issuer's API: `call(operationId, {params, body})` for every operation of the document,
  * its answer typed by the operation and its failures thrown as `IssuerApiError` (the operation's codes), retried where
  * the operation's retry class says it is safe (retry.ts), with one Idempotency-Key per logical call; groups name the
- * calls an integrator makes most, and `streams` gives the SSE streams as async iterators (streams.ts).
+ * calls an integrator makes most (attestations, wallets, webhooks), and `streams` gives the SSE streams as async iterators (streams.ts).
  */
 import createFetchClient from 'openapi-fetch';
 import { apiErrorOf, IssuerNetworkError, type ErrorCodeOf } from './errors.ts';
@@ -46,6 +46,18 @@ export interface IssuerClient {
   };
   wallets: {
     register(accountId: string, body: BodyOf<'registerWallet'>, options?: { signal?: AbortSignal }): Promise<AnswerOf<'registerWallet'>>;
+  };
+  /** The account's webhook endpoints: `create` answers the signing secret, once. */
+  webhooks: {
+    create(body: BodyOf<'createWebhook'>, options?: { idempotencyKey?: string; signal?: AbortSignal }): Promise<AnswerOf<'createWebhook'>>;
+    list(options?: { signal?: AbortSignal }): Promise<AnswerOf<'listWebhooks'>>;
+    get(webhookId: string, options?: { signal?: AbortSignal }): Promise<AnswerOf<'getWebhook'>>;
+    rotateSecret(webhookId: string, options?: { signal?: AbortSignal }): Promise<AnswerOf<'rotateWebhookSecret'>>;
+    disable(webhookId: string, options?: { signal?: AbortSignal }): Promise<AnswerOf<'disableWebhook'>>;
+    enable(webhookId: string, options?: { signal?: AbortSignal }): Promise<AnswerOf<'enableWebhook'>>;
+    delete(webhookId: string, options?: { signal?: AbortSignal }): Promise<AnswerOf<'deleteWebhook'>>;
+    deliveries(webhookId: string, query?: NonNullable<CallInit<'listWebhookDeliveries'>['query']>, options?: { signal?: AbortSignal }): Promise<AnswerOf<'listWebhookDeliveries'>>;
+    replay(webhookId: string, deliveryId: string, options?: { signal?: AbortSignal }): Promise<AnswerOf<'replayWebhookDelivery'>>;
   };
   streams: ReturnType<typeof streamsOf>;
 }
@@ -97,6 +109,17 @@ export function createIssuerClient(options: IssuerClientOptions): IssuerClient {
     },
     wallets: {
       register: (accountId, body, o = {}) => call('registerWallet', { path: { accountId }, body, ...o } as CallInit<'registerWallet'>),
+    },
+    webhooks: {
+      create: (body, o = {}) => call('createWebhook', { body, ...o } as CallInit<'createWebhook'>),
+      list: (o = {}) => call('listWebhooks', o as CallInit<'listWebhooks'>),
+      get: (webhookId, o = {}) => call('getWebhook', { path: { webhookId }, ...o } as CallInit<'getWebhook'>),
+      rotateSecret: (webhookId, o = {}) => call('rotateWebhookSecret', { path: { webhookId }, ...o } as CallInit<'rotateWebhookSecret'>),
+      disable: (webhookId, o = {}) => call('disableWebhook', { path: { webhookId }, ...o } as CallInit<'disableWebhook'>),
+      enable: (webhookId, o = {}) => call('enableWebhook', { path: { webhookId }, ...o } as CallInit<'enableWebhook'>),
+      delete: (webhookId, o = {}) => call('deleteWebhook', { path: { webhookId }, ...o } as CallInit<'deleteWebhook'>),
+      deliveries: (webhookId, query, o = {}) => call('listWebhookDeliveries', { path: { webhookId }, ...(query ? { query } : {}), ...o } as CallInit<'listWebhookDeliveries'>),
+      replay: (webhookId, deliveryId, o = {}) => call('replayWebhookDelivery', { path: { webhookId, deliveryId }, ...o } as CallInit<'replayWebhookDelivery'>),
     },
     streams: streamsOf(stream),
   };

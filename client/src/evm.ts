@@ -49,7 +49,7 @@ export interface SubmitEvmAttestationReturnType {
 
 /** The settlement token of `chain`: given, or published by the signers. */
 function settlementTokenOf(signers: Signers, chain: Chain, given?: SettlementToken): SettlementToken {
-  const published = (signers.evm as { settlementTokens?: Record<string, SettlementToken> }).settlementTokens?.[chain];
+  const published = signers.evm.settlementTokens[chain];
   const token = given ?? published;
   if (!token) throw new Error(`the signers publish no settlement token for ${chain}: pass settlementToken`);
   return token;

@@ -5,12 +5,15 @@
  * session, so this passes at any hour):
  * - on ethereum-1, bsc-56 and solana-900 a buy then a sell of what it bought: created with the client, verified
  *   offline, submitted with submitEvmAttestation (the approvals it needs made by it) or sendSolanaAttestation, each
- *   reaching `executed`;
+ *   reaching `executed`, learned through a webhook endpoint registered with the kit (a receiver on 127.0.0.1 that
+ *   verifies each request with verifyWebhook and deduplicates on its id), and seen so by `attestations.get`;
  * - an attestation refused for a limit is an IssuerApiError the caller narrows with isIssuerError(e, 'MAX_ATTESTATIONS');
  * - a price stream through a TCP proxy that cuts it resumes with Last-Event-ID: no event twice, no reset.
  * The product is stopped whatever happens, and killed past its stop's deadline.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { createKeyPairSignerFromBytes, createSolanaRpc, getBase58Encoder } from '@solana/kit';
@@ -22,16 +25,16 @@ import {
   sendSolanaAttestation,
   submitEvmAttestation,
   verifyAttestation,
+  verifyWebhook,
   type IssuerClient,
-  type SettlementToken,
   type Signers,
+  type WebhookEvent,
 } from 'tokenized-stock-issuer-client';
 import { startLinkProxy, type LinkProxy } from '../../campaign/fault-proxy';
 import { seededRandom } from '../../campaign/random';
 import { configSchema, loadConfig, type ConfigVariable } from '../../config';
 import { freePorts } from '../../config/free-port';
 import { createLogger } from '../../config/logger';
-import { stablecoinAbi } from '../../contracts/abi';
 import { LIMIT_SESSIONS } from '../../api/v1/limits/schemas';
 import { startProduct, type RunningProduct } from '../../start/start-product';
 import type { StackChain } from '../../start/stack-file';
@@ -46,6 +49,11 @@ let origin: string;
 let client: IssuerClient;
 let admin: IssuerClient;
 let signers: Signers;
+let receiver: Server;
+/** The webhook events the receiver verified, each once (by `webhook-id`), and the requests it got in all. */
+const events = new Map<string, WebhookEvent>();
+let requests = 0;
+let webhookSecret: string;
 let stack: RunningProduct['stack'] & { chains: Record<string, StackChain & { rpcUrl: string }>; wallets: { address: Hex; privateKey: Hex }[]; solanaWallets: { address: string; secretKey: string }[] };
 
 beforeAll(async () => {
@@ -64,10 +72,31 @@ beforeAll(async () => {
   client = createIssuerClient({ baseUrl: origin, apiKey: stack.keys!.write });
   admin = createIssuerClient({ baseUrl: origin, apiKey: stack.keys!.admin });
   signers = await client.attestations.signers();
+
+  // The integrator's receiver: it verifies the signature over the raw body, then keeps each event once.
+  receiver = createServer((request, response) => {
+    const chunks: Buffer[] = [];
+    request.on('data', (chunk: Buffer) => chunks.push(chunk));
+    request.on('end', () => {
+      requests += 1;
+      try {
+        const event = verifyWebhook(Buffer.concat(chunks), request.headers as Record<string, string>, webhookSecret);
+        events.set(event.id, event);
+        response.writeHead(204).end();
+      } catch {
+        response.writeHead(400).end();
+      }
+    });
+  });
+  await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
+  const endpoint = await client.webhooks.create({ url: `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/issuer`, events: ['attestation.executing', 'attestation.executed'] });
+  webhookSecret = endpoint.secret;
 }, 600_000);
 
 afterAll(async () => {
   await proxy?.stop();
+  receiver?.closeAllConnections();
+  await new Promise((resolve) => (receiver ? receiver.close(resolve) : resolve(undefined)));
   if (product) {
     const deadline = setTimeout(() => product?.kill(), 90_000);
     await product.stop();
@@ -78,22 +107,12 @@ afterAll(async () => {
 
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-/** Waits until the attestation is `executed` (the watcher saw its execution final), as an integrator polling would. */
+/** Waits for the webhook saying the attestation is `executed` (the product saw its execution final); the API says so too. */
 async function executed(attestationId: string): Promise<void> {
-  for (;;) {
-    const record = await client.attestations.get(attestationId);
-    if (record.state === 'executed') return;
-    if (record.state === 'expired') throw new Error(`attestation ${attestationId} expired`);
-    await pause(500);
-  }
-}
-
-/** The chain's settlement token: published by the signers (evm.settlementTokens), else the deployment stack.json names. */
-async function settlementToken(chain: 'ethereum-1' | 'bsc-56', publicClient: ReturnType<typeof createPublicClient>): Promise<SettlementToken> {
-  const published = (signers.evm as { settlementTokens?: Record<string, SettlementToken> }).settlementTokens?.[chain];
-  if (published) return published;
-  const address = stack.chains[chain]!.contracts.stablecoin as Hex;
-  return { address, decimals: await publicClient.readContract({ address, abi: stablecoinAbi, functionName: 'decimals' }) };
+  const said = () => [...events.values()].filter((event) => event.resource.id === attestationId).map((event) => event.type);
+  while (!said().includes('attestation.executed')) await pause(200);
+  expect(said()).toEqual(['attestation.executing', 'attestation.executed'].filter((type) => said().includes(type)));
+  expect((await client.attestations.get(attestationId)).state).toBe('executed');
 }
 
 describe.each(['ethereum-1', 'bsc-56'] as const)('on %s', (chain) => {
@@ -102,23 +121,22 @@ describe.each(['ethereum-1', 'bsc-56'] as const)('on %s', (chain) => {
     const transport = http(stack.chains[chain]!.rpcUrl);
     const publicClient = createPublicClient({ transport });
     const walletClient = createWalletClient({ account: privateKeyToAccount(wallet.privateKey), transport });
-    const token = await settlementToken(chain, publicClient);
 
     const buy = await client.attestations.create({ symbol: SYMBOL, side: 'buy', tokenAmount: '0.25', chainId: chain });
     expect(await verifyAttestation(buy, signers)).toMatchObject({ valid: true, scheme: 'eip712' });
-    const bought = await submitEvmAttestation({ attestation: buy, walletClient, publicClient, signers, settlementToken: token });
+    const bought = await submitEvmAttestation({ attestation: buy, walletClient, publicClient, signers });
     expect(bought.receipt.status).toBe('success');
     await executed(buy.attestationId);
 
     const sell = await client.attestations.create({ symbol: SYMBOL, side: 'sell', tokenAmount: '0.25', chainId: chain });
     expect(await verifyAttestation(sell, signers)).toMatchObject({ valid: true });
-    const sold = await submitEvmAttestation({ attestation: sell, walletClient, publicClient, signers, settlementToken: token });
+    const sold = await submitEvmAttestation({ attestation: sell, walletClient, publicClient, signers });
     expect(sold.approvalHash).toBeDefined(); // the stock token, never approved before
     expect(sold.executionId).toBeGreaterThan(bought.executionId);
     await executed(sell.attestationId);
 
     // The same attestation twice: the contract's refusal, by name, before anything is spent.
-    await expect(submitEvmAttestation({ attestation: sell, walletClient, publicClient, signers, settlementToken: token })).rejects.toMatchObject({ name: 'IssuerChainError', reason: 'AttestationAlreadyUsed' });
+    await expect(submitEvmAttestation({ attestation: sell, walletClient, publicClient, signers })).rejects.toMatchObject({ name: 'IssuerChainError', reason: 'AttestationAlreadyUsed' });
   });
 });
 
@@ -188,4 +206,15 @@ test("an attestation refused for a limit is the operation's typed error", async 
   if (!isIssuerError(refused, 'MAX_ATTESTATIONS')) throw refused;
   expect(refused.status).toBe(400);
   expect(refused.documentation).toMatch(/#max_attestations$/);
+});
+
+test('the webhook events were each signed with the secret the kit was answered, and are typed by the catalogue', async () => {
+  const attestationEvents = [...events.values()];
+  expect(attestationEvents.filter((event) => event.type === 'attestation.executed')).toHaveLength(6);
+  expect(requests).toBeGreaterThanOrEqual(events.size);
+  for (const event of attestationEvents) {
+    if (event.type !== 'attestation.executed' && event.type !== 'attestation.executing') throw new Error(`unexpected ${event.type}`);
+    expect(event).toMatchObject({ id: `evt_${event.sequence}`, resource: { kind: 'attestation', id: event.data.attestationId } });
+  }
+  expect(webhookSecret).toMatch(/^whsec_/);
 });

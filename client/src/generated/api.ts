@@ -487,7 +487,7 @@ export interface paths {
         };
         /**
          * Who signs attestations
-         * @description The EVM signer address with the EIP-712 domain of each chain whose token manager is deployed (its `verifyingContract`), and the Solana ed25519 public key with what it signs (the message of the transaction in `additionalData`) and the stablecoin mint, its decimals and the treasury that transaction is checked against: what verifying an attestation takes.
+         * @description The EVM signer address with the EIP-712 domain of each chain whose token manager is deployed (its `verifyingContract`) and the settlement token (stablecoin) with its decimals of each chain this API reaches, and the Solana ed25519 public key with what it signs (the message of the transaction in `additionalData`) and the stablecoin mint, its decimals and the treasury that transaction is checked against: what verifying an attestation takes.
          *
          *     Any API key.
          */
@@ -1402,8 +1402,1600 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/webhooks": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The account's webhook endpoints
+         * @description The calling account's webhook endpoints, oldest first, each with its state and health; with an admin key, the operators' endpoints too. Secrets are never listed.
+         *
+         *     A key with the `write` (or `admin`) scope.
+         */
+        get: operations["listWebhooks"];
+        put?: never;
+        /**
+         * Register a webhook endpoint
+         * @description Registers a URL to which the events named in `events` are POSTed as they become true, signed per Standard Webhooks (`webhook-id`, `webhook-timestamp`, `webhook-signature`) with the secret this answer shows once. Account events are about the calling account's own attestations, redemptions and partner requests; operator events (reserves, review) need an admin key. The URL must be `https` (plain `http` only where the operator allows it) and resolve to public addresses only, unless the operator allows a network (`WEBHOOK_ALLOWED_NETWORKS`); it is checked again at every delivery.
+         *
+         *     A key with the `write` (or `admin`) scope.
+         */
+        post: operations["createWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/webhooks/{webhookId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * One webhook endpoint
+         * @description The endpoint with its health: since when its deliveries fail (`failingSince`), its last failure and last success, and, once disabled, by whom (`disabledBy`: its owner, failures for too long, or a `410 Gone`) and why (`disabledReason`). Never its secret.
+         *
+         *     A key with the `write` (or `admin`) scope.
+         */
+        get: operations["getWebhook"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete a webhook endpoint
+         * @description Removes the endpoint, its deliveries and their attempts. A delivery in flight may still arrive once.
+         *
+         *     A key with the `write` (or `admin`) scope.
+         */
+        delete: operations["deleteWebhook"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/webhooks/{webhookId}/rotate-secret": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Rotate a webhook endpoint's secret
+         * @description Makes a new signing secret, shown only in this answer. For 24 hours every delivery carries two signatures in `webhook-signature`, by the new secret and by the previous one, so a receiver verifying with either accepts it; then only the new one signs. A second rotation within those hours drops the secret before the previous one.
+         *
+         *     A key with the `write` (or `admin`) scope.
+         */
+        post: operations["rotateWebhookSecret"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/webhooks/{webhookId}/disable": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Disable a webhook endpoint
+         * @description Stops deliveries to the endpoint: its pending deliveries become `cancelled` (each can be replayed once it is enabled again), and events that occur while it is disabled are not queued for it. Disabling a disabled endpoint changes nothing.
+         *
+         *     A key with the `write` (or `admin`) scope.
+         */
+        post: operations["disableWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/webhooks/{webhookId}/enable": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Enable a webhook endpoint
+         * @description Enables the endpoint again, whoever disabled it: its URL is checked against the current policy first (the operator's allowed networks may have changed), its failure record is cleared, and its pending deliveries are sent. Deliveries cancelled while it was disabled stay cancelled: replay the ones wanted. Enabling an enabled endpoint changes nothing.
+         *
+         *     A key with the `write` (or `admin`) scope.
+         */
+        post: operations["enableWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/webhooks/{webhookId}/deliveries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A webhook endpoint's deliveries
+         * @description The endpoint's deliveries, newest first, each with its event (`id`, the `webhook-id` of every attempt; type; resource) and every attempt (when, the outcome, the receiver's status or the error, how long it took). Filter by `state`; page with `limit` and the previous page's `nextCursor`. Deliveries are kept for `WEBHOOK_RETENTION_DAYS` once finished.
+         *
+         *     A key with the `write` (or `admin`) scope.
+         */
+        get: operations["listWebhookDeliveries"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/webhooks/{webhookId}/deliveries/{deliveryId}/replay": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send a webhook delivery again
+         * @description Puts the delivery back to `pending`, due now, with the same event (the same `webhook-id`, so a receiver that processed it deduplicates it), and wakes the endpoint's delivery; its attempts are kept and new ones are added. It is sent after any earlier pending event of the same resource. Refused on a disabled endpoint: enable it first.
+         *
+         *     A key with the `write` (or `admin`) scope.
+         */
+        post: operations["replayWebhookDelivery"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
-export type webhooks = Record<string, never>;
+export interface webhooks {
+    "attestation.executing": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * attestation.executing
+         * @description The attestation's execution is on chain, not final yet (also after an expiry, when a late watcher proves an execution in time).
+         *
+         *     Delivered at least once, in order per resource; answer 2xx within the timeout, or it is retried.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header: {
+                    /** @description The event id, `evt_<sequence>`: the same in every attempt and replay of the event, so a receiver deduplicates by it. */
+                    "webhook-id": string;
+                    /** @description When this attempt was signed, in Unix seconds; refuse one too far from now (standardwebhooks allows five minutes). */
+                    "webhook-timestamp": string;
+                    /** @description `v1,<base64 HMAC-SHA256>` of `<webhook-id>.<webhook-timestamp>.<body>` under the endpoint's secret; two, space-separated, for a day after a secret rotation (one by each secret). */
+                    "webhook-signature": string;
+                };
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["AttestationEvent"];
+                };
+            };
+            responses: {
+                /** @description Gone: the endpoint is disabled at once (its owner enables it again). */
+                410: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description Received: the delivery is done. */
+                "2XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "attestation.executed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * attestation.executed
+         * @description The attestation's execution is final on its chain.
+         *
+         *     Delivered at least once, in order per resource; answer 2xx within the timeout, or it is retried.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header: {
+                    /** @description The event id, `evt_<sequence>`: the same in every attempt and replay of the event, so a receiver deduplicates by it. */
+                    "webhook-id": string;
+                    /** @description When this attempt was signed, in Unix seconds; refuse one too far from now (standardwebhooks allows five minutes). */
+                    "webhook-timestamp": string;
+                    /** @description `v1,<base64 HMAC-SHA256>` of `<webhook-id>.<webhook-timestamp>.<body>` under the endpoint's secret; two, space-separated, for a day after a secret rotation (one by each secret). */
+                    "webhook-signature": string;
+                };
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["AttestationEvent"];
+                };
+            };
+            responses: {
+                /** @description Gone: the endpoint is disabled at once (its owner enables it again). */
+                410: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description Received: the delivery is done. */
+                "2XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "attestation.expired": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * attestation.expired
+         * @description The attestation expired unexecuted; recorded after its settlement grace (or at once for an off-hours lapse).
+         *
+         *     Delivered at least once, in order per resource; answer 2xx within the timeout, or it is retried.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header: {
+                    /** @description The event id, `evt_<sequence>`: the same in every attempt and replay of the event, so a receiver deduplicates by it. */
+                    "webhook-id": string;
+                    /** @description When this attempt was signed, in Unix seconds; refuse one too far from now (standardwebhooks allows five minutes). */
+                    "webhook-timestamp": string;
+                    /** @description `v1,<base64 HMAC-SHA256>` of `<webhook-id>.<webhook-timestamp>.<body>` under the endpoint's secret; two, space-separated, for a day after a secret rotation (one by each secret). */
+                    "webhook-signature": string;
+                };
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["AttestationEvent"];
+                };
+            };
+            responses: {
+                /** @description Gone: the endpoint is disabled at once (its owner enables it again). */
+                410: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description Received: the delivery is done. */
+                "2XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "attestation.reopened": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * attestation.reopened
+         * @description The block holding the execution left the chain in a reorganisation: the attestation is outstanding again until its expiry.
+         *
+         *     Delivered at least once, in order per resource; answer 2xx within the timeout, or it is retried.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header: {
+                    /** @description The event id, `evt_<sequence>`: the same in every attempt and replay of the event, so a receiver deduplicates by it. */
+                    "webhook-id": string;
+                    /** @description When this attempt was signed, in Unix seconds; refuse one too far from now (standardwebhooks allows five minutes). */
+                    "webhook-timestamp": string;
+                    /** @description `v1,<base64 HMAC-SHA256>` of `<webhook-id>.<webhook-timestamp>.<body>` under the endpoint's secret; two, space-separated, for a day after a secret rotation (one by each secret). */
+                    "webhook-signature": string;
+                };
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["AttestationEvent"];
+                };
+            };
+            responses: {
+                /** @description Gone: the endpoint is disabled at once (its owner enables it again). */
+                410: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description Received: the delivery is done. */
+                "2XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "redemption.awaiting_finality": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * redemption.awaiting_finality
+         * @description A burn of the account's tokens is on chain, not final yet.
+         *
+         *     Delivered at least once, in order per resource; answer 2xx within the timeout, or it is retried.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header: {
+                    /** @description The event id, `evt_<sequence>`: the same in every attempt and replay of the event, so a receiver deduplicates by it. */
+                    "webhook-id": string;
+                    /** @description When this attempt was signed, in Unix seconds; refuse one too far from now (standardwebhooks allows five minutes). */
+                    "webhook-timestamp": string;
+                    /** @description `v1,<base64 HMAC-SHA256>` of `<webhook-id>.<webhook-timestamp>.<body>` under the endpoint's secret; two, space-separated, for a day after a secret rotation (one by each secret). */
+                    "webhook-signature": string;
+                };
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["RedemptionEvent"];
+                };
+            };
+            responses: {
+                /** @description Gone: the endpoint is disabled at once (its owner enables it again). */
+                410: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description Received: the delivery is done. */
+                "2XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "redemption.cancelled": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * redemption.cancelled
+         * @description The burn left the chain in a reorganisation before it was final.
+         *
+         *     Delivered at least once, in order per resource; answer 2xx within the timeout, or it is retried.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header: {
+                    /** @description The event id, `evt_<sequence>`: the same in every attempt and replay of the event, so a receiver deduplicates by it. */
+                    "webhook-id": string;
+                    /** @description When this attempt was signed, in Unix seconds; refuse one too far from now (standardwebhooks allows five minutes). */
+                    "webhook-timestamp": string;
+                    /** @description `v1,<base64 HMAC-SHA256>` of `<webhook-id>.<webhook-timestamp>.<body>` under the endpoint's secret; two, space-separated, for a day after a secret rotation (one by each secret). */
+                    "webhook-signature": string;
+                };
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["RedemptionEvent"];
+                };
+            };
+            responses: {
+                /** @description Gone: the endpoint is disabled at once (its owner enables it again). */
+                410: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description Received: the delivery is done. */
+                "2XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "redemption.pending": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * redemption.pending
+         * @description The burn is final; the shares are to be delivered.
+         *
+         *     Delivered at least once, in order per resource; answer 2xx within the timeout, or it is retried.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header: {
+                    /** @description The event id, `evt_<sequence>`: the same in every attempt and replay of the event, so a receiver deduplicates by it. */
+                    "webhook-id": string;
+                    /** @description When this attempt was signed, in Unix seconds; refuse one too far from now (standardwebhooks allows five minutes). */
+                    "webhook-timestamp": string;
+                    /** @description `v1,<base64 HMAC-SHA256>` of `<webhook-id>.<webhook-timestamp>.<body>` under the endpoint's secret; two, space-separated, for a day after a secret rotation (one by each secret). */
+                    "webhook-signature": string;
+                };
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["RedemptionEvent"];
+                };
+            };
+            responses: {
+                /** @description Gone: the endpoint is disabled at once (its owner enables it again). */
+                410: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description Received: the delivery is done. */
+                "2XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "redemption.needs_review": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * redemption.needs_review
+         * @description The delivery waits for an operator.
+         *
+         *     Delivered at least once, in order per resource; answer 2xx within the timeout, or it is retried.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header: {
+                    /** @description The event id, `evt_<sequence>`: the same in every attempt and replay of the event, so a receiver deduplicates by it. */
+                    "webhook-id": string;
+                    /** @description When this attempt was signed, in Unix seconds; refuse one too far from now (standardwebhooks allows five minutes). */
+                    "webhook-timestamp": string;
+                    /** @description `v1,<base64 HMAC-SHA256>` of `<webhook-id>.<webhook-timestamp>.<body>` under the endpoint's secret; two, space-separated, for a day after a secret rotation (one by each secret). */
+                    "webhook-signature": string;
+                };
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["RedemptionEvent"];
+                };
+            };
+            responses: {
+                /** @description Gone: the endpoint is disabled at once (its owner enables it again). */
+                410: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description Received: the delivery is done. */
+                "2XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "redemption.delivering": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * redemption.delivering
+         * @description The shares are being delivered to the partner account.
+         *
+         *     Delivered at least once, in order per resource; answer 2xx within the timeout, or it is retried.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header: {
+                    /** @description The event id, `evt_<sequence>`: the same in every attempt and replay of the event, so a receiver deduplicates by it. */
+                    "webhook-id": string;
+                    /** @description When this attempt was signed, in Unix seconds; refuse one too far from now (standardwebhooks allows five minutes). */
+                    "webhook-timestamp": string;
+                    /** @description `v1,<base64 HMAC-SHA256>` of `<webhook-id>.<webhook-timestamp>.<body>` under the endpoint's secret; two, space-separated, for a day after a secret rotation (one by each secret). */
+                    "webhook-signature": string;
+                };
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["RedemptionEvent"];
+                };
+            };
+            responses: {
+                /** @description Gone: the endpoint is disabled at once (its owner enables it again). */
+                410: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description Received: the delivery is done. */
+                "2XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "redemption.completed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * redemption.completed
+         * @description The shares were delivered.
+         *
+         *     Delivered at least once, in order per resource; answer 2xx within the timeout, or it is retried.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header: {
+                    /** @description The event id, `evt_<sequence>`: the same in every attempt and replay of the event, so a receiver deduplicates by it. */
+                    "webhook-id": string;
+                    /** @description When this attempt was signed, in Unix seconds; refuse one too far from now (standardwebhooks allows five minutes). */
+                    "webhook-timestamp": string;
+                    /** @description `v1,<base64 HMAC-SHA256>` of `<webhook-id>.<webhook-timestamp>.<body>` under the endpoint's secret; two, space-separated, for a day after a secret rotation (one by each secret). */
+                    "webhook-signature": string;
+                };
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["RedemptionEvent"];
+                };
+            };
+            responses: {
+                /** @description Gone: the endpoint is disabled at once (its owner enables it again). */
+                410: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description Received: the delivery is done. */
+                "2XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "redemption.rejected": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * redemption.rejected
+         * @description An operator rejected the delivery.
+         *
+         *     Delivered at least once, in order per resource; answer 2xx within the timeout, or it is retried.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header: {
+                    /** @description The event id, `evt_<sequence>`: the same in every attempt and replay of the event, so a receiver deduplicates by it. */
+                    "webhook-id": string;
+                    /** @description When this attempt was signed, in Unix seconds; refuse one too far from now (standardwebhooks allows five minutes). */
+                    "webhook-timestamp": string;
+                    /** @description `v1,<base64 HMAC-SHA256>` of `<webhook-id>.<webhook-timestamp>.<body>` under the endpoint's secret; two, space-separated, for a day after a secret rotation (one by each secret). */
+                    "webhook-signature": string;
+                };
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["RedemptionEvent"];
+                };
+            };
+            responses: {
+                /** @description Gone: the endpoint is disabled at once (its owner enables it again). */
+                410: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description Received: the delivery is done. */
+                "2XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "partner_request.created": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * partner_request.created
+         * @description A partner mint request was accepted.
+         *
+         *     Delivered at least once, in order per resource; answer 2xx within the timeout, or it is retried.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header: {
+                    /** @description The event id, `evt_<sequence>`: the same in every attempt and replay of the event, so a receiver deduplicates by it. */
+                    "webhook-id": string;
+                    /** @description When this attempt was signed, in Unix seconds; refuse one too far from now (standardwebhooks allows five minutes). */
+                    "webhook-timestamp": string;
+                    /** @description `v1,<base64 HMAC-SHA256>` of `<webhook-id>.<webhook-timestamp>.<body>` under the endpoint's secret; two, space-separated, for a day after a secret rotation (one by each secret). */
+                    "webhook-signature": string;
+                };
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["PartnerRequestEvent"];
+                };
+            };
+            responses: {
+                /** @description Gone: the endpoint is disabled at once (its owner enables it again). */
+                410: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description Received: the delivery is done. */
+                "2XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "partner_request.confirmed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * partner_request.confirmed
+         * @description The broker confirmed the shares' transfer to the issuer.
+         *
+         *     Delivered at least once, in order per resource; answer 2xx within the timeout, or it is retried.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header: {
+                    /** @description The event id, `evt_<sequence>`: the same in every attempt and replay of the event, so a receiver deduplicates by it. */
+                    "webhook-id": string;
+                    /** @description When this attempt was signed, in Unix seconds; refuse one too far from now (standardwebhooks allows five minutes). */
+                    "webhook-timestamp": string;
+                    /** @description `v1,<base64 HMAC-SHA256>` of `<webhook-id>.<webhook-timestamp>.<body>` under the endpoint's secret; two, space-separated, for a day after a secret rotation (one by each secret). */
+                    "webhook-signature": string;
+                };
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["PartnerRequestEvent"];
+                };
+            };
+            responses: {
+                /** @description Gone: the endpoint is disabled at once (its owner enables it again). */
+                410: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description Received: the delivery is done. */
+                "2XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "partner_request.minted": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * partner_request.minted
+         * @description The tokens were minted to the partner's wallet, not final yet.
+         *
+         *     Delivered at least once, in order per resource; answer 2xx within the timeout, or it is retried.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header: {
+                    /** @description The event id, `evt_<sequence>`: the same in every attempt and replay of the event, so a receiver deduplicates by it. */
+                    "webhook-id": string;
+                    /** @description When this attempt was signed, in Unix seconds; refuse one too far from now (standardwebhooks allows five minutes). */
+                    "webhook-timestamp": string;
+                    /** @description `v1,<base64 HMAC-SHA256>` of `<webhook-id>.<webhook-timestamp>.<body>` under the endpoint's secret; two, space-separated, for a day after a secret rotation (one by each secret). */
+                    "webhook-signature": string;
+                };
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["PartnerRequestEvent"];
+                };
+            };
+            responses: {
+                /** @description Gone: the endpoint is disabled at once (its owner enables it again). */
+                410: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description Received: the delivery is done. */
+                "2XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "partner_request.completed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * partner_request.completed
+         * @description The request is settled.
+         *
+         *     Delivered at least once, in order per resource; answer 2xx within the timeout, or it is retried.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header: {
+                    /** @description The event id, `evt_<sequence>`: the same in every attempt and replay of the event, so a receiver deduplicates by it. */
+                    "webhook-id": string;
+                    /** @description When this attempt was signed, in Unix seconds; refuse one too far from now (standardwebhooks allows five minutes). */
+                    "webhook-timestamp": string;
+                    /** @description `v1,<base64 HMAC-SHA256>` of `<webhook-id>.<webhook-timestamp>.<body>` under the endpoint's secret; two, space-separated, for a day after a secret rotation (one by each secret). */
+                    "webhook-signature": string;
+                };
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["PartnerRequestEvent"];
+                };
+            };
+            responses: {
+                /** @description Gone: the endpoint is disabled at once (its owner enables it again). */
+                410: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description Received: the delivery is done. */
+                "2XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "partner_request.awaiting_finality": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * partner_request.awaiting_finality
+         * @description A partner burn is on chain, not final yet.
+         *
+         *     Delivered at least once, in order per resource; answer 2xx within the timeout, or it is retried.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header: {
+                    /** @description The event id, `evt_<sequence>`: the same in every attempt and replay of the event, so a receiver deduplicates by it. */
+                    "webhook-id": string;
+                    /** @description When this attempt was signed, in Unix seconds; refuse one too far from now (standardwebhooks allows five minutes). */
+                    "webhook-timestamp": string;
+                    /** @description `v1,<base64 HMAC-SHA256>` of `<webhook-id>.<webhook-timestamp>.<body>` under the endpoint's secret; two, space-separated, for a day after a secret rotation (one by each secret). */
+                    "webhook-signature": string;
+                };
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["PartnerRequestEvent"];
+                };
+            };
+            responses: {
+                /** @description Gone: the endpoint is disabled at once (its owner enables it again). */
+                410: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description Received: the delivery is done. */
+                "2XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "partner_request.cancelled": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * partner_request.cancelled
+         * @description The partner burn left the chain in a reorganisation.
+         *
+         *     Delivered at least once, in order per resource; answer 2xx within the timeout, or it is retried.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header: {
+                    /** @description The event id, `evt_<sequence>`: the same in every attempt and replay of the event, so a receiver deduplicates by it. */
+                    "webhook-id": string;
+                    /** @description When this attempt was signed, in Unix seconds; refuse one too far from now (standardwebhooks allows five minutes). */
+                    "webhook-timestamp": string;
+                    /** @description `v1,<base64 HMAC-SHA256>` of `<webhook-id>.<webhook-timestamp>.<body>` under the endpoint's secret; two, space-separated, for a day after a secret rotation (one by each secret). */
+                    "webhook-signature": string;
+                };
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["PartnerRequestEvent"];
+                };
+            };
+            responses: {
+                /** @description Gone: the endpoint is disabled at once (its owner enables it again). */
+                410: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description Received: the delivery is done. */
+                "2XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "partner_request.pending": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * partner_request.pending
+         * @description The partner burn is final; the shares are to be delivered.
+         *
+         *     Delivered at least once, in order per resource; answer 2xx within the timeout, or it is retried.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header: {
+                    /** @description The event id, `evt_<sequence>`: the same in every attempt and replay of the event, so a receiver deduplicates by it. */
+                    "webhook-id": string;
+                    /** @description When this attempt was signed, in Unix seconds; refuse one too far from now (standardwebhooks allows five minutes). */
+                    "webhook-timestamp": string;
+                    /** @description `v1,<base64 HMAC-SHA256>` of `<webhook-id>.<webhook-timestamp>.<body>` under the endpoint's secret; two, space-separated, for a day after a secret rotation (one by each secret). */
+                    "webhook-signature": string;
+                };
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["PartnerRequestEvent"];
+                };
+            };
+            responses: {
+                /** @description Gone: the endpoint is disabled at once (its owner enables it again). */
+                410: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description Received: the delivery is done. */
+                "2XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "partner_request.needs_review": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * partner_request.needs_review
+         * @description The request waits for an operator.
+         *
+         *     Delivered at least once, in order per resource; answer 2xx within the timeout, or it is retried.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header: {
+                    /** @description The event id, `evt_<sequence>`: the same in every attempt and replay of the event, so a receiver deduplicates by it. */
+                    "webhook-id": string;
+                    /** @description When this attempt was signed, in Unix seconds; refuse one too far from now (standardwebhooks allows five minutes). */
+                    "webhook-timestamp": string;
+                    /** @description `v1,<base64 HMAC-SHA256>` of `<webhook-id>.<webhook-timestamp>.<body>` under the endpoint's secret; two, space-separated, for a day after a secret rotation (one by each secret). */
+                    "webhook-signature": string;
+                };
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["PartnerRequestEvent"];
+                };
+            };
+            responses: {
+                /** @description Gone: the endpoint is disabled at once (its owner enables it again). */
+                410: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description Received: the delivery is done. */
+                "2XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "partner_request.delivering": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * partner_request.delivering
+         * @description The shares are being delivered to the partner account.
+         *
+         *     Delivered at least once, in order per resource; answer 2xx within the timeout, or it is retried.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header: {
+                    /** @description The event id, `evt_<sequence>`: the same in every attempt and replay of the event, so a receiver deduplicates by it. */
+                    "webhook-id": string;
+                    /** @description When this attempt was signed, in Unix seconds; refuse one too far from now (standardwebhooks allows five minutes). */
+                    "webhook-timestamp": string;
+                    /** @description `v1,<base64 HMAC-SHA256>` of `<webhook-id>.<webhook-timestamp>.<body>` under the endpoint's secret; two, space-separated, for a day after a secret rotation (one by each secret). */
+                    "webhook-signature": string;
+                };
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["PartnerRequestEvent"];
+                };
+            };
+            responses: {
+                /** @description Gone: the endpoint is disabled at once (its owner enables it again). */
+                410: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description Received: the delivery is done. */
+                "2XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "partner_request.rejected": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * partner_request.rejected
+         * @description An operator rejected the request.
+         *
+         *     Delivered at least once, in order per resource; answer 2xx within the timeout, or it is retried.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header: {
+                    /** @description The event id, `evt_<sequence>`: the same in every attempt and replay of the event, so a receiver deduplicates by it. */
+                    "webhook-id": string;
+                    /** @description When this attempt was signed, in Unix seconds; refuse one too far from now (standardwebhooks allows five minutes). */
+                    "webhook-timestamp": string;
+                    /** @description `v1,<base64 HMAC-SHA256>` of `<webhook-id>.<webhook-timestamp>.<body>` under the endpoint's secret; two, space-separated, for a day after a secret rotation (one by each secret). */
+                    "webhook-signature": string;
+                };
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["PartnerRequestEvent"];
+                };
+            };
+            responses: {
+                /** @description Gone: the endpoint is disabled at once (its owner enables it again). */
+                410: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description Received: the delivery is done. */
+                "2XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "reserves.short": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * reserves.short
+         * @description An asset is short of reserves: its attestations and mints are paused.
+         *
+         *     Delivered at least once, in order per resource; answer 2xx within the timeout, or it is retried.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header: {
+                    /** @description The event id, `evt_<sequence>`: the same in every attempt and replay of the event, so a receiver deduplicates by it. */
+                    "webhook-id": string;
+                    /** @description When this attempt was signed, in Unix seconds; refuse one too far from now (standardwebhooks allows five minutes). */
+                    "webhook-timestamp": string;
+                    /** @description `v1,<base64 HMAC-SHA256>` of `<webhook-id>.<webhook-timestamp>.<body>` under the endpoint's secret; two, space-separated, for a day after a secret rotation (one by each secret). */
+                    "webhook-signature": string;
+                };
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["ReservesEvent"];
+                };
+            };
+            responses: {
+                /** @description Gone: the endpoint is disabled at once (its owner enables it again). */
+                410: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description Received: the delivery is done. */
+                "2XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "reserves.covered": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * reserves.covered
+         * @description An asset's reserves cover its tokens again: the pause is lifted.
+         *
+         *     Delivered at least once, in order per resource; answer 2xx within the timeout, or it is retried.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header: {
+                    /** @description The event id, `evt_<sequence>`: the same in every attempt and replay of the event, so a receiver deduplicates by it. */
+                    "webhook-id": string;
+                    /** @description When this attempt was signed, in Unix seconds; refuse one too far from now (standardwebhooks allows five minutes). */
+                    "webhook-timestamp": string;
+                    /** @description `v1,<base64 HMAC-SHA256>` of `<webhook-id>.<webhook-timestamp>.<body>` under the endpoint's secret; two, space-separated, for a day after a secret rotation (one by each secret). */
+                    "webhook-signature": string;
+                };
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["ReservesEvent"];
+                };
+            };
+            responses: {
+                /** @description Gone: the endpoint is disabled at once (its owner enables it again). */
+                410: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description Received: the delivery is done. */
+                "2XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "review.partner_request": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * review.partner_request
+         * @description A partner request needs an operator (resume or reject).
+         *
+         *     Delivered at least once, in order per resource; answer 2xx within the timeout, or it is retried.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header: {
+                    /** @description The event id, `evt_<sequence>`: the same in every attempt and replay of the event, so a receiver deduplicates by it. */
+                    "webhook-id": string;
+                    /** @description When this attempt was signed, in Unix seconds; refuse one too far from now (standardwebhooks allows five minutes). */
+                    "webhook-timestamp": string;
+                    /** @description `v1,<base64 HMAC-SHA256>` of `<webhook-id>.<webhook-timestamp>.<body>` under the endpoint's secret; two, space-separated, for a day after a secret rotation (one by each secret). */
+                    "webhook-signature": string;
+                };
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["ReviewEvent"];
+                };
+            };
+            responses: {
+                /** @description Gone: the endpoint is disabled at once (its owner enables it again). */
+                410: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description Received: the delivery is done. */
+                "2XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "review.hedge_order": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * review.hedge_order
+         * @description A hedge order needs an operator.
+         *
+         *     Delivered at least once, in order per resource; answer 2xx within the timeout, or it is retried.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header: {
+                    /** @description The event id, `evt_<sequence>`: the same in every attempt and replay of the event, so a receiver deduplicates by it. */
+                    "webhook-id": string;
+                    /** @description When this attempt was signed, in Unix seconds; refuse one too far from now (standardwebhooks allows five minutes). */
+                    "webhook-timestamp": string;
+                    /** @description `v1,<base64 HMAC-SHA256>` of `<webhook-id>.<webhook-timestamp>.<body>` under the endpoint's secret; two, space-separated, for a day after a secret rotation (one by each secret). */
+                    "webhook-signature": string;
+                };
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["ReviewEvent"];
+                };
+            };
+            responses: {
+                /** @description Gone: the endpoint is disabled at once (its owner enables it again). */
+                410: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description Received: the delivery is done. */
+                "2XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+}
 export interface components {
     schemas: {
         /** @description Every failure has this shape. */
@@ -1728,6 +3320,14 @@ export interface components {
                         verifyingContract: string;
                     };
                 };
+                /** @description The stablecoin a mint pays in (approve the token manager for it first) and a redemption is paid in, per EVM chain this API reaches, keyed like `ethereum-1`. */
+                settlementTokens: {
+                    [key: string]: {
+                        /** @description The ERC-20 contract. */
+                        address: string;
+                        decimals: number;
+                    };
+                };
             };
             solana: {
                 /** @description The ed25519 signer of solana-900 attestations, base58. */
@@ -1955,6 +3555,30 @@ export interface components {
             /** @description In the chain table's order. */
             chains: components["schemas"]["ChainStatus"][];
         };
+        /** @description The `data` of a `candle` event. */
+        CandleStreamEvent: {
+            /** @enum {string} */
+            interval: "1min" | "5min" | "15min";
+            /** @description The bucket start. */
+            timestamp: number;
+            /** @description True for the bucket's final values (sent again, revised, if a late tick changes them). */
+            isClosed: boolean;
+            primaryMarket: {
+                symbol: string;
+                /** @description null while this market has none in the bucket. */
+                candle: components["schemas"]["Candle"] | null;
+            };
+            underlyingMarket: {
+                ticker: string;
+                /** @description null while this market has none in the bucket. */
+                candle: components["schemas"]["Candle"] | null;
+            };
+        };
+        /** @description The `data` of the last event (`dropped`) of a stream the service ends. */
+        StreamDropped: {
+            /** @description Why the stream ends, e.g. the client read too slowly. */
+            reason: string;
+        };
         /** @description The one answer with JSON numbers rather than decimal strings, as the ticker format requires. */
         Ticker: {
             /** @description `<base>_<target>`, e.g. `AAPLon_USDon`. */
@@ -2120,6 +3744,246 @@ export interface components {
             requests: components["schemas"]["PartnerRequest"][];
             /** @description The `cursor` of the next page; null on the last. */
             nextCursor: string | null;
+        };
+        /** @description A webhook endpoint and its health. Its signing secret is never shown again after it is made. */
+        WebhookEndpoint: {
+            /** @description `wh_` and 16 hexadecimal digits. */
+            webhookId: string;
+            url: string;
+            events: ("attestation.executing" | "attestation.executed" | "attestation.expired" | "attestation.reopened" | "redemption.awaiting_finality" | "redemption.cancelled" | "redemption.pending" | "redemption.needs_review" | "redemption.delivering" | "redemption.completed" | "redemption.rejected" | "partner_request.created" | "partner_request.confirmed" | "partner_request.minted" | "partner_request.completed" | "partner_request.awaiting_finality" | "partner_request.cancelled" | "partner_request.pending" | "partner_request.needs_review" | "partner_request.delivering" | "partner_request.rejected" | "reserves.short" | "reserves.covered" | "review.partner_request" | "review.hedge_order")[];
+            description: string | null;
+            /**
+             * @description `account`: events of the account's own attestations, redemptions and partner requests; `operators` (an admin's): the issuer's reserves and review events too.
+             * @enum {string}
+             */
+            audience: "account" | "operators";
+            /** @enum {string} */
+            state: "enabled" | "disabled";
+            /** @description Who disabled it: its owner, the failures of its deliveries (for `WEBHOOK_DISABLE_AFTER_MS`), or a `410 Gone` answer; null while enabled. */
+            disabledBy: ("owner" | "failures" | "gone") | null;
+            /** @description Why it was disabled, e.g. since when it failed and its last failure. */
+            disabledReason: string | null;
+            disabledAt: number | null;
+            /** @description Since when no delivery succeeded (its first failure after the last success); null while deliveries succeed. */
+            failingSince: number | null;
+            lastSuccessAt: number | null;
+            /** @description The last failed attempt: the receiver's status or the network error. */
+            lastFailure: string | null;
+            createdAt: number;
+        };
+        /** @description A new webhook endpoint, with its signing secret (shown once). */
+        WebhookEndpointWithSecret: {
+            /** @description `wh_` and 16 hexadecimal digits. */
+            webhookId: string;
+            url: string;
+            events: ("attestation.executing" | "attestation.executed" | "attestation.expired" | "attestation.reopened" | "redemption.awaiting_finality" | "redemption.cancelled" | "redemption.pending" | "redemption.needs_review" | "redemption.delivering" | "redemption.completed" | "redemption.rejected" | "partner_request.created" | "partner_request.confirmed" | "partner_request.minted" | "partner_request.completed" | "partner_request.awaiting_finality" | "partner_request.cancelled" | "partner_request.pending" | "partner_request.needs_review" | "partner_request.delivering" | "partner_request.rejected" | "reserves.short" | "reserves.covered" | "review.partner_request" | "review.hedge_order")[];
+            description: string | null;
+            /**
+             * @description `account`: events of the account's own attestations, redemptions and partner requests; `operators` (an admin's): the issuer's reserves and review events too.
+             * @enum {string}
+             */
+            audience: "account" | "operators";
+            /** @enum {string} */
+            state: "enabled" | "disabled";
+            /** @description Who disabled it: its owner, the failures of its deliveries (for `WEBHOOK_DISABLE_AFTER_MS`), or a `410 Gone` answer; null while enabled. */
+            disabledBy: ("owner" | "failures" | "gone") | null;
+            /** @description Why it was disabled, e.g. since when it failed and its last failure. */
+            disabledReason: string | null;
+            disabledAt: number | null;
+            /** @description Since when no delivery succeeded (its first failure after the last success); null while deliveries succeed. */
+            failingSince: number | null;
+            lastSuccessAt: number | null;
+            /** @description The last failed attempt: the receiver's status or the network error. */
+            lastFailure: string | null;
+            createdAt: number;
+            /** @description The signing secret, `whsec_` and base64: shown only in this answer; verify deliveries with it (Standard Webhooks). */
+            secret: string;
+        };
+        WebhookSecretRotation: {
+            /** @description The signing secret, `whsec_` and base64: shown only in this answer; verify deliveries with it (Standard Webhooks). */
+            secret: string;
+            /** @description Until then deliveries carry a signature by the previous secret too, so receivers can switch at their pace. */
+            previousSecretExpiresAt: number;
+        };
+        WebhookEndpointList: {
+            /** @description Oldest first. */
+            webhooks: components["schemas"]["WebhookEndpoint"][];
+        };
+        /** @description One event sent (or to send) to one endpoint, with its attempts. */
+        WebhookDelivery: {
+            /** @description Decimal. */
+            deliveryId: string;
+            /**
+             * @description `failed`: its retries are spent; `cancelled`: the endpoint was disabled. Both can be replayed.
+             * @enum {string}
+             */
+            state: "pending" | "delivered" | "failed" | "cancelled";
+            event: {
+                /** @description `evt_<sequence>`: the `webhook-id` of every attempt. */
+                id: string;
+                /** @enum {string} */
+                type: "attestation.executing" | "attestation.executed" | "attestation.expired" | "attestation.reopened" | "redemption.awaiting_finality" | "redemption.cancelled" | "redemption.pending" | "redemption.needs_review" | "redemption.delivering" | "redemption.completed" | "redemption.rejected" | "partner_request.created" | "partner_request.confirmed" | "partner_request.minted" | "partner_request.completed" | "partner_request.awaiting_finality" | "partner_request.cancelled" | "partner_request.pending" | "partner_request.needs_review" | "partner_request.delivering" | "partner_request.rejected" | "reserves.short" | "reserves.covered" | "review.partner_request" | "review.hedge_order";
+                timestamp: number;
+                resource: {
+                    /** @enum {string} */
+                    kind: "attestation" | "redemption" | "partner_request" | "asset" | "hedge_order";
+                    id: string;
+                };
+            };
+            attempts: {
+                attempt: number;
+                startedAt: number;
+                finishedAt: number | null;
+                /** @description null while in flight; `interrupted`: the worker stopped mid-send; `refused`: the URL resolved to a forbidden address. */
+                outcome: ("delivered" | "failed" | "interrupted" | "refused") | null;
+                /** @description The receiver's HTTP status, if it answered. */
+                status: number | null;
+                error: string | null;
+                durationMs: number | null;
+            }[];
+            nextAttemptAt: number | null;
+            deliveredAt: number | null;
+        };
+        WebhookDeliveryPage: {
+            /** @description Newest first. */
+            deliveries: components["schemas"]["WebhookDelivery"][];
+            /** @description Pass as `cursor` for the next page; null on the last page. */
+            nextCursor: string | null;
+        };
+        /** @description An attestation changed state: `data` is what `GET /v1/attestations/{id}` answered then. */
+        AttestationEvent: {
+            /** @description `evt_<sequence>`, the same as the `webhook-id` header: stable across retries and replays, deduplicate by it. */
+            id: string;
+            /** @enum {string} */
+            type: "attestation.executing" | "attestation.executed" | "attestation.expired" | "attestation.reopened";
+            /** @description When the fact became true (the transaction that changed the state). */
+            timestamp: number;
+            resource: {
+                /** @enum {string} */
+                kind: "attestation";
+                id: string;
+            };
+            /** @description Orders the events of one resource (and is unique across all): a later event has a greater sequence. */
+            sequence: string;
+            data: components["schemas"]["AttestationRecord"];
+        };
+        /** @description A redemption of the account's tokens changed state. */
+        RedemptionEvent: {
+            /** @description `evt_<sequence>`, the same as the `webhook-id` header: stable across retries and replays, deduplicate by it. */
+            id: string;
+            /** @enum {string} */
+            type: "redemption.awaiting_finality" | "redemption.cancelled" | "redemption.pending" | "redemption.needs_review" | "redemption.delivering" | "redemption.completed" | "redemption.rejected";
+            /** @description When the fact became true (the transaction that changed the state). */
+            timestamp: number;
+            resource: {
+                /** @enum {string} */
+                kind: "redemption";
+                id: string;
+            };
+            /** @description Orders the events of one resource (and is unique across all): a later event has a greater sequence. */
+            sequence: string;
+            /** @description A burn of the account’s tokens and where its delivery stands. */
+            data: {
+                /** @description The redemption's id (its workflow id): `redemption-<chain>-<txHash>-<logIndex>`. */
+                redemptionId: string;
+                /** @description The EVM chain of the burn, e.g. `ethereum-1`. */
+                chain: string;
+                /** @description The burn transaction. */
+                txHash: string;
+                logIndex: number;
+                /** @description The block holding the burn. */
+                blockNumber: number;
+                /** @description The wallet that burned the tokens. */
+                wallet: string;
+                /** @description The token contract. */
+                token: string;
+                /** @description The token, e.g. `AAPLon`; null for a token not in the catalogue. */
+                symbol: string | null;
+                /** @description Token base units burned (18 decimals). */
+                amount: string;
+                /** @description The contract's USD figure for the burn (18 decimals). */
+                usdNotional: string;
+                /**
+                 * @description `awaiting_finality` until the block is final (`cancelled` if it leaves the chain), then `pending` → `delivering` → `completed`.
+                 * @enum {string}
+                 */
+                state: "awaiting_finality" | "cancelled" | "pending" | "needs_review" | "delivering" | "completed" | "rejected";
+            };
+        };
+        /** @description A partner request of the account's changed state: `data` is what `GET /v1/tokenization/requests/{id}` answers, without `workflow`. */
+        PartnerRequestEvent: {
+            /** @description `evt_<sequence>`, the same as the `webhook-id` header: stable across retries and replays, deduplicate by it. */
+            id: string;
+            /** @enum {string} */
+            type: "partner_request.created" | "partner_request.confirmed" | "partner_request.minted" | "partner_request.completed" | "partner_request.awaiting_finality" | "partner_request.cancelled" | "partner_request.pending" | "partner_request.needs_review" | "partner_request.delivering" | "partner_request.rejected";
+            /** @description When the fact became true (the transaction that changed the state). */
+            timestamp: number;
+            resource: {
+                /** @enum {string} */
+                kind: "partner_request";
+                id: string;
+            };
+            /** @description Orders the events of one resource (and is unique across all): a later event has a greater sequence. */
+            sequence: string;
+            data: components["schemas"]["PartnerRequest"];
+        };
+        /** @description An asset became short of reserves (paused) or covered again, as `GET /v1/reserves/hedges` lists its pause. */
+        ReservesEvent: {
+            /** @description `evt_<sequence>`, the same as the `webhook-id` header: stable across retries and replays, deduplicate by it. */
+            id: string;
+            /** @enum {string} */
+            type: "reserves.short" | "reserves.covered";
+            /** @description When the fact became true (the transaction that changed the state). */
+            timestamp: number;
+            resource: {
+                /** @enum {string} */
+                kind: "asset";
+                id: string;
+            };
+            /** @description Orders the events of one resource (and is unique across all): a later event has a greater sequence. */
+            sequence: string;
+            data: {
+                symbol: string;
+                shortfall: string;
+                since: number;
+                reason: string;
+            };
+        };
+        /** @description Something waits for an operator: a partner request (as `GET /v1/tokenization/requests/{id}` answers it) or a hedge order (as `GET /v1/reserves/hedges` lists it). */
+        ReviewEvent: {
+            /** @description `evt_<sequence>`, the same as the `webhook-id` header: stable across retries and replays, deduplicate by it. */
+            id: string;
+            /** @enum {string} */
+            type: "review.partner_request" | "review.hedge_order";
+            /** @description When the fact became true (the transaction that changed the state). */
+            timestamp: number;
+            resource: {
+                /** @enum {string} */
+                kind: "partner_request" | "hedge_order";
+                id: string;
+            };
+            /** @description Orders the events of one resource (and is unique across all): a later event has a greater sequence. */
+            sequence: string;
+            data: components["schemas"]["PartnerRequest"] | {
+                batchId: string;
+                /** @enum {string} */
+                side: "buy" | "sell";
+                underlying: string;
+                clientOrderId: string;
+                sharesOwed: string;
+                qty: string;
+                /** @enum {string} */
+                state: "pending" | "filled" | "canceled" | "review";
+                brokerOrderId: string | null;
+                filledQty: string;
+                filledAvgPrice: string | null;
+                /** @description Why a pending order waits (market or asset paused, broker closed or down). */
+                lastError: string | null;
+                /** @description The broker's reason, for an order in review. */
+                reason: string | null;
+                createdAt: number;
+                filledAt: number | null;
+            };
         };
         WorkflowSummary: {
             workflowId: string;
@@ -12350,6 +14214,1135 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"] & {
                         /** @enum {unknown} */
                         code?: "TEMPORAL_UNAVAILABLE" | "SERVICE_UNAVAILABLE";
+                    };
+                };
+            };
+        };
+    };
+    listWebhooks: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The endpoints. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookEndpointList"];
+                };
+            };
+            /**
+             * @description `MISSING_API_KEY`: No key was sent: neither the `x-api-key` header nor a partner key's basic credentials.
+             *
+             *     `INVALID_API_KEY`: The key sent is unknown or revoked (or a partner key's basic credentials name another key, or a key that is not a partner's).
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"] & {
+                        /** @enum {unknown} */
+                        code?: "MISSING_API_KEY" | "INVALID_API_KEY";
+                    };
+                };
+            };
+            /** @description `READ_ONLY_API_KEY`: A read-only key was used for a write operation. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"] & {
+                        /** @enum {unknown} */
+                        code?: "READ_ONLY_API_KEY";
+                    };
+                };
+            };
+            /** @description `RATE_LIMITED`: The key exceeded its rate limit, or the client address too many failed authentications; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"] & {
+                        /** @enum {unknown} */
+                        code?: "RATE_LIMITED";
+                    };
+                };
+            };
+            /** @description `INTERNAL_ERROR`: Unexpected server error; the message carries a request id to quote. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"] & {
+                        /** @enum {unknown} */
+                        code?: "INTERNAL_ERROR";
+                    };
+                };
+            };
+            /**
+             * @description `WEBHOOKS_UNAVAILABLE`: This API process has no webhook secret keys configured (`WEBHOOK_SECRET_KEYS`).
+             *
+             *     `SERVICE_UNAVAILABLE`: The database cannot be reached; retry after `Retry-After` seconds (`GET /ready` says what is down).
+             */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"] & {
+                        /** @enum {unknown} */
+                        code?: "WEBHOOKS_UNAVAILABLE" | "SERVICE_UNAVAILABLE";
+                    };
+                };
+            };
+        };
+    };
+    createWebhook: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Optional, 1–255 printable ASCII characters (an empty or blank value is refused): a retry with the same key and body answers the endpoint the first request registered, with its secret (with `Idempotent-Replayed: true`); the same key with another body is refused. */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Where events are POSTed: an absolute `https` URL (plain `http` only where the operator allows it) of a public address. */
+                    url: string;
+                    /** @description The event types it receives (the document's `webhooks` section lists them): account events (about the calling account's own resources) and, with an admin key, operator events. */
+                    events: ("attestation.executing" | "attestation.executed" | "attestation.expired" | "attestation.reopened" | "redemption.awaiting_finality" | "redemption.cancelled" | "redemption.pending" | "redemption.needs_review" | "redemption.delivering" | "redemption.completed" | "redemption.rejected" | "partner_request.created" | "partner_request.confirmed" | "partner_request.minted" | "partner_request.completed" | "partner_request.awaiting_finality" | "partner_request.cancelled" | "partner_request.pending" | "partner_request.needs_review" | "partner_request.delivering" | "partner_request.rejected" | "reserves.short" | "reserves.covered" | "review.partner_request" | "review.hedge_order")[];
+                    /** @description A note for its owner. */
+                    description?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The endpoint an earlier request with the same `Idempotency-Key` registered, with its secret. */
+            200: {
+                headers: {
+                    /** @description `true`: the endpoint an earlier request with the same `Idempotency-Key` registered. */
+                    "Idempotent-Replayed"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookEndpointWithSecret"];
+                };
+            };
+            /** @description The endpoint, enabled, with its signing secret: store it now, it is not shown again. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookEndpointWithSecret"];
+                };
+            };
+            /**
+             * @description `INVALID_WEBHOOK_URL`: The webhook URL is not an absolute `https` URL without credentials (plain `http` only where the operator allows it), or its host does not resolve.
+             *
+             *     `INVALID_EVENT_TYPE`: `events` names an event type that is not in the catalogue (`GET /v1/openapi.json`, section `webhooks`).
+             *
+             *     `INVALID_IDEMPOTENCY_KEY`: The `Idempotency-Key` header must be 1–255 printable characters.
+             *
+             *     `WEBHOOK_URL_FORBIDDEN`: The webhook URL resolves to a private, loopback, link-local or otherwise internal address; an operator can allow a network with `WEBHOOK_ALLOWED_NETWORKS`.
+             *
+             *     `WEBHOOK_LIMIT_REACHED`: The account already has the maximum number of webhook endpoints; delete one first.
+             *
+             *     `INVALID_REQUEST_BODY`: The JSON body does not match the schema; the message names the field.
+             *
+             *     `MALFORMED_JSON`: The body is not valid JSON.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"] & {
+                        /** @enum {unknown} */
+                        code?: "INVALID_WEBHOOK_URL" | "INVALID_EVENT_TYPE" | "INVALID_IDEMPOTENCY_KEY" | "WEBHOOK_URL_FORBIDDEN" | "WEBHOOK_LIMIT_REACHED" | "INVALID_REQUEST_BODY" | "MALFORMED_JSON";
+                    };
+                };
+            };
+            /**
+             * @description `MISSING_API_KEY`: No key was sent: neither the `x-api-key` header nor a partner key's basic credentials.
+             *
+             *     `INVALID_API_KEY`: The key sent is unknown or revoked (or a partner key's basic credentials name another key, or a key that is not a partner's).
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"] & {
+                        /** @enum {unknown} */
+                        code?: "MISSING_API_KEY" | "INVALID_API_KEY";
+                    };
+                };
+            };
+            /**
+             * @description `ADMIN_SCOPE_REQUIRED`: The operation needs a key with the `admin` scope.
+             *
+             *     `READ_ONLY_API_KEY`: A read-only key was used for a write operation.
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"] & {
+                        /** @enum {unknown} */
+                        code?: "ADMIN_SCOPE_REQUIRED" | "READ_ONLY_API_KEY";
+                    };
+                };
+            };
+            /** @description `PAYLOAD_TOO_LARGE`: The request body exceeds the size limit. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"] & {
+                        /** @enum {unknown} */
+                        code?: "PAYLOAD_TOO_LARGE";
+                    };
+                };
+            };
+            /** @description `UNSUPPORTED_MEDIA_TYPE`: Request bodies must be `application/json`. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"] & {
+                        /** @enum {unknown} */
+                        code?: "UNSUPPORTED_MEDIA_TYPE";
+                    };
+                };
+            };
+            /** @description `IDEMPOTENCY_KEY_REUSED`: The `Idempotency-Key` was already used with a different request body. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"] & {
+                        /** @enum {unknown} */
+                        code?: "IDEMPOTENCY_KEY_REUSED";
+                    };
+                };
+            };
+            /** @description `RATE_LIMITED`: The key exceeded its rate limit, or the client address too many failed authentications; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"] & {
+                        /** @enum {unknown} */
+                        code?: "RATE_LIMITED";
+                    };
+                };
+            };
+            /** @description `INTERNAL_ERROR`: Unexpected server error; the message carries a request id to quote. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"] & {
+                        /** @enum {unknown} */
+                        code?: "INTERNAL_ERROR";
+                    };
+                };
+            };
+            /**
+             * @description `WEBHOOKS_UNAVAILABLE`: This API process has no webhook secret keys configured (`WEBHOOK_SECRET_KEYS`).
+             *
+             *     `SERVICE_UNAVAILABLE`: The database cannot be reached; retry after `Retry-After` seconds (`GET /ready` says what is down).
+             */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"] & {
+                        /** @enum {unknown} */
+                        code?: "WEBHOOKS_UNAVAILABLE" | "SERVICE_UNAVAILABLE";
+                    };
+                };
+            };
+        };
+    };
+    getWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                webhookId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The endpoint. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookEndpoint"];
+                };
+            };
+            /** @description `INVALID_PARAMETER`: A query or path parameter is invalid; the message names it. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"] & {
+                        /** @enum {unknown} */
+                        code?: "INVALID_PARAMETER";
+                    };
+                };
+            };
+            /**
+             * @description `MISSING_API_KEY`: No key was sent: neither the `x-api-key` header nor a partner key's basic credentials.
+             *
+             *     `INVALID_API_KEY`: The key sent is unknown or revoked (or a partner key's basic credentials name another key, or a key that is not a partner's).
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"] & {
+                        /** @enum {unknown} */
+                        code?: "MISSING_API_KEY" | "INVALID_API_KEY";
+                    };
+                };
+            };
+            /** @description `READ_ONLY_API_KEY`: A read-only key was used for a write operation. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"] & {
+                        /** @enum {unknown} */
+                        code?: "READ_ONLY_API_KEY";
+                    };
+                };
+            };
+            /** @description `WEBHOOK_NOT_FOUND`: No webhook endpoint with this id belongs to the calling account. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"] & {
+                        /** @enum {unknown} */
+                        code?: "WEBHOOK_NOT_FOUND";
+                    };
+                };
+            };
+            /** @description `RATE_LIMITED`: The key exceeded its rate limit, or the client address too many failed authentications; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"] & {
+                        /** @enum {unknown} */
+                        code?: "RATE_LIMITED";
+                    };
+                };
+            };
+            /** @description `INTERNAL_ERROR`: Unexpected server error; the message carries a request id to quote. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"] & {
+                        /** @enum {unknown} */
+                        code?: "INTERNAL_ERROR";
+                    };
+                };
+            };
+            /**
+             * @description `WEBHOOKS_UNAVAILABLE`: This API process has no webhook secret keys configured (`WEBHOOK_SECRET_KEYS`).
+             *
+             *     `SERVICE_UNAVAILABLE`: The database cannot be reached; retry after `Retry-After` seconds (`GET /ready` says what is down).
+             */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"] & {
+                        /** @enum {unknown} */
+                        code?: "WEBHOOKS_UNAVAILABLE" | "SERVICE_UNAVAILABLE";
+                    };
+                };
+            };
+        };
+    };
+    deleteWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                webhookId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description `INVALID_PARAMETER`: A query or path parameter is invalid; the message names it. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"] & {
+                        /** @enum {unknown} */
+                        code?: "INVALID_PARAMETER";
+                    };
+                };
+            };
+            /**
+             * @description `MISSING_API_KEY`: No key was sent: neither the `x-api-key` header nor a partner key's basic credentials.
+             *
+             *     `INVALID_API_KEY`: The key sent is unknown or revoked (or a partner key's basic credentials name another key, or a key that is not a partner's).
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"] & {
+                        /** @enum {unknown} */
+                        code?: "MISSING_API_KEY" | "INVALID_API_KEY";
+                    };
+                };
+            };
+            /** @description `READ_ONLY_API_KEY`: A read-only key was used for a write operation. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"] & {
+                        /** @enum {unknown} */
+                        code?: "READ_ONLY_API_KEY";
+                    };
+                };
+            };
+            /** @description `WEBHOOK_NOT_FOUND`: No webhook endpoint with this id belongs to the calling account. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"] & {
+                        /** @enum {unknown} */
+                        code?: "WEBHOOK_NOT_FOUND";
+                    };
+                };
+            };
+            /** @description `RATE_LIMITED`: The key exceeded its rate limit, or the client address too many failed authentications; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"] & {
+                        /** @enum {unknown} */
+                        code?: "RATE_LIMITED";
+                    };
+                };
+            };
+            /** @description `INTERNAL_ERROR`: Unexpected server error; the message carries a request id to quote. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"] & {
+                        /** @enum {unknown} */
+                        code?: "INTERNAL_ERROR";
+                    };
+                };
+            };
+            /**
+             * @description `WEBHOOKS_UNAVAILABLE`: This API process has no webhook secret keys configured (`WEBHOOK_SECRET_KEYS`).
+             *
+             *     `SERVICE_UNAVAILABLE`: The database cannot be reached; retry after `Retry-After` seconds (`GET /ready` says what is down).
+             */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"] & {
+                        /** @enum {unknown} */
+                        code?: "WEBHOOKS_UNAVAILABLE" | "SERVICE_UNAVAILABLE";
+                    };
+                };
+            };
+        };
+    };
+    rotateWebhookSecret: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                webhookId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The new secret, and until when the previous one still signs. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookSecretRotation"];
+                };
+            };
+            /** @description `INVALID_PARAMETER`: A query or path parameter is invalid; the message names it. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"] & {
+                        /** @enum {unknown} */
+                        code?: "INVALID_PARAMETER";
+                    };
+                };
+            };
+            /**
+             * @description `MISSING_API_KEY`: No key was sent: neither the `x-api-key` header nor a partner key's basic credentials.
+             *
+             *     `INVALID_API_KEY`: The key sent is unknown or revoked (or a partner key's basic credentials name another key, or a key that is not a partner's).
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"] & {
+                        /** @enum {unknown} */
+                        code?: "MISSING_API_KEY" | "INVALID_API_KEY";
+                    };
+                };
+            };
+            /** @description `READ_ONLY_API_KEY`: A read-only key was used for a write operation. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"] & {
+                        /** @enum {unknown} */
+                        code?: "READ_ONLY_API_KEY";
+                    };
+                };
+            };
+            /** @description `WEBHOOK_NOT_FOUND`: No webhook endpoint with this id belongs to the calling account. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"] & {
+                        /** @enum {unknown} */
+                        code?: "WEBHOOK_NOT_FOUND";
+                    };
+                };
+            };
+            /** @description `RATE_LIMITED`: The key exceeded its rate limit, or the client address too many failed authentications; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"] & {
+                        /** @enum {unknown} */
+                        code?: "RATE_LIMITED";
+                    };
+                };
+            };
+            /** @description `INTERNAL_ERROR`: Unexpected server error; the message carries a request id to quote. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"] & {
+                        /** @enum {unknown} */
+                        code?: "INTERNAL_ERROR";
+                    };
+                };
+            };
+            /**
+             * @description `WEBHOOKS_UNAVAILABLE`: This API process has no webhook secret keys configured (`WEBHOOK_SECRET_KEYS`).
+             *
+             *     `SERVICE_UNAVAILABLE`: The database cannot be reached; retry after `Retry-After` seconds (`GET /ready` says what is down).
+             */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"] & {
+                        /** @enum {unknown} */
+                        code?: "WEBHOOKS_UNAVAILABLE" | "SERVICE_UNAVAILABLE";
+                    };
+                };
+            };
+        };
+    };
+    disableWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                webhookId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The endpoint, disabled. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookEndpoint"];
+                };
+            };
+            /** @description `INVALID_PARAMETER`: A query or path parameter is invalid; the message names it. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"] & {
+                        /** @enum {unknown} */
+                        code?: "INVALID_PARAMETER";
+                    };
+                };
+            };
+            /**
+             * @description `MISSING_API_KEY`: No key was sent: neither the `x-api-key` header nor a partner key's basic credentials.
+             *
+             *     `INVALID_API_KEY`: The key sent is unknown or revoked (or a partner key's basic credentials name another key, or a key that is not a partner's).
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"] & {
+                        /** @enum {unknown} */
+                        code?: "MISSING_API_KEY" | "INVALID_API_KEY";
+                    };
+                };
+            };
+            /** @description `READ_ONLY_API_KEY`: A read-only key was used for a write operation. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"] & {
+                        /** @enum {unknown} */
+                        code?: "READ_ONLY_API_KEY";
+                    };
+                };
+            };
+            /** @description `WEBHOOK_NOT_FOUND`: No webhook endpoint with this id belongs to the calling account. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"] & {
+                        /** @enum {unknown} */
+                        code?: "WEBHOOK_NOT_FOUND";
+                    };
+                };
+            };
+            /** @description `RATE_LIMITED`: The key exceeded its rate limit, or the client address too many failed authentications; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"] & {
+                        /** @enum {unknown} */
+                        code?: "RATE_LIMITED";
+                    };
+                };
+            };
+            /** @description `INTERNAL_ERROR`: Unexpected server error; the message carries a request id to quote. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"] & {
+                        /** @enum {unknown} */
+                        code?: "INTERNAL_ERROR";
+                    };
+                };
+            };
+            /**
+             * @description `WEBHOOKS_UNAVAILABLE`: This API process has no webhook secret keys configured (`WEBHOOK_SECRET_KEYS`).
+             *
+             *     `SERVICE_UNAVAILABLE`: The database cannot be reached; retry after `Retry-After` seconds (`GET /ready` says what is down).
+             */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"] & {
+                        /** @enum {unknown} */
+                        code?: "WEBHOOKS_UNAVAILABLE" | "SERVICE_UNAVAILABLE";
+                    };
+                };
+            };
+        };
+    };
+    enableWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                webhookId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The endpoint, enabled. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookEndpoint"];
+                };
+            };
+            /**
+             * @description `INVALID_WEBHOOK_URL`: The webhook URL is not an absolute `https` URL without credentials (plain `http` only where the operator allows it), or its host does not resolve.
+             *
+             *     `WEBHOOK_URL_FORBIDDEN`: The webhook URL resolves to a private, loopback, link-local or otherwise internal address; an operator can allow a network with `WEBHOOK_ALLOWED_NETWORKS`.
+             *
+             *     `INVALID_PARAMETER`: A query or path parameter is invalid; the message names it.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"] & {
+                        /** @enum {unknown} */
+                        code?: "INVALID_WEBHOOK_URL" | "WEBHOOK_URL_FORBIDDEN" | "INVALID_PARAMETER";
+                    };
+                };
+            };
+            /**
+             * @description `MISSING_API_KEY`: No key was sent: neither the `x-api-key` header nor a partner key's basic credentials.
+             *
+             *     `INVALID_API_KEY`: The key sent is unknown or revoked (or a partner key's basic credentials name another key, or a key that is not a partner's).
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"] & {
+                        /** @enum {unknown} */
+                        code?: "MISSING_API_KEY" | "INVALID_API_KEY";
+                    };
+                };
+            };
+            /** @description `READ_ONLY_API_KEY`: A read-only key was used for a write operation. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"] & {
+                        /** @enum {unknown} */
+                        code?: "READ_ONLY_API_KEY";
+                    };
+                };
+            };
+            /** @description `WEBHOOK_NOT_FOUND`: No webhook endpoint with this id belongs to the calling account. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"] & {
+                        /** @enum {unknown} */
+                        code?: "WEBHOOK_NOT_FOUND";
+                    };
+                };
+            };
+            /** @description `RATE_LIMITED`: The key exceeded its rate limit, or the client address too many failed authentications; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"] & {
+                        /** @enum {unknown} */
+                        code?: "RATE_LIMITED";
+                    };
+                };
+            };
+            /** @description `INTERNAL_ERROR`: Unexpected server error; the message carries a request id to quote. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"] & {
+                        /** @enum {unknown} */
+                        code?: "INTERNAL_ERROR";
+                    };
+                };
+            };
+            /**
+             * @description `WEBHOOKS_UNAVAILABLE`: This API process has no webhook secret keys configured (`WEBHOOK_SECRET_KEYS`).
+             *
+             *     `SERVICE_UNAVAILABLE`: The database cannot be reached; retry after `Retry-After` seconds (`GET /ready` says what is down).
+             */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"] & {
+                        /** @enum {unknown} */
+                        code?: "WEBHOOKS_UNAVAILABLE" | "SERVICE_UNAVAILABLE";
+                    };
+                };
+            };
+        };
+    };
+    listWebhookDeliveries: {
+        parameters: {
+            query?: {
+                /** @description Only deliveries in this state. */
+                state?: "pending" | "delivered" | "failed" | "cancelled";
+                /** @description Deliveries per page, 1–100. */
+                limit?: number;
+                /** @description The previous page's `nextCursor`. */
+                cursor?: string & (unknown & unknown);
+            };
+            header?: never;
+            path: {
+                webhookId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One page of deliveries. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookDeliveryPage"];
+                };
+            };
+            /** @description `INVALID_PARAMETER`: A query or path parameter is invalid; the message names it. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"] & {
+                        /** @enum {unknown} */
+                        code?: "INVALID_PARAMETER";
+                    };
+                };
+            };
+            /**
+             * @description `MISSING_API_KEY`: No key was sent: neither the `x-api-key` header nor a partner key's basic credentials.
+             *
+             *     `INVALID_API_KEY`: The key sent is unknown or revoked (or a partner key's basic credentials name another key, or a key that is not a partner's).
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"] & {
+                        /** @enum {unknown} */
+                        code?: "MISSING_API_KEY" | "INVALID_API_KEY";
+                    };
+                };
+            };
+            /** @description `READ_ONLY_API_KEY`: A read-only key was used for a write operation. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"] & {
+                        /** @enum {unknown} */
+                        code?: "READ_ONLY_API_KEY";
+                    };
+                };
+            };
+            /** @description `WEBHOOK_NOT_FOUND`: No webhook endpoint with this id belongs to the calling account. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"] & {
+                        /** @enum {unknown} */
+                        code?: "WEBHOOK_NOT_FOUND";
+                    };
+                };
+            };
+            /** @description `RATE_LIMITED`: The key exceeded its rate limit, or the client address too many failed authentications; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"] & {
+                        /** @enum {unknown} */
+                        code?: "RATE_LIMITED";
+                    };
+                };
+            };
+            /** @description `INTERNAL_ERROR`: Unexpected server error; the message carries a request id to quote. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"] & {
+                        /** @enum {unknown} */
+                        code?: "INTERNAL_ERROR";
+                    };
+                };
+            };
+            /**
+             * @description `WEBHOOKS_UNAVAILABLE`: This API process has no webhook secret keys configured (`WEBHOOK_SECRET_KEYS`).
+             *
+             *     `SERVICE_UNAVAILABLE`: The database cannot be reached; retry after `Retry-After` seconds (`GET /ready` says what is down).
+             */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"] & {
+                        /** @enum {unknown} */
+                        code?: "WEBHOOKS_UNAVAILABLE" | "SERVICE_UNAVAILABLE";
+                    };
+                };
+            };
+        };
+    };
+    replayWebhookDelivery: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                webhookId: string;
+                deliveryId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The delivery, pending again. */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookDelivery"];
+                };
+            };
+            /** @description `INVALID_PARAMETER`: A query or path parameter is invalid; the message names it. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"] & {
+                        /** @enum {unknown} */
+                        code?: "INVALID_PARAMETER";
+                    };
+                };
+            };
+            /**
+             * @description `MISSING_API_KEY`: No key was sent: neither the `x-api-key` header nor a partner key's basic credentials.
+             *
+             *     `INVALID_API_KEY`: The key sent is unknown or revoked (or a partner key's basic credentials name another key, or a key that is not a partner's).
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"] & {
+                        /** @enum {unknown} */
+                        code?: "MISSING_API_KEY" | "INVALID_API_KEY";
+                    };
+                };
+            };
+            /** @description `READ_ONLY_API_KEY`: A read-only key was used for a write operation. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"] & {
+                        /** @enum {unknown} */
+                        code?: "READ_ONLY_API_KEY";
+                    };
+                };
+            };
+            /**
+             * @description `WEBHOOK_NOT_FOUND`: No webhook endpoint with this id belongs to the calling account.
+             *
+             *     `DELIVERY_NOT_FOUND`: The webhook endpoint has no delivery with this id.
+             */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"] & {
+                        /** @enum {unknown} */
+                        code?: "WEBHOOK_NOT_FOUND" | "DELIVERY_NOT_FOUND";
+                    };
+                };
+            };
+            /** @description `WEBHOOK_DISABLED`: The webhook endpoint is disabled (by its owner, or after failing for too long: its `disabledReason` says why); enable it first. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"] & {
+                        /** @enum {unknown} */
+                        code?: "WEBHOOK_DISABLED";
+                    };
+                };
+            };
+            /** @description `RATE_LIMITED`: The key exceeded its rate limit, or the client address too many failed authentications; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"] & {
+                        /** @enum {unknown} */
+                        code?: "RATE_LIMITED";
+                    };
+                };
+            };
+            /** @description `INTERNAL_ERROR`: Unexpected server error; the message carries a request id to quote. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"] & {
+                        /** @enum {unknown} */
+                        code?: "INTERNAL_ERROR";
+                    };
+                };
+            };
+            /**
+             * @description `WEBHOOKS_UNAVAILABLE`: This API process has no webhook secret keys configured (`WEBHOOK_SECRET_KEYS`).
+             *
+             *     `SERVICE_UNAVAILABLE`: The database cannot be reached; retry after `Retry-After` seconds (`GET /ready` says what is down).
+             */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"] & {
+                        /** @enum {unknown} */
+                        code?: "WEBHOOKS_UNAVAILABLE" | "SERVICE_UNAVAILABLE";
                     };
                 };
             };
