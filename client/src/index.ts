@@ -9,7 +9,7 @@ export { IssuerApiError, IssuerChainError, IssuerNetworkError, isIssuerError, ty
 export type { RetryClass, RetryPolicy } from './retry.ts';
 export type { CandleEventData, PriceEventData, StreamItem, StreamOptions } from './streams.ts';
 export { attestationAmounts, type Attestation, type AttestationFields, type Signers } from './attestation.ts';
-export { verifyAttestation, evmQuoteOf, type Verification } from './verify.ts';
+export { verifyAttestation, evmQuoteOf, type Verification, type Signers as VerificationSigners } from './verify.ts';
 export { submitEvmAttestation, type SettlementToken, type SubmitEvmAttestationParameters, type SubmitEvmAttestationReturnType } from './evm.ts';
 export { completeSolanaAttestation, sendSolanaAttestation, type CompleteSolanaAttestationParameters, type SendSolanaAttestationParameters } from './solana.ts';
 export { verifyWebhook, WebhookVerificationError, type WebhookEvent, type WebhookHeaders } from './webhooks.ts';

@@ -6,7 +6,7 @@
  * for a bad attestation. viem and `@solana/kit` (optional peers) are loaded when a chain of theirs is checked.
  */
 import type { Address, CompiledTransactionMessage, SignatureBytes } from '@solana/kit';
-import { base64ToBytes, bytesToHex, chainOfAttestation, type AttestationFields, type Signers } from './attestation.ts';
+import { base64ToBytes, bytesToHex, chainOfAttestation, type AttestationFields, type Signers as PublishedSigners } from './attestation.ts';
 import { CHAINS, QUOTE_TYPES, type Chain } from './generated/contracts.ts';
 import type { SolanaIssuerAccounts } from './solana-transaction.ts';
 
@@ -25,6 +25,9 @@ export interface Verification {
   nonceAccount?: string;
   nonce?: string;
 }
+
+/** What verifying reads of the published signers (the settlement tokens are the on-chain step's, not needed here). */
+export type Signers = { evm: Omit<PublishedSigners['evm'], 'settlementTokens'>; solana: PublishedSigners['solana'] };
 
 type LegacyMessage = Extract<CompiledTransactionMessage, { version: 'legacy' }> & { lifetimeToken?: string };
 

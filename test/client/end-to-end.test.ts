@@ -109,7 +109,7 @@ const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** Waits for the webhook saying the attestation is `executed` (the product saw its execution final); the API says so too. */
 async function executed(attestationId: string): Promise<void> {
-  const said = () => [...events.values()].filter((event) => event.resource.id === attestationId).map((event) => event.type);
+  const said = (): string[] => [...events.values()].filter((event) => event.resource.id === attestationId).map((event) => event.type);
   while (!said().includes('attestation.executed')) await pause(200);
   expect(said()).toEqual(['attestation.executing', 'attestation.executed'].filter((type) => said().includes(type)));
   expect((await client.attestations.get(attestationId)).state).toBe('executed');
