@@ -93,6 +93,7 @@ export async function* resumableStream<E extends string, D>(source: StreamSource
     let first = true;
     try {
       for await (const message of eventsOf(response.body, (ms) => (retryMs = ms))) {
+        if (signal?.aborted) return;
         if (message.event === 'dropped') break;
         const id = parseId(message.id);
         if (first && resumedFrom && (!id || id.epoch !== resumedFrom.epoch || id.seq <= resumedFrom.seq)) {
