@@ -4,14 +4,20 @@
  * process with the in-memory Temporal service, starts every attestation's workflow from the outbox — at saturation, and
  * how long after it the last of its workflows was started; then, with none waiting and the worker at rest, at a
  * constant offered rate. Load is spread over 32 accounts, as many users would send it; limits are raised so nothing
- * is refused.
+ * is refused. BENCH_WEBHOOK_ENDPOINTS=N gives N of the accounts a webhook endpoint listing every attestation event, so
+ * that the triggers of migration 020 write events and deliveries for each change of their attestations' states.
  */
 import { fork, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { createPool, type Database } from '../db/pool';
 import { createApiKey } from '../db/queries/api-keys';
+import { insertWebhookEndpoint } from '../db/queries/webhooks';
+import { WEBHOOK_EVENT_TYPE_NAMES } from '../domain/webhook-events';
+import { createSecretBox, newWebhookMasterKey } from '../webhooks/secret-box';
+import { newWebhookSecret } from '../webhooks/signing';
 import { nextSession, sessionAt, type Session } from '../domain/calendar';
 import { formatResults, load, loadAtRate, loadGenerator, type LoadResult } from './load';
 
@@ -112,8 +118,18 @@ export async function benchAttestations(databaseUrl: string, session: Session, s
   const db = createPool(databaseUrl, 4);
   await db.query('UPDATE session_limits SET tradable = true, max_attestation_count = 1000000000, max_active_notional_value = 1e15, max_session_notional_value = 1e15');
   const keys: string[] = [];
+  const secrets = createSecretBox(newWebhookMasterKey());
   for (let index = 0; index < ACCOUNTS; index += 1) {
-    keys.push((await createApiKey(db, { name: `bench trader ${index}`, scope: 'write', rateLimitPerSecond: 1_000_000, rateLimitBurst: 1_000_000 })).secret);
+    const { secret, key } = await createApiKey(db, { name: `bench trader ${index}`, scope: 'write', rateLimitPerSecond: 1_000_000, rateLimitBurst: 1_000_000 });
+    keys.push(secret);
+    // BENCH_WEBHOOK_ENDPOINTS: that many of the accounts subscribe to every attestation event (the triggers' cost).
+    if (index < Number(process.env.BENCH_WEBHOOK_ENDPOINTS ?? 0)) {
+      const endpointId = `wh_${randomBytes(8).toString('hex')}`;
+      await insertWebhookEndpoint(db, {
+        endpointId, accountId: key.accountId!, audience: 'account', url: 'https://receiver.example/hooks', description: null,
+        eventTypes: WEBHOOK_EVENT_TYPE_NAMES.filter((type) => type.startsWith('attestation.')), secret: secrets.seal(endpointId, newWebhookSecret()),
+      });
+    }
   }
 
   const server = child<{ url: string }>('attestation-server.ts', {

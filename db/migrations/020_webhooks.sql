@@ -93,6 +93,8 @@ CREATE TABLE webhook_attempts (
   PRIMARY KEY (delivery_id, attempt),
   CHECK ((finished_at IS NULL) = (outcome IS NULL))
 );
+-- Attempts in flight: a claim closes those whose lease ran out.
+CREATE INDEX webhook_attempts_open ON webhook_attempts (delivery_id) WHERE finished_at IS NULL;
 
 -- Endpoints with new deliveries: the worker takes these rows, wakes the endpoints' workflows and deletes them (the
 -- attestation_workflow_starts pattern). One row per endpoint and writing transaction, so writers never wait on each
@@ -241,8 +243,7 @@ BEGIN
       'batchId', NEW.batch_id, 'side', NEW.side, 'underlying', NEW.underlying, 'clientOrderId', NEW.client_order_id,
       'sharesOwed', trim_scale(NEW.shares_owed)::text, 'qty', trim_scale(NEW.qty)::text, 'state', NEW.state, 'brokerOrderId', NEW.broker_order_id,
       'filledQty', trim_scale(NEW.filled_qty)::text, 'filledAvgPrice', trim_scale(NEW.filled_avg_price)::text, 'lastError', NEW.last_error,
-      'reason', NEW.reason, 'createdAt', floor(extract(epoch FROM NEW.created_at) * 1000)::bigint,
-      'filledAt', floor(extract(epoch FROM NEW.filled_at) * 1000)::bigint));
+      'reason', NEW.reason, 'createdAt', (extract(epoch FROM NEW.created_at) * 1000)::float8, 'filledAt', (extract(epoch FROM NEW.filled_at) * 1000)::float8));
   END IF;
   RETURN NULL;
 END
