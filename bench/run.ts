@@ -6,7 +6,8 @@
  * partner in-kind flow), `attestations` (attestation creation), `workflows` (workflows through the embedded Temporal
  * service), `chains` (seen and final latencies, scan throughput), `console` (the operator console over 100 000
  * workflows and a 10 000-event history), `hedging` (hedge latency, reserves computation time), `solana` (Solana
- * attestation creation beside EVM's, and settlement on the local ledger).
+ * attestation creation beside EVM's, and settlement on the local ledger), `webhooks` (event → delivered latency, deliveries
+ * per second to one endpoint).
  */
 import { exitWithUsageOnHelp } from '../config/cli';
 import { startTestDatabase } from '../harness/database';
@@ -24,12 +25,13 @@ import { benchPartner, formatPartner } from './partner';
 import { benchSigning } from './signing';
 import { benchSolana, formatSolana } from './solana';
 import { benchStreams, formatStreams } from './streams';
+import { benchWebhooks, formatWebhooks } from './webhooks';
 import { benchWorkflowModes, formatWorkflowModes } from './workflows';
 
 const write = (text: string) => process.stdout.write(`${text}\n`);
 
 async function main(): Promise<void> {
-  exitWithUsageOnHelp(`usage: npm run bench -- [streams|partner|attestations|workflows|chains|console|hedging|solana]   every benchmark, or only one mode
+  exitWithUsageOnHelp(`usage: npm run bench -- [streams|partner|attestations|workflows|chains|console|hedging|solana|webhooks]   every benchmark, or only one mode
   BENCH_SECONDS   seconds per load phase (default 10); DATABASE_URL: run on it (migrated, seeded, written to), else a throw-away PostgreSQL`);
   const seconds = Number(process.env.BENCH_SECONDS ?? 10);
   // What the benchmarks start (PostgreSQL, chains, servers, workers) is stopped should this run be killed.
@@ -60,6 +62,10 @@ async function main(): Promise<void> {
     }
     if (process.argv.slice(2).includes('solana')) {
       for (const line of formatSolana(await benchSolana((run) => databases.phase(run), seconds))) write(line);
+      return;
+    }
+    if (process.argv.slice(2).includes('webhooks')) {
+      for (const line of formatWebhooks(await databases.phase((url) => benchWebhooks(url, { seconds })))) write(line);
       return;
     }
     if (process.argv.slice(2).includes('workflows')) {
@@ -113,6 +119,8 @@ async function main(): Promise<void> {
     for (const line of formatHedging(await databases.phase((url) => benchHedging(url)))) write(line);
 
     for (const line of formatSolana(await benchSolana((run) => databases.phase(run), seconds))) write(line);
+
+    for (const line of formatWebhooks(await databases.phase((url) => benchWebhooks(url, { seconds })))) write(line);
   } finally {
     await databases.drop();
     await temporary?.stop();

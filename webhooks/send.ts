@@ -75,8 +75,9 @@ export function sendWebhook(request: WebhookRequest, options: WebhookSendOptions
       signal: AbortSignal.timeout(options.timeoutMs),
     });
     outgoing.on('socket', (socket) => {
-      address = socket.remoteAddress ?? null;
-      socket.once('connect', () => (address = socket.remoteAddress ?? null));
+      // A kept-alive socket is connected already; a new one is known once it connects.
+      if (socket.connecting) socket.once('connect', () => (address = socket.remoteAddress ?? null));
+      else address = socket.remoteAddress ?? null;
     });
     outgoing.on('response', (response) => {
       const kept: Buffer[] = [];

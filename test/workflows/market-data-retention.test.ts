@@ -11,7 +11,7 @@ let temporal: ProductTemporal;
 
 beforeAll(async () => {
   database = await cloneTemplateDatabase();
-  temporal = await startProductTemporal(createActivities({ db: database.db }));
+  temporal = await startProductTemporal(createActivities({ db: database.db, webhooks: { retentionDays: 30 } }));
 });
 afterAll(async () => {
   await temporal?.teardown();
@@ -62,7 +62,7 @@ test('prunes candles past retention, keeps the rest, and continues as new after 
     const description = await temporal.client.workflow.getHandle(MARKET_DATA_RETENTION_WORKFLOW_ID, first.firstExecutionRunId).describe();
     expect(description.status.name).toBe('CONTINUED_AS_NEW');
   });
-  await recordProductHistory('market-data-retention', temporal.client.workflow.getHandle(MARKET_DATA_RETENTION_WORKFLOW_ID, first.firstExecutionRunId));
+  await recordProductHistory('market-data-retention-webhooks', temporal.client.workflow.getHandle(MARKET_DATA_RETENTION_WORKFLOW_ID, first.firstExecutionRunId));
   const current = await temporal.client.workflow.getHandle(MARKET_DATA_RETENTION_WORKFLOW_ID).describe();
   expect(current.status.name).toBe('RUNNING');
   expect(current.runId).not.toBe(first.firstExecutionRunId);

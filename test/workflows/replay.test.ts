@@ -9,7 +9,9 @@
  * review: they replay through `patched('partner-callback-review')` and `patched('partner-mint-review')`;
  * `chain-watcher-halted-resumed`, `hedge-filled`, `reserves-recomputed` and `market-data-retention` were recorded before
  * the long-lived workflows' run limits and replay through `patched('long-lived-limits')`, which
- * `market-data-retention-long-lived` was recorded with.
+ * `market-data-retention-long-lived` was recorded with; those and `market-data-retention-long-lived` were recorded
+ * before the webhook history was pruned, and replay through `patched('webhook-retention')`, which
+ * `market-data-retention-webhooks` was recorded with.
  */
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
@@ -37,6 +39,7 @@ test('histories of every product workflow are recorded', () => {
     'chain-watcher-halted-resumed.json',
     'hedge-filled.json',
     'market-data-retention-long-lived.json',
+    'market-data-retention-webhooks.json',
     'market-data-retention.json',
     'partner-mint-callback-retried.json',
     'partner-mint-callback-reviewed.json',
@@ -50,6 +53,7 @@ test('histories of every product workflow are recorded', () => {
     'reserves-recomputed.json',
     'solana-nonce-pool.json',
     'wallet-registration.json',
+    'webhook-endpoint-retried-deleted.json',
   ]);
 });
 
