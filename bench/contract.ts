@@ -5,6 +5,7 @@
 import { AnswerChecker } from '../api/contract/answer-check';
 import { buildOpenApiDocument } from '../api/contract/document';
 import { API_RESOURCES } from '../api/resources';
+import { WEBHOOK_EVENT_DOCUMENTS } from '../api/v1/webhooks/router';
 
 export interface ContractFigures {
   documentMs: number;
@@ -20,8 +21,9 @@ function perCallUs(count: number, run: () => void): number {
 
 export function benchContract(): ContractFigures {
   const baseUrl = 'http://127.0.0.1:8080';
-  const documentMs = perCallUs(20, () => buildOpenApiDocument(API_RESOURCES, { baseUrl })) / 1000;
-  const checker = new AnswerChecker(buildOpenApiDocument(API_RESOURCES, { baseUrl }));
+  const options = { baseUrl, webhooks: WEBHOOK_EVENT_DOCUMENTS };
+  const documentMs = perCallUs(20, () => buildOpenApiDocument(API_RESOURCES, options)) / 1000;
+  const checker = new AnswerChecker(buildOpenApiDocument(API_RESOURCES, options));
   const price = { primaryMarket: { symbol: 'AAPLon', price: '231.456' }, underlyingMarket: { ticker: 'AAPL', price: '232.01' }, timestamp: 1_763_900_000_000 };
   const candle = (index: number) => ({ timestamp: 1_763_900_000_000 + index * 60_000, open: '231.4', high: '231.9', low: '231.1', close: '231.6' });
   const candles = Array.from({ length: 1_440 }, (_, index) => candle(index));

@@ -14,6 +14,7 @@ import { API_EXAMPLES } from '../../api/contract/examples';
 import { API_RESOURCES, openApiDocument } from '../../api/resources';
 import { createApiKey } from '../../db/queries/api-keys';
 import { ERROR_CODES, type ErrorCode } from '../../domain/error-codes';
+import { WEBHOOK_EVENT_TYPE_NAMES } from '../../domain/webhook-events';
 import { createTestApi, TEST_BASE_URL, type TestApi } from '../support/api';
 
 const ROOT = path.join(__dirname, '..', '..');
@@ -74,6 +75,35 @@ test('every operation is in the document once, with security, and every error co
     const documentedOperation = document.paths[operation.path]![operation.method]!;
     expect(documentedOperation.security).toEqual(operation.access === 'public' ? [] : expect.arrayContaining([{ apiKey: [] }]));
   }
+});
+
+test('x-retry says which operations a client may retry: reads always, creations with an Idempotency-Key, other changes never', () => {
+  const retryOf = (route: string, method: string) => document.paths[route]![method]!['x-retry'];
+  for (const operation of operations) expect(['always', 'idempotency-key', 'never']).toContain(retryOf(operation.path, operation.method));
+  expect(retryOf('/v1/attestations', 'post')).toBe('idempotency-key');
+  expect(retryOf('/v1/webhooks', 'post')).toBe('idempotency-key');
+  expect(retryOf('/v1/webhooks/{webhookId}', 'get')).toBe('always');
+  expect(retryOf('/v1/webhooks/{webhookId}', 'delete')).toBe('never');
+  expect(retryOf('/v1/webhooks/{webhookId}/rotate-secret', 'post')).toBe('never');
+});
+
+test('the webhooks section: every catalogue event, a POST of its envelope with the Standard Webhooks headers', () => {
+  const webhooks = document.webhooks as Record<string, { post: { parameters: { name: string; in: string; required: boolean }[]; requestBody: { content: Record<string, { schema: { $ref: string } }> } } }>;
+  expect(Object.keys(webhooks).sort()).toEqual([...WEBHOOK_EVENT_TYPE_NAMES].sort());
+  for (const [type, { post }] of Object.entries(webhooks)) {
+    expect(post.parameters.map(({ name, in: location, required }) => `${location} ${name} ${required}`)).toEqual(['header webhook-id true', 'header webhook-timestamp true', 'header webhook-signature true']);
+    const family = { attestation: 'AttestationEvent', redemption: 'RedemptionEvent', partner_request: 'PartnerRequestEvent', reserves: 'ReservesEvent', review: 'ReviewEvent' }[type.slice(0, type.indexOf('.'))];
+    expect(post.requestBody.content['application/json']!.schema).toEqual({ $ref: `#/components/schemas/${family}` });
+  }
+});
+
+test('the live streams name the schema of each event they send (x-event-schemas)', () => {
+  const events = (route: string) => document.paths[route]!.get!.responses['200']!['x-event-schemas'];
+  expect(events('/v1/stream/prices')).toEqual({ price: { $ref: '#/components/schemas/AssetPrice' }, dropped: { $ref: '#/components/schemas/StreamDropped' } });
+  expect(events('/v1/assets/{symbol}/prices/ohlc/stream')).toEqual({
+    candle: { $ref: '#/components/schemas/CandleStreamEvent' },
+    dropped: { $ref: '#/components/schemas/StreamDropped' },
+  });
 });
 
 /** Answers no test can provoke on purpose, and the document itself, which is no example of anything. */

@@ -2,8 +2,11 @@
  * Live streams over Server-Sent Events against the real app, pipeline and PostgreSQL: refusals in the documented
  * shape, latest prices first then every change, candles that close once (again, revised, after a late tick) and
  * equal what `/prices/ohlc` answers, `Last-Event-ID` resume without a gap, heartbeats, the per-key allowance and
- * slow consumers dropped.
+ * slow consumers dropped; every event any test received matches the schema the OpenAPI document names for it.
  */
+import Ajv2020 from 'ajv/dist/2020';
+import addFormats from 'ajv-formats';
+import { openApiDocument } from '../../api/resources';
 import { MINUTE_MS, SseClient, regularSessionMinute, startStreamStack, type SseMessage, type StreamStack } from './support';
 
 const START = regularSessionMinute(Date.now());
@@ -16,8 +19,26 @@ const nextTickTime = (stepMs = 1_000): number => (tickTime += stepMs);
 beforeAll(async () => {
   stack = await startStreamStack({ start: START + 10_000, settings: { heartbeatMs: 200, streamsPerKey: 5, maxBufferedBytes: 64 * 1024 } });
 });
+/** The schema of each event's `data`, as the two streams' answers name them in the document (`x-event-schemas`). */
+const documented = (() => {
+  const document = openApiDocument('http://issuer.test');
+  const ajv = new Ajv2020({ strict: false });
+  addFormats(ajv);
+  ajv.addSchema({ ...document, $id: 'openapi' });
+  const named = ['/v1/stream/prices', '/v1/assets/{symbol}/prices/ohlc/stream'].flatMap((route) =>
+    Object.entries(document.paths[route]!.get!.responses['200']!['x-event-schemas'] as Record<string, { $ref: string }>),
+  );
+  return new Map(named.map(([event, { $ref }]) => [event, ajv.compile({ $ref: `openapi${$ref}` })]));
+})();
+
 afterEach(() => {
-  for (const client of clients.splice(0)) client.close();
+  for (const client of clients.splice(0)) {
+    client.close();
+    for (const message of client.messages) {
+      const validate = documented.get(message.event);
+      expect({ event: message.event, documented: validate?.(message.data) ?? false, errors: validate?.errors ?? null }).toEqual({ event: message.event, documented: true, errors: null });
+    }
+  }
 });
 afterAll(() => stack.close());
 

@@ -29,7 +29,6 @@ import { createProductApp } from '../../start/api';
 import type { MarketStreams } from '../../streams/market-streams';
 import type { Config } from '../../config';
 import type { Logger } from '../../config/logger';
-import { newWebhookMasterKey } from '../../webhooks/secret-box';
 import type { Resolver } from '../../webhooks/url-guard';
 
 export { TEST_BASE_URL };
@@ -114,10 +113,7 @@ export interface TestApiOptions {
   offLedgerNonceAccounts?: number;
   /** The Solana ledger `/ready` reports (its slot and the Solana watcher). */
   solanaRpcUrl?: string;
-  /**
-   * The webhook routes' settings (a new master key unless `WEBHOOK_SECRET_KEYS` is given) and the resolver their URL
-   * checks use; without them, the configuration's defaults.
-   */
+  /** The webhook routes' settings over `testConfig`'s, and the resolver their URL checks use (default: the system's DNS). */
   webhooks?: Partial<Pick<Config, 'WEBHOOK_SECRET_KEYS' | 'WEBHOOK_ALLOWED_NETWORKS' | 'WEBHOOK_ALLOW_HTTP' | 'WEBHOOK_MAX_ENDPOINTS_PER_ACCOUNT'>> & { resolve?: Resolver };
 }
 
@@ -140,7 +136,7 @@ export async function createTestApi(options: TestApiOptions = {}): Promise<TestA
       TEMPORAL_TASK_QUEUE: options.taskQueue ?? defaults.TEMPORAL_TASK_QUEUE,
       // No simulated feed runs here: prices come from the tests, through the pipeline or the ingestion route.
       PRICE_SOURCE: options.priceSource ?? 'external',
-      ...(options.webhooks && { WEBHOOK_SECRET_KEYS: newWebhookMasterKey(), ...webhookSettings }),
+      ...webhookSettings,
     }),
     db: database.db,
     logger: options.logger ?? quietLogger(),

@@ -19,4 +19,6 @@ export const VALID_PARAMETERS: Record<string, string> = {
   interval: '1hour',
   range: '1month',
   side: 'buy',
+  webhookId: 'wh_0000000000000000',
+  deliveryId: '1',
 };

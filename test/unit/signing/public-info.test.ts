@@ -23,9 +23,13 @@ describe('signerPublicInfo', () => {
           'ethereum-1': { name: 'TokenizedStockIssuerTokenManager', version: '1', chainId: 1, verifyingContract: TOKEN_MANAGER_ETH },
           'bsc-56': { name: 'TokenizedStockIssuerTokenManager', version: '1', chainId: 56, verifyingContract: TOKEN_MANAGER_BSC },
         },
+        settlementTokens: {},
       },
       solana: { publicKey: SOLANA_KEYPAIR.publicKey.toBase58(), message: SOLANA_ATTESTATION_MESSAGE },
     });
+    // With the settlement token of a chain, as the API reads it.
+    const settlementTokens = { 'ethereum-1': { address: TOKEN_MANAGER_ETH as `0x${string}`, decimals: 6 } };
+    expect(signerPublicInfo(signers, contracts, undefined, settlementTokens).evm.settlementTokens).toEqual(settlementTokens);
     // With the issuer's Solana accounts (the API's), what a Solana attestation's transaction is checked against.
     const accounts = { stablecoinMint: 'So11111111111111111111111111111111111111112', stablecoinDecimals: 6, treasury: SOLANA_KEYPAIR.publicKey.toBase58(), tokenDecimals: 9 } as const;
     expect(signerPublicInfo(signers, contracts, accounts as never).solana).toEqual({ publicKey: SOLANA_KEYPAIR.publicKey.toBase58(), message: SOLANA_ATTESTATION_MESSAGE, ...accounts });
