@@ -7108,28 +7108,28 @@ export interface operations {
                     /**
                      * @example {
                      *       "evm": {
-                     *         "address": "0xF5C9891e52deC2635Ccbe8b3658a805fAA7F9DfB",
+                     *         "address": "0x10874e403999276192164f2646a7fc52BE9b54E5",
                      *         "domains": {
-                     *           "bsc-56": {
-                     *             "name": "TokenizedStockIssuerTokenManager",
-                     *             "version": "1",
-                     *             "chainId": 56,
-                     *             "verifyingContract": "0xf1C70038000000000000000000000000000003E8"
-                     *           },
                      *           "ethereum-1": {
                      *             "name": "TokenizedStockIssuerTokenManager",
                      *             "version": "1",
                      *             "chainId": 1,
-                     *             "verifyingContract": "0xf1C70001000000000000000000000000000003e8"
+                     *             "verifyingContract": "0x9fE46736679d2D9a65F0992F2272dE9f3c7fa6e0"
+                     *           }
+                     *         },
+                     *         "settlementTokens": {
+                     *           "ethereum-1": {
+                     *             "address": "0x5FbDB2315678afecb367f032d93F642f64180aa3",
+                     *             "decimals": 6
                      *           }
                      *         }
                      *       },
                      *       "solana": {
-                     *         "publicKey": "2vfUTPF5E1xUh5CdfJPuUDvcaeDPjk3K1LRGk5KvPiHJ",
+                     *         "publicKey": "EvXnL1qjJ78KEdVXYTZi9YUXfqdkMNLFt4Eg5Cku3C7u",
                      *         "message": "ed25519 signature (64 bytes, base64 in `signature`) over the message of the legacy Solana transaction in `additionalData` (base64 wire transaction, the issuer as its co-signer): advance the durable nonce, then a buy transfers the price in the stablecoin to the treasury and mints the stock token to the user, a sell burns the tokens and pays the stablecoin from the treasury, then the memo attestation:<attestationId>",
-                     *         "stablecoinMint": "3tgBCxYHEzrhQc1RsWeeU9QdgwwzY5BVnqGrZDAGTXxs",
+                     *         "stablecoinMint": "9AoygZJP8wCqN68yUGmqwiKz6tC4R4PZZVfYtT1SGUcM",
                      *         "stablecoinDecimals": 6,
-                     *         "treasury": "4RmvNVew1SzBbYUEv6FaVJP2XZuvsHxdZstNnyvsmvuy",
+                     *         "treasury": "8UfuTXGvrGXoDjSSJRndtJvyGEXoWW219bGK3JFuy4cd",
                      *         "tokenDecimals": 9
                      *       }
                      *     }
@@ -14234,6 +14234,30 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "webhooks": [
+                     *         {
+                     *           "webhookId": "wh_f8dcee934b4827b3",
+                     *           "url": "https://hooks.example/receive",
+                     *           "events": [
+                     *             "attestation.executed",
+                     *             "attestation.expired"
+                     *           ],
+                     *           "description": "our backend",
+                     *           "audience": "account",
+                     *           "state": "enabled",
+                     *           "disabledBy": null,
+                     *           "disabledReason": null,
+                     *           "disabledAt": null,
+                     *           "failingSince": null,
+                     *           "lastSuccessAt": null,
+                     *           "lastFailure": null,
+                     *           "createdAt": 1795901613227
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["WebhookEndpointList"];
                 };
             };
@@ -14342,6 +14366,26 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "webhookId": "wh_7c417f8c4001770a",
+                     *       "url": "https://hooks.example/idempotent",
+                     *       "events": [
+                     *         "attestation.executing"
+                     *       ],
+                     *       "description": null,
+                     *       "audience": "account",
+                     *       "state": "enabled",
+                     *       "disabledBy": null,
+                     *       "disabledReason": null,
+                     *       "disabledAt": null,
+                     *       "failingSince": null,
+                     *       "lastSuccessAt": null,
+                     *       "lastFailure": null,
+                     *       "createdAt": 1795901613331,
+                     *       "secret": "whsec_ZE4HvsGDAt2n1rTGIpBEvzwsY4wFmKvzFAnIWe1KpFo="
+                     *     }
+                     */
                     "application/json": components["schemas"]["WebhookEndpointWithSecret"];
                 };
             };
@@ -14351,6 +14395,27 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "webhookId": "wh_f8dcee934b4827b3",
+                     *       "url": "https://hooks.example/receive",
+                     *       "events": [
+                     *         "attestation.executed",
+                     *         "attestation.expired"
+                     *       ],
+                     *       "description": "our backend",
+                     *       "audience": "account",
+                     *       "state": "enabled",
+                     *       "disabledBy": null,
+                     *       "disabledReason": null,
+                     *       "disabledAt": null,
+                     *       "failingSince": null,
+                     *       "lastSuccessAt": null,
+                     *       "lastFailure": null,
+                     *       "createdAt": 1795901613227,
+                     *       "secret": "whsec_pZHpp0hW988WmTTO9yvMlTdFYRKGSzKoIpS/EUz0Szo="
+                     *     }
+                     */
                     "application/json": components["schemas"]["WebhookEndpointWithSecret"];
                 };
             };
@@ -14511,6 +14576,26 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "webhookId": "wh_f8dcee934b4827b3",
+                     *       "url": "https://hooks.example/receive",
+                     *       "events": [
+                     *         "attestation.executed",
+                     *         "attestation.expired"
+                     *       ],
+                     *       "description": "our backend",
+                     *       "audience": "account",
+                     *       "state": "enabled",
+                     *       "disabledBy": null,
+                     *       "disabledReason": null,
+                     *       "disabledAt": null,
+                     *       "failingSince": null,
+                     *       "lastSuccessAt": null,
+                     *       "lastFailure": null,
+                     *       "createdAt": 1795901613227
+                     *     }
+                     */
                     "application/json": components["schemas"]["WebhookEndpoint"];
                 };
             };
@@ -14745,6 +14830,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "secret": "whsec_iZUV9rMTOC8eq+6rBizK/AIR8GBX9nJ5wImho5N8Zm8=",
+                     *       "previousSecretExpiresAt": 1795532400000
+                     *     }
+                     */
                     "application/json": components["schemas"]["WebhookSecretRotation"];
                 };
             };
@@ -14863,6 +14954,26 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "webhookId": "wh_35f7b809bda9e7be",
+                     *       "url": "https://hooks.example/receive",
+                     *       "events": [
+                     *         "attestation.executed",
+                     *         "attestation.expired"
+                     *       ],
+                     *       "description": null,
+                     *       "audience": "account",
+                     *       "state": "disabled",
+                     *       "disabledBy": "owner",
+                     *       "disabledReason": "Disabled by its owner",
+                     *       "disabledAt": 1795901614719,
+                     *       "failingSince": null,
+                     *       "lastSuccessAt": null,
+                     *       "lastFailure": null,
+                     *       "createdAt": 1795901614686
+                     *     }
+                     */
                     "application/json": components["schemas"]["WebhookEndpoint"];
                 };
             };
@@ -14981,6 +15092,26 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "webhookId": "wh_07c22f741055a00b",
+                     *       "url": "https://hooks.example/receive",
+                     *       "events": [
+                     *         "attestation.executed",
+                     *         "attestation.expired"
+                     *       ],
+                     *       "description": null,
+                     *       "audience": "account",
+                     *       "state": "enabled",
+                     *       "disabledBy": null,
+                     *       "disabledReason": null,
+                     *       "disabledAt": null,
+                     *       "failingSince": null,
+                     *       "lastSuccessAt": null,
+                     *       "lastFailure": "HTTP 500",
+                     *       "createdAt": 1795901616197
+                     *     }
+                     */
                     "application/json": components["schemas"]["WebhookEndpoint"];
                 };
             };
@@ -15112,6 +15243,109 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "deliveries": [
+                     *         {
+                     *           "deliveryId": "12",
+                     *           "state": "pending",
+                     *           "event": {
+                     *             "id": "evt_3",
+                     *             "type": "attestation.executed",
+                     *             "timestamp": 1795901616616,
+                     *             "resource": {
+                     *               "kind": "attestation",
+                     *               "id": "197971231358347330119655364515612226166"
+                     *             }
+                     *           },
+                     *           "attempts": [
+                     *             {
+                     *               "attempt": 1,
+                     *               "startedAt": 1795901616624,
+                     *               "finishedAt": null,
+                     *               "outcome": null,
+                     *               "status": null,
+                     *               "error": null,
+                     *               "durationMs": null
+                     *             }
+                     *           ],
+                     *           "nextAttemptAt": 1795901616616,
+                     *           "deliveredAt": null
+                     *         },
+                     *         {
+                     *           "deliveryId": "8",
+                     *           "state": "pending",
+                     *           "event": {
+                     *             "id": "evt_2",
+                     *             "type": "attestation.executed",
+                     *             "timestamp": 1795901616611,
+                     *             "resource": {
+                     *               "kind": "attestation",
+                     *               "id": "207597799182179551393456126234831208914"
+                     *             }
+                     *           },
+                     *           "attempts": [
+                     *             {
+                     *               "attempt": 1,
+                     *               "startedAt": 1795901616624,
+                     *               "finishedAt": 1795901616635,
+                     *               "outcome": "failed",
+                     *               "status": 500,
+                     *               "error": null,
+                     *               "durationMs": 12
+                     *             },
+                     *             {
+                     *               "attempt": 2,
+                     *               "startedAt": 1795901616639,
+                     *               "finishedAt": null,
+                     *               "outcome": null,
+                     *               "status": null,
+                     *               "error": null,
+                     *               "durationMs": null
+                     *             }
+                     *           ],
+                     *           "nextAttemptAt": 1795901616633,
+                     *           "deliveredAt": null
+                     *         },
+                     *         {
+                     *           "deliveryId": "4",
+                     *           "state": "delivered",
+                     *           "event": {
+                     *             "id": "evt_1",
+                     *             "type": "attestation.executed",
+                     *             "timestamp": 1795901616599,
+                     *             "resource": {
+                     *               "kind": "attestation",
+                     *               "id": "72777488452958205055323675287823104910"
+                     *             }
+                     *           },
+                     *           "attempts": [
+                     *             {
+                     *               "attempt": 1,
+                     *               "startedAt": 1795901616624,
+                     *               "finishedAt": 1795901616632,
+                     *               "outcome": "failed",
+                     *               "status": 500,
+                     *               "error": null,
+                     *               "durationMs": 12
+                     *             },
+                     *             {
+                     *               "attempt": 2,
+                     *               "startedAt": 1795901616639,
+                     *               "finishedAt": 1795901616643,
+                     *               "outcome": "delivered",
+                     *               "status": 200,
+                     *               "error": null,
+                     *               "durationMs": 8
+                     *             }
+                     *           ],
+                     *           "nextAttemptAt": null,
+                     *           "deliveredAt": 1795901616643
+                     *         }
+                     *       ],
+                     *       "nextCursor": null
+                     *     }
+                     */
                     "application/json": components["schemas"]["WebhookDeliveryPage"];
                 };
             };
@@ -15231,6 +15465,43 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "deliveryId": "4",
+                     *       "state": "pending",
+                     *       "event": {
+                     *         "id": "evt_1",
+                     *         "type": "attestation.executed",
+                     *         "timestamp": 1795901616599,
+                     *         "resource": {
+                     *           "kind": "attestation",
+                     *           "id": "72777488452958205055323675287823104910"
+                     *         }
+                     *       },
+                     *       "attempts": [
+                     *         {
+                     *           "attempt": 1,
+                     *           "startedAt": 1795901616624,
+                     *           "finishedAt": 1795901616632,
+                     *           "outcome": "failed",
+                     *           "status": 500,
+                     *           "error": null,
+                     *           "durationMs": 12
+                     *         },
+                     *         {
+                     *           "attempt": 2,
+                     *           "startedAt": 1795901616639,
+                     *           "finishedAt": 1795901616643,
+                     *           "outcome": "delivered",
+                     *           "status": 200,
+                     *           "error": null,
+                     *           "durationMs": 8
+                     *         }
+                     *       ],
+                     *       "nextAttemptAt": 1795901616798,
+                     *       "deliveredAt": null
+                     *     }
+                     */
                     "application/json": components["schemas"]["WebhookDelivery"];
                 };
             };
