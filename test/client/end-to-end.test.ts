@@ -7,6 +7,7 @@
  *   offline, submitted with submitEvmAttestation (the approvals it needs made by it) or sendSolanaAttestation, each
  *   reaching `executed`, learned through a webhook endpoint registered with the kit (a receiver on 127.0.0.1 that
  *   verifies each request with verifyWebhook and deduplicates on its id), and seen so by `attestations.get`;
+ * - a create repeated with its Idempotency-Key answers the same attestation;
  * - an attestation refused for a limit is an IssuerApiError the caller narrows with isIssuerError(e, 'MAX_ATTESTATIONS');
  * - a price stream through a TCP proxy that cuts it resumes with Last-Event-ID: no event twice, no reset.
  * The product is stopped whatever happens, and killed past its stop's deadline.
@@ -195,6 +196,14 @@ test('a price stream cut mid-way resumes with Last-Event-ID: no event twice, non
   expect(seqs).toEqual([...seqs].sort((a, b) => a - b));
   expect(new Set(ids.map((id) => id.split('-')[0])).size).toBe(1);
   expect(resets).toBe(0);
+});
+
+test('a create repeated with its Idempotency-Key answers the same attestation', async () => {
+  const request = { symbol: SYMBOL, side: 'buy', tokenAmount: '0.25', chainId: 'bsc-56' } as const;
+  const first = await client.attestations.create(request, { idempotencyKey: 'client-e2e-1' });
+  const again = await client.attestations.create(request, { idempotencyKey: 'client-e2e-1' });
+  expect(again.attestationId).toBe(first.attestationId);
+  expect((await client.attestations.create(request)).attestationId).not.toBe(first.attestationId);
 });
 
 test("an attestation refused for a limit is the operation's typed error", async () => {
