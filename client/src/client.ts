@@ -2,7 +2,8 @@
  * The typed client of the issuer's API: `call(operationId, {params, body})` for every operation of the document,
  * its answer typed by the operation and its failures thrown as `IssuerApiError` (the operation's codes), retried where
  * the operation's retry class says it is safe (retry.ts), with one Idempotency-Key per logical call; groups name the
- * calls an integrator makes most (attestations, wallets, webhooks), and `streams` gives the SSE streams as async iterators (streams.ts).
+ * calls an integrator makes most (attestations, wallets, webhooks), and `streams` gives the SSE streams as async
+ * iterators (streams.ts).
  */
 import createFetchClient from 'openapi-fetch';
 import { apiErrorOf, IssuerNetworkError, type ErrorCodeOf } from './errors.ts';

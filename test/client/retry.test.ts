@@ -2,7 +2,8 @@
  * The client's retries, against a scripted local HTTP server that answers each request as the test says: a 503 with
  * Retry-After is waited out and the read succeeds; a POST attestation whose connection drops is sent again with the
  * same Idempotency-Key and answered as a replay; a 400 is not retried and is a typed IssuerApiError; 429 is retried
- * even where other failures are not; an AbortSignal ends the wait.
+ * even where other failures are not; an AbortSignal ends the wait. The calls' types are checked too (`npm run
+ * typecheck` fails on a call its operation does not take).
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -130,4 +131,20 @@ test('an AbortSignal ends the wait for a long Retry-After', async () => {
   };
   await expect(client().attestations.get('1', { signal: aborted.signal })).rejects.toBeInstanceOf(IssuerNetworkError);
   expect(seen).toHaveLength(1);
+});
+
+test('a call is typed by its operation: its parameters, its body, its answer and its error codes', async () => {
+  script = (_request, response) => json(response, 200, JSON.stringify(ATTESTATION));
+  const typed = client();
+  // @ts-expect-error: createAttestation takes a body
+  await typed.call('createAttestation').catch(() => undefined);
+  // @ts-expect-error: getAttestation has no path parameter `symbol`
+  await typed.call('getAttestation', { path: { symbol: 'SPYon' } }).catch(() => undefined);
+  // @ts-expect-error: `side` is buy or sell
+  await typed.attestations.create({ symbol: 'SPYon', side: 'hold', tokenAmount: '1' }).catch(() => undefined);
+  const record = await typed.call('getAttestation', { path: { attestationId: '1' } });
+  const state: 'outstanding' | 'executing' | 'executed' | 'expired' = record.state;
+  expect(state).toBe('outstanding');
+  // @ts-expect-error: no such error code
+  expect(isIssuerError(new Error('x'), 'NOT_A_CODE')).toBe(false);
 });
