@@ -5,7 +5,7 @@
  */
 import { type Client, WorkflowIdConflictPolicy, WorkflowIdReusePolicy } from '@temporalio/client';
 import type { Logger } from '../config/logger';
-import { DueWorkLoop } from '../db/due-work-loop';
+import { runOutboxDrain } from '../db/due-work-loop';
 import { inTransaction, type Database, type Queryable } from '../db/pool';
 import { forEachConcurrently } from '../domain/concurrency';
 import { claimAttestationWorkflowStarts, deleteAttestationWorkflowStarts, listOutstandingAttestations } from '../db/queries/attestation-lifecycle';
@@ -120,28 +120,13 @@ export async function startStoredAttestationWorkflows(parameters: Omit<Attestati
  * (one warning) it waits STARTS_RETRY_MS, doubling, before the next.
  */
 export function runAttestationWorkflowStarts(parameters: AttestationWorkflowStartsParameters): { stop(): Promise<void> } {
-  let retryMs = 0;
-  let retryAt = 0;
-  const loop = new DueWorkLoop({
+  return runOutboxDrain({
     name: 'attestation workflow starts',
     logger: parameters.logger,
     pollMs: STARTS_POLL_MS,
-    clock: Date.now,
-    drain: async () => {
-      if (Date.now() < retryAt) return;
-      try {
-        let started: number;
-        do started = await startStoredAttestationWorkflows(parameters);
-        while (started === STARTS_PER_PASS && !loop.isStopped);
-        retryMs = 0;
-      } catch (error) {
-        retryMs = Math.min(STARTS_RETRY_MS.max, retryMs === 0 ? STARTS_RETRY_MS.first : retryMs * 2);
-        retryAt = Date.now() + retryMs;
-        parameters.logger.warn({ err: error, retryInMs: retryMs }, 'starting stored attestation workflows failed; retrying');
-      }
-    },
-    nextDueAt: async () => undefined,
+    retryMs: STARTS_RETRY_MS,
+    failure: 'starting stored attestation workflows failed; retrying',
+    perPass: STARTS_PER_PASS,
+    pass: () => startStoredAttestationWorkflows(parameters),
   });
-  loop.wake();
-  return { stop: () => loop.stop() };
 }

@@ -100,3 +100,49 @@ export class DueWorkLoop {
     this.timer.unref();
   }
 }
+
+export interface OutboxDrainOptions {
+  /** Names the loop in its log lines. */
+  name: string;
+  logger: Logger;
+  pollMs: number;
+  /** After a failed pass, the next waits `first`, doubling up to `max`. */
+  retryMs: { first: number; max: number };
+  /** The warning a failed pass logs. */
+  failure: string;
+  /** Rows one pass takes at most: a full pass is followed by another at once. */
+  perPass: number;
+  /** One pass: takes up to `perPass` rows of the outbox and acts on them in its transaction; answers how many. */
+  pass: () => Promise<number>;
+}
+
+/**
+ * Drains an outbox (the attestation workflow starts, the webhook wake-ups) while the process runs: at once, then every
+ * `pollMs`, until stopped; after a failed pass (one warning) it waits `retryMs`, doubling, before the next.
+ */
+export function runOutboxDrain(options: OutboxDrainOptions): { stop(): Promise<void> } {
+  let retryMs = 0;
+  let retryAt = 0;
+  const loop = new DueWorkLoop({
+    name: options.name,
+    logger: options.logger,
+    pollMs: options.pollMs,
+    clock: Date.now,
+    drain: async () => {
+      if (Date.now() < retryAt) return;
+      try {
+        let taken: number;
+        do taken = await options.pass();
+        while (taken === options.perPass && !loop.isStopped);
+        retryMs = 0;
+      } catch (error) {
+        retryMs = Math.min(options.retryMs.max, retryMs === 0 ? options.retryMs.first : retryMs * 2);
+        retryAt = Date.now() + retryMs;
+        options.logger.warn({ err: error, retryInMs: retryMs }, options.failure);
+      }
+    },
+    nextDueAt: async () => undefined,
+  });
+  loop.wake();
+  return { stop: () => loop.stop() };
+}

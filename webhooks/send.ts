@@ -5,7 +5,8 @@
  */
 import http from 'node:http';
 import https from 'node:https';
-import { WebhookAddressRefused, guardedLookup, type Resolver, type UrlPolicy } from './url-guard';
+import { isIP } from 'node:net';
+import { WebhookAddressRefused, addressJudge, guardedLookup, hostOf, type Resolver, type UrlPolicy } from './url-guard';
 
 /** Bytes of the answer kept; the rest is not read. */
 export const RESPONSE_EXCERPT_BYTES = 1_024;
@@ -63,6 +64,12 @@ export function sendWebhook(request: WebhookRequest, options: WebhookSendOptions
   const url = new URL(request.url);
   const secure = url.protocol === 'https:';
   const body = Buffer.from(request.body, 'utf8');
+  // An IP literal is connected to without a lookup: judged here instead.
+  const literal = hostOf(url);
+  const refusal = isIP(literal) === 0 ? null : addressJudge(options.policy)(literal);
+  if (refusal !== null) {
+    return Promise.resolve({ status: null, error: refusal, refused: true, excerpt: null, address: null, retryAfterMs: null, durationMs: 0 });
+  }
   return new Promise<WebhookResponse>((resolve) => {
     let address: string | null = null;
     const finish = (answer: Omit<WebhookResponse, 'durationMs' | 'address'>) =>

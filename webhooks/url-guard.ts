@@ -59,7 +59,7 @@ function blockListOf(entries: readonly string[]): BlockList {
 const forbidden = blockListOf([...FORBIDDEN_V4, ...FORBIDDEN_V6]);
 
 /** A function telling why an address may not be reached under `policy`, or null when it may. */
-function addressJudge(policy: UrlPolicy): (address: string) => string | null {
+export function addressJudge(policy: UrlPolicy): (address: string) => string | null {
   const allowed = blockListOf(policy.allowedNetworks);
   return (raw) => {
     const address = unmapped(raw);
@@ -77,7 +77,7 @@ function isLocalhostName(hostname: string): boolean {
 }
 
 /** The host of a URL as a resolver takes it: an IPv6 literal without its brackets. */
-function hostOf(url: URL): string {
+export function hostOf(url: URL): string {
   return url.hostname.startsWith('[') ? url.hostname.slice(1, -1) : url.hostname;
 }
 
@@ -120,7 +120,10 @@ export class WebhookAddressRefused extends Error {
   readonly code = 'WEBHOOK_URL_FORBIDDEN';
 }
 
-/** A `lookup` for delivery sockets that fails on any forbidden address, so a connection reaches only a checked one. */
+/**
+ * A `lookup` for delivery sockets that fails on any forbidden address, so a connection reaches only a checked one.
+ * Node does not look up an IP literal: check such a host with `addressJudge` before connecting.
+ */
 export function guardedLookup(policy: UrlPolicy, resolve: Resolver = systemResolver): LookupFunction {
   const judge = addressJudge(policy);
   const checkedAddresses = async (host: string, family: number) => {

@@ -5,7 +5,7 @@
  */
 import type { Client } from '@temporalio/client';
 import type { Logger } from '../config/logger';
-import { DueWorkLoop } from '../db/due-work-loop';
+import { runOutboxDrain } from '../db/due-work-loop';
 import { inTransaction, type Database, type Queryable } from '../db/pool';
 import { endpointsWithPendingDeliveries, takeWebhookWakeups } from '../db/queries/webhooks';
 import { forEachConcurrently } from '../domain/concurrency';
@@ -60,30 +60,15 @@ export async function wakeWebhookEndpoints(parameters: Omit<WebhookWakeupsParame
  * (one warning) it waits WAKEUPS_RETRY_MS, doubling, before the next.
  */
 export function runWebhookWakeups(parameters: WebhookWakeupsParameters): { stop(): Promise<void> } {
-  let retryMs = 0;
-  let retryAt = 0;
-  const loop = new DueWorkLoop({
+  return runOutboxDrain({
     name: 'webhook wake-ups',
     logger: parameters.logger,
     pollMs: WAKEUPS_POLL_MS,
-    clock: Date.now,
-    drain: async () => {
-      if (Date.now() < retryAt) return;
-      try {
-        let woken: number;
-        do woken = await wakeWebhookEndpoints(parameters);
-        while (woken === WAKEUPS_PER_PASS && !loop.isStopped);
-        retryMs = 0;
-      } catch (error) {
-        retryMs = Math.min(WAKEUPS_RETRY_MS.max, retryMs === 0 ? WAKEUPS_RETRY_MS.first : retryMs * 2);
-        retryAt = Date.now() + retryMs;
-        parameters.logger.warn({ err: error, retryInMs: retryMs }, 'waking webhook endpoints failed; retrying');
-      }
-    },
-    nextDueAt: async () => undefined,
+    retryMs: WAKEUPS_RETRY_MS,
+    failure: 'waking webhook endpoints failed; retrying',
+    perPass: WAKEUPS_PER_PASS,
+    pass: () => wakeWebhookEndpoints(parameters),
   });
-  loop.wake();
-  return { stop: () => loop.stop() };
 }
 
 /** Wakes every enabled endpoint with pending deliveries (at worker start: a wake-up may have been lost). Answers how many. */

@@ -108,13 +108,14 @@ CREATE TABLE webhook_endpoint_wakeups (
 
 -- Whether some enabled endpoint wants an event: an account's event goes to its owner's endpoints listing the type, an
 -- operators' event to every operators' endpoint listing it. One lookup in a partial index; the triggers ask this first.
-CREATE FUNCTION webhook_subscribed(p_type text, p_audience text, p_account text) RETURNS boolean LANGUAGE sql STABLE AS $$
-  SELECT CASE WHEN p_audience = 'account' THEN
-           p_account IS NOT NULL AND EXISTS (
-             SELECT 1 FROM webhook_endpoints WHERE account_id = p_account AND state = 'enabled' AND p_type = ANY (event_types))
-         ELSE EXISTS (
-             SELECT 1 FROM webhook_endpoints WHERE audience = 'operators' AND state = 'enabled' AND p_type = ANY (event_types))
-         END
+CREATE FUNCTION webhook_subscribed(p_type text, p_audience text, p_account text) RETURNS boolean LANGUAGE plpgsql STABLE AS $$
+BEGIN
+  IF p_audience = 'account' THEN
+    RETURN p_account IS NOT NULL AND EXISTS (
+      SELECT 1 FROM webhook_endpoints WHERE account_id = p_account AND state = 'enabled' AND p_type = ANY (event_types));
+  END IF;
+  RETURN EXISTS (SELECT 1 FROM webhook_endpoints WHERE audience = 'operators' AND state = 'enabled' AND p_type = ANY (event_types));
+END
 $$;
 
 -- Writes an event, a delivery per subscribed enabled endpoint and their wake-ups; nothing without a subscriber.
@@ -142,36 +143,42 @@ END
 $$;
 
 -- An attestation as GET /v1/attestations/{id} answers it at this instant (api/v1/attestations/context.ts).
-CREATE FUNCTION webhook_attestation_data(a attestations) RETURNS jsonb LANGUAGE sql STABLE AS $$
-  SELECT a.response || jsonb_build_object(
+CREATE FUNCTION webhook_attestation_data(a attestations) RETURNS jsonb LANGUAGE plpgsql AS $$
+BEGIN
+  RETURN a.response || jsonb_build_object(
     'state', CASE WHEN a.state = 'outstanding' AND a.expires_at <= floor(extract(epoch FROM clock_timestamp()) * 1000) THEN 'expired' ELSE a.state END,
     'executionTxHash', a.execution_tx_hash,
     'executionBlockNumber', a.execution_block_number,
     'confirmations', CASE WHEN a.state = 'executing' AND a.execution_block_number IS NOT NULL THEN
         greatest(1, coalesce((SELECT c.seen_head FROM chain_cursors c WHERE c.chain = a.chain), a.execution_block_number) - a.execution_block_number + 1)
       END,
-    'stateChangedAt', a.state_changed_at)
+    'stateChangedAt', a.state_changed_at);
+END
 $$;
 
-CREATE FUNCTION webhook_attestation_changed() RETURNS trigger LANGUAGE plpgsql AS $$
-DECLARE
-  event_type text := CASE NEW.state
+-- The event an attestation's new state makes: `outstanding` again only when its execution left the chain.
+CREATE FUNCTION webhook_attestation_event_type(state text) RETURNS text LANGUAGE sql IMMUTABLE AS $$
+  SELECT CASE state
     WHEN 'executing' THEN 'attestation.executing'
     WHEN 'executed' THEN 'attestation.executed'
     WHEN 'expired' THEN 'attestation.expired'
     WHEN 'outstanding' THEN 'attestation.reopened'
-  END;
+  END
+$$;
+
+CREATE FUNCTION webhook_attestation_changed() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
-  IF webhook_subscribed(event_type, 'account', NEW.account_id) THEN
-    PERFORM webhook_emit(event_type, 'account', NEW.account_id, 'attestation', NEW.attestation_id::text, webhook_attestation_data(NEW));
-  END IF;
+  PERFORM webhook_emit(webhook_attestation_event_type(NEW.state), 'account', NEW.account_id, 'attestation', NEW.attestation_id::text,
+    webhook_attestation_data(NEW));
   RETURN NULL;
 END
 $$;
 
--- Only a change of state calls the function: creation and every other update cost nothing.
+-- Only a change of state that some endpoint wants queues the trigger (asked as the row changes, in the same
+-- transaction): creation and every other update cost nothing, a change nobody subscribed to one indexed lookup.
 CREATE TRIGGER attestations_webhooks AFTER UPDATE OF state ON attestations
-  FOR EACH ROW WHEN (OLD.state IS DISTINCT FROM NEW.state) EXECUTE FUNCTION webhook_attestation_changed();
+  FOR EACH ROW WHEN (OLD.state IS DISTINCT FROM NEW.state AND webhook_subscribed(webhook_attestation_event_type(NEW.state), 'account', NEW.account_id))
+  EXECUTE FUNCTION webhook_attestation_changed();
 
 -- A redemption belongs to the account whose on-chain user id the burn carried (accounts.user_id is unique).
 CREATE FUNCTION webhook_redemption_changed() RETURNS trigger LANGUAGE plpgsql AS $$
@@ -195,8 +202,9 @@ CREATE TRIGGER redemptions_webhooks_updated AFTER UPDATE OF state ON redemptions
   FOR EACH ROW WHEN (OLD.state IS DISTINCT FROM NEW.state) EXECUTE FUNCTION webhook_redemption_changed();
 
 -- A partner request as GET /v1/tokenization/requests/{id} answers it, without `workflow` (api/v1/tokenization/fields.ts).
-CREATE FUNCTION webhook_partner_request_data(r partner_requests) RETURNS jsonb LANGUAGE sql IMMUTABLE AS $$
-  SELECT jsonb_build_object(
+CREATE FUNCTION webhook_partner_request_data(r partner_requests) RETURNS jsonb LANGUAGE plpgsql STABLE AS $$
+BEGIN
+  RETURN jsonb_build_object(
     'issuerRequestId', r.issuer_request_id, 'type', r.kind,
     'status', CASE WHEN r.state IN ('completed', 'rejected') THEN r.state WHEN r.state = 'cancelled' THEN 'rejected' ELSE 'pending' END,
     'state', r.state, 'clientId', r.client_id, 'chainId', r.chain,
@@ -205,7 +213,8 @@ CREATE FUNCTION webhook_partner_request_data(r partner_requests) RETURNS jsonb L
     'qty', trim_scale(r.qty)::text, 'tokenAmount', r.token_amount::text, 'sharesMultiplier', trim_scale(r.shares_multiplier)::text,
     'shareDust', r.share_dust::text, 'notionalUsd', r.notional_usd::text, 'sessionStart', r.session_start,
     'tokenizationRequestId', r.tokenization_request_id, 'confirmStatus', r.confirm_status, 'txHash', r.tx_hash, 'reason', r.reason,
-    'createdAt', floor(extract(epoch FROM r.created_at) * 1000)::bigint, 'updatedAt', floor(extract(epoch FROM r.updated_at) * 1000)::bigint)
+    'createdAt', floor(extract(epoch FROM r.created_at) * 1000)::bigint, 'updatedAt', floor(extract(epoch FROM r.updated_at) * 1000)::bigint);
+END
 $$;
 
 -- To its client's account (partner_requests.client_id references accounts; none while no client is assigned), and to

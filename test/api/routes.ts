@@ -54,6 +54,7 @@ export const ROUTES: RouteCase[] = [
   { method: 'get', path: '/v1/attestations', scope: 'write' },
   { method: 'post', path: '/v1/attestations', scope: 'write', body: { symbol: 'SPYon', side: 'buy', tokenAmount: '1' } },
   { method: 'post', path: '/v1/attestations/soft', scope: 'write', body: { symbol: 'SPYon', side: 'buy', tokenAmount: '1' } },
+  { method: 'get', path: '/v1/webhooks', scope: 'write' },
   { method: 'get', path: '/v1/workflows', scope: 'admin' },
   { method: 'get', path: '/v1/workflows/market-data-retention', scope: 'admin' },
   { method: 'get', path: '/v1/workflows/market-data-retention/history', scope: 'admin' },

@@ -58,6 +58,7 @@ const VALID_BODIES: Record<string, () => Record<string, unknown>> = {
   resumePartnerRequest: () => ({ clientId: 'acct-nobody' }),
   rejectPartnerRequest: () => ({ reason: 'given up' }),
   registerWallet: () => ({ chainId: 'ethereum-1', address: ADDRESS }),
+  createWebhook: () => ({ url: 'http://127.0.0.1:9/walk', events: ['attestation.executed'], description: 'a receiver' }),
   ingestTicks: () => ({ ticks: [{ symbol: 'AAPLon', timestamp: 1_700_000_000_000, underlyingPrice: '190.5', underlyingVolume: '10' }] }),
 };
 

@@ -4,7 +4,7 @@
  * activities, and a receiver on 127.0.0.1 that verifies every signature. A receiver that fails, then hangs past the
  * timeout, then answers gets every event, once after dedup by webhook-id, in order per resource, each attempt
  * recorded; Retry-After delays the next attempt; 410 disables at once; an endpoint failing too long is disabled with
- * its reason, and enabling it resumes; a replay sends the same webhook-id again; a deleted endpoint's workflow ends.
+ * its reason, and enabling it resumes; an internal address is refused at delivery; a replay sends the same webhook-id again; a deleted endpoint's workflow ends.
  */
 import pino from 'pino';
 import { createActivities } from '../../activities';
@@ -21,6 +21,7 @@ import {
 } from '../../db/queries/webhooks';
 import { webhookEndpointWorkflowId } from '../../temporal/workflow-ids';
 import { testConfig } from '../../harness/settings';
+import { webhookAttempts, webhookDeliverySeconds } from '../../metrics/metrics';
 import { createSecretBox } from '../../webhooks/secret-box';
 import { createWebhookAgents } from '../../webhooks/send';
 import { runWebhookWakeups, wakeWebhookEndpoint } from '../../webhooks/wakeups';
@@ -106,6 +107,12 @@ async function deliveries(endpoint: TestEndpoint): Promise<WebhookDeliveryRecord
 }
 
 test('a receiver that fails, then hangs past the timeout, then answers gets every event once after dedup, in order per resource', async () => {
+  const counted = async () => {
+    const attempts = Object.fromEntries((await webhookAttempts.get()).values.map((value) => [value.labels.outcome, value.value]));
+    const seconds = (await webhookDeliverySeconds.get()).values.find((value) => value.metricName === 'issuer_webhook_delivery_seconds_count');
+    return { delivered: attempts.delivered ?? 0, failed: attempts.failed ?? 0, observed: seconds?.value ?? 0 };
+  };
+  const before = await counted();
   const script: ReceiverAnswer[] = [{ status: 500 }, 'hang', { status: 200 }];
   const { endpoint, receiver, accountId, userId } = await endpointReceiving((arrival) => script[arrival.attempt - 1] ?? { status: 200 });
   const ids = await executing(accountId, userId, 3);
@@ -138,6 +145,8 @@ test('a receiver that fails, then hangs past the timeout, then answers gets ever
     }
   }
   expect((await findWebhookEndpoint(database.db, 'any', endpoint.endpoint.endpointId))).toMatchObject({ state: 'enabled', failingSince: null });
+  // The worker runs in this process: its metrics counted every attempt, and the delivery time of each event.
+  expect(await counted()).toEqual({ delivered: before.delivered + 6, failed: before.failed + 12, observed: before.observed + 6 });
   receiver.release();
 });
 
@@ -203,6 +212,26 @@ test('an endpoint failing longer than WEBHOOK_DISABLE_AFTER_MS is disabled with 
   } finally {
     delivery.disableAfterMs = 60_000;
   }
+});
+
+test('an endpoint whose host is now an internal address is refused at delivery, no connection made', async () => {
+  const account = await createAccount(database.db, 'webhook delivery refused');
+  // As if its name had resolved publicly at registration and to 10.255.255.1 since (the worker allows only 127/8 and ::1).
+  const endpoint = await insertTestEndpoint(database.db, {
+    accountId: account.id,
+    url: 'http://10.255.255.1:9/hooks',
+    events: ['attestation.executing'],
+    masterKeys: config.WEBHOOK_SECRET_KEYS,
+  });
+  await executing(account.id, account.userId as `0x${string}`, 1);
+  const [refused] = await eventually(async () => {
+    const listed = await deliveries(endpoint);
+    expect(listed[0]?.attempts[0]?.outcome).toBe('refused');
+    return listed;
+  }, 30_000);
+  expect(refused!.attempts[0]).toMatchObject({ status: null, error: expect.stringContaining('10.255.255.1 is not a public address') });
+  expect(refused!.state).toBe('pending');
+  await setWebhookEndpointState(database.db, endpoint.endpoint.endpointId, { state: 'disabled', by: 'owner', reason: 'test over' });
 });
 
 test('a replayed delivery is sent again with the same webhook-id and body', async () => {

@@ -80,6 +80,15 @@ function redemption(owner: Owner, final: boolean): ObservedRedemption {
   };
 }
 
+/** The writer of a burn scanned `final` or not, the new redemption being the case's resource. */
+function observedRedemption(final: boolean): EmissionCase['write'] {
+  return (db, prepared, owner) => {
+    const seen = redemption(owner, final);
+    prepared.id = seen.redemptionId;
+    return recordObservedRedemptions(db, CHAIN, [seen]);
+  };
+}
+
 /** Whatever earlier cases left seen on the chain made final now, so that a case's promotion moves only its own. */
 async function settleChain(db: Queryable): Promise<void> {
   await promoteFinal(db, CHAIN, block);
@@ -208,21 +217,13 @@ export const EMISSION_CASES: EmissionCase[] = [
   {
     name: 'recordObservedRedemptions, a burn seen (its partner request has no client yet)',
     prepare: async () => ({ id: '' }),
-    write: async (db, prepared, owner) => {
-      const seen = redemption(owner, false);
-      prepared.id = seen.redemptionId;
-      return recordObservedRedemptions(db, CHAIN, [seen]);
-    },
+    write: observedRedemption(false),
     events: account('redemption.awaiting_finality', 'redemption'),
   },
   {
     name: 'recordObservedRedemptions, a burn already final',
     prepare: async () => ({ id: '' }),
-    write: async (db, prepared, owner) => {
-      const seen = redemption(owner, true);
-      prepared.id = seen.redemptionId;
-      return recordObservedRedemptions(db, CHAIN, [seen]);
-    },
+    write: observedRedemption(true),
     events: account('redemption.pending', 'redemption'),
   },
   {
