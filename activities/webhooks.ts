@@ -29,6 +29,11 @@ const ROUND_MS = 60_000;
 const HEARTBEAT_MS = 2_000;
 /** A claimed delivery's lease beyond the request's deadline: past it, another worker closes the attempt `interrupted`. */
 const LEASE_MARGIN_MS = 10_000;
+/**
+ * How stale the endpoint a round posts to (its URL, secrets, failure record) may be: a state its owner changes is safe
+ * sooner (disabling cancels its pending deliveries, deleting removes them), a rotated secret signs within this.
+ */
+const ENDPOINT_REREAD_MS = 1_000;
 /** The next attempt's wait is the schedule's ±JITTER. */
 const JITTER = 0.2;
 export const WEBHOOK_USER_AGENT = 'tokenized-stock-issuer-webhooks/1 (+https://www.standardwebhooks.com)';
@@ -146,18 +151,22 @@ export function createWebhookActivities(deps: WebhookActivityDependencies) {
       const heartbeat = setInterval(() => context.heartbeat(), HEARTBEAT_MS);
       const round: WebhookDeliveryRound = { delivered: 0, failed: 0, nextDueAt: null, endpoint: 'enabled' };
       const inFlight = new Set<Promise<void>>();
+      let known: { endpoint: WebhookEndpointRecord; secrets: string[]; readAt: number } | undefined;
       try {
         let drained = false;
         for (;;) {
           const free = delivery.concurrency - inFlight.size;
           const claiming = !drained && free > 0 && round.endpoint === 'enabled' && Date.now() < deadline && !context.cancellationSignal.aborted;
           if (claiming) {
-            const endpoint = await findWebhookEndpoint(db, 'any', endpointId);
-            if (!endpoint || endpoint.state === 'disabled') {
-              round.endpoint = endpoint ? 'disabled' : 'deleted';
-              continue;
+            if (!known || Date.now() - known.readAt >= ENDPOINT_REREAD_MS) {
+              const endpoint = await findWebhookEndpoint(db, 'any', endpointId);
+              if (!endpoint || endpoint.state === 'disabled') {
+                round.endpoint = endpoint ? 'disabled' : 'deleted';
+                continue;
+              }
+              known = { endpoint, secrets: signingSecrets(delivery.secrets, endpoint, Date.now()), readAt: Date.now() };
             }
-            const secrets = signingSecrets(delivery.secrets, endpoint, Date.now());
+            const { endpoint, secrets } = known;
             const claimed = await claimDueWebhookDeliveries(db, endpointId, { limit: free, leaseMs: delivery.timeoutMs + LEASE_MARGIN_MS });
             drained = claimed.length < free;
             for (const due of claimed) {

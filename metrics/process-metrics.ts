@@ -6,11 +6,13 @@
  * long since it last scanned, whether it is halted, and with the chains' RPC its lag behind the head and whether it is
  * stalled (domain/watcher-stall.ts); the last reserves
  * computation (coverage, shortfall, its age), the assets whose minting it paused, the chains an operator paused, and hedge
- * orders by state, the Solana nonce pool's accounts by state. Each gauge reads
+ * orders by state, the Solana nonce pool's accounts by state, webhook deliveries pending (and the oldest's age) and
+ * webhook endpoints by state. Each gauge reads
  * its own series when scraped; a reading that fails (the database down) leaves them out of that scrape and counts in
  * `issuer_metrics_read_errors_total`.
  */
 import { collectDefaultMetrics, Counter, Gauge, Registry } from 'prom-client';
+import { webhookGauges } from '../db/queries/webhook-metrics';
 import type { ChainContexts } from '../chains/context';
 import type { Database } from '../db/pool';
 import { outstandingAttestationTotals } from '../db/queries/attestations';
@@ -119,6 +121,20 @@ export function createProcessMetrics(parameters: ProcessMetricsParameters): Regi
   );
   readGauge('issuer_chain_transactions', "The issuer's own chain transactions by chain and state (signed: sent, not mined yet)", ['chain', 'state'], async () =>
     (await countChainTransactionsByState(db)).map((row) => [{ chain: row.chain, state: row.state }, row.count]),
+  );
+  const webhooks = perScrape(() => webhookGauges(db));
+  readGauge('issuer_webhook_deliveries_pending', 'Webhook deliveries waiting for an attempt or their next one', [], async () => [[{}, (await webhooks()).pending]]);
+  readGauge(
+    'issuer_webhook_oldest_pending_age_seconds',
+    'Age of the oldest pending webhook delivery; absent when none is pending',
+    [],
+    async () => {
+      const age = (await webhooks()).oldestPendingAgeSeconds;
+      return age === null ? [] : [[{}, age]];
+    },
+  );
+  readGauge('issuer_webhook_endpoints', 'Webhook endpoints by state and, disabled, by whom (owner, failures: failing too long, gone: a 410)', ['state', 'disabled_by'], async () =>
+    (await webhooks()).endpoints.map((row) => [{ state: row.state, disabled_by: row.disabledBy }, row.count]),
   );
   const outstanding = perScrape(() => outstandingAttestationTotals(db, clock()));
   readGauge('issuer_attestations_outstanding', 'Attestations counting against the limits now (outstanding or executing), by chain', ['chain'], async () =>
