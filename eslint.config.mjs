@@ -3,7 +3,7 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['node_modules/**', 'dist/**', '.data*/**', 'coverage/**', 'test/histories/**'] },
+  { ignores: ['node_modules/**', 'dist/**', 'client/dist/**', '.data*/**', 'coverage/**', 'test/histories/**'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
