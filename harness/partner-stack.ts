@@ -50,6 +50,8 @@ export interface StartPartnerStackParameters {
   /** HEDGE_WINDOW_MS and RESERVES_INTERVAL_MS (defaults 300 ms and 2 s: a test sees hedges and reserves move quickly). */
   hedgeWindowMs?: number;
   reservesIntervalMs?: number;
+  /** ATTESTATION_SETTLEMENT_GRACE_MS (default the tests' 60 s): how long after its expiry an attestation is recorded expired. */
+  settlementGraceMs?: number;
   /** The sandbox's trading side (default: its clock pinned into a regular session, fills after 100 ms). */
   trading?: StartSandboxParameters['trading'];
 }
@@ -134,6 +136,7 @@ export async function startPartnerStack(parameters: StartPartnerStackParameters)
     CHAIN_SCAN_BLOCK_RANGE: 50,
     HEDGE_WINDOW_MS: parameters.hedgeWindowMs ?? 300,
     RESERVES_INTERVAL_MS: parameters.reservesIntervalMs ?? 2_000,
+    ...(parameters.settlementGraceMs === undefined ? {} : { ATTESTATION_SETTLEMENT_GRACE_MS: parameters.settlementGraceMs }),
   });
   // Stopped in reverse order of start (the worker, the sandbox, the API, Temporal, the chain), the database dropped last.
   const parts = new Parts(logger);

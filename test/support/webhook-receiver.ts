@@ -8,8 +8,11 @@ import type { AddressInfo } from 'node:net';
 import { Webhook } from 'standardwebhooks';
 import type { WebhookEnvelope } from '../../domain/webhook-events';
 
-/** What the receiver does with a request: answer with a status (and headers), or hold it open until `release`. */
-export type ReceiverAnswer = { status: number; headers?: Record<string, string> } | 'hang';
+/**
+ * What the receiver does with a request: answer with a status (and headers), after `delayMs` for a slow receiver, or
+ * hold it open until `release`.
+ */
+export type ReceiverAnswer = { status: number; headers?: Record<string, string>; delayMs?: number } | 'hang';
 
 export interface Arrival {
   id: string;
@@ -64,8 +67,12 @@ export async function startTestReceiver(secret: () => string, answer: (arrival: 
         held.add(response);
         return;
       }
-      if (decision.status >= 200 && decision.status < 300) arrival.acceptedAt = Date.now();
-      response.writeHead(decision.status, { 'content-type': 'text/plain', ...decision.headers }).end(`answered ${decision.status}`);
+      const reply = () => {
+        if (decision.status >= 200 && decision.status < 300) arrival.acceptedAt = Date.now();
+        response.writeHead(decision.status, { 'content-type': 'text/plain', ...decision.headers }).end(`answered ${decision.status}`);
+      };
+      if (decision.delayMs === undefined) reply();
+      else setTimeout(reply, decision.delayMs);
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
