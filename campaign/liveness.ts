@@ -2,7 +2,8 @@
  * Invariant 6 of the campaign's checker, liveness: through the Temporal client, every workflow is completed, or
  * running and either waiting for a person with a reason an operator can read (a partner request in `needs_review` or
  * held by a pause, as its state query and the console show it), or one of the long-lived workflows (watchers,
- * hedging, reserves, the nonce pool, retention), or waiting on something with an end (a timer, an activity at work);
+ * hedging, reserves, the nonce pool, retention, webhook endpoints), or waiting on something with an end (a timer, an
+ * activity or a workflow task at work);
  * none stuck with no progress (an activity failing again and again, a workflow task failing or taken by no worker,
  * nothing pending and no one asked); and every chain watcher at its chain's head (its stored cursor past the head
  * read when judged).
@@ -18,7 +19,14 @@ import { describeWorkflow, queryWorkflowState, type WorkflowDescription } from '
 import type { Violation } from './invariants';
 
 /** The workflows that run for as long as the product does (workflows/index.ts): they never complete, and wait on signals. */
-export const LONG_LIVED_WORKFLOW_TYPES = new Set(['chainWatcherWorkflow', 'reservesWorkflow', 'hedgeWorkflow', 'solanaNoncePoolWorkflow', 'marketDataRetentionWorkflow']);
+export const LONG_LIVED_WORKFLOW_TYPES = new Set([
+  'chainWatcherWorkflow',
+  'reservesWorkflow',
+  'hedgeWorkflow',
+  'solanaNoncePoolWorkflow',
+  'marketDataRetentionWorkflow',
+  'webhookEndpointWorkflow',
+]);
 
 /** An activity retried this many times, failing each, is stuck (the product's retries start at 1-2 s and double). */
 export const STUCK_ACTIVITY_ATTEMPTS = 3;
@@ -126,6 +134,9 @@ async function judgeRunning(client: Client, workflowId: string, report: Liveness
       return;
     }
   }
+  // A workflow task a worker is running is work under way: a timer that just fired, an activity that just completed.
+  // Should the worker die with it, the task times out and is scheduled again (and judged by its attempts above).
+  if (description.pendingWorkflowTask?.state === 'STARTED') return;
   if (stuck.length > 0 || LONG_LIVED_WORKFLOW_TYPES.has(description.type)) return;
   const records = { workflowId, runId: description.runId, type: description.type };
   let waiting;

@@ -4,7 +4,7 @@
  * test says: a mint called back and completed is fine; one whose callback the broker keeps failing (500) is stuck, its
  * activity named with its attempts and last failure; one the broker keeps refusing (422) waits in `needs_review` for
  * an operator, which is fine, with the reason the operator reads; one started while no worker runs is stuck, its
- * workflow task taken by no one.
+ * workflow task taken by no one; one whose workflow task a worker is running (nothing else pending) is at work.
  */
 import { randomUUID } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
@@ -133,4 +133,16 @@ test('a workflow whose task no worker takes is reported stuck, naming its task q
       records: { workflowId: partnerMintWorkflowId(issuerRequestId), runId: expect.any(String), type: 'partnerMintWorkflow', taskQueue: temporal.taskQueue, waitedMs: '1000' },
     },
   ]);
+}, 60_000);
+
+test('a workflow whose task a worker is running, with nothing else pending, is at work', async () => {
+  await temporal.stopWorker();
+  const { issuerRequestId } = await startMintedRequest('live-task-running');
+  // A worker takes the workflow task (polled as the SDK polls it) and has not answered yet: between a timer firing or
+  // an activity completing and the commands that follow, nothing else is pending. (Tasks the earlier tests left on the
+  // queue are taken first.)
+  const { workflowService, options } = temporal.client;
+  const takeTask = () => workflowService.pollWorkflowTaskQueue({ namespace: options.namespace, taskQueue: { name: temporal.taskQueue }, identity: 'liveness test' });
+  while ((await takeTask()).workflowExecution?.workflowId !== partnerMintWorkflowId(issuerRequestId));
+  expect(await checkLiveness({ client: temporal.client, query: onlyPrefix('live-task-running') })).toEqual({ violations: [], waiting: [], judged: 1 });
 }, 60_000);
