@@ -20,6 +20,7 @@ module.exports = {
   testTimeout: 60_000,
   // Both cores: the suites wait on PostgreSQL, anvil and Temporal more than they compute.
   maxWorkers: 2,
+  testSequencer: '<rootDir>/test/setup/slow-first-sequencer.mjs',
   projects: [
     { ...shared, displayName: 'standalone', testRegex: STANDALONE },
     {

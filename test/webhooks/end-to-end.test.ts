@@ -79,9 +79,10 @@ test('every event of a partner mint, a redemption and an expiry reaches a failin
   expect(registered.status).toBe(201);
   secret = registered.body.secret;
 
-  // An attestation nobody executes: expired at its expiry plus the 1 s settlement grace. No feed runs in this stack:
+  // An attestation nobody executes, valid 5 s: expired then, plus the 1 s settlement grace. No feed runs in this stack:
   // the seeded price is made current (SPYon trades in every session, so this holds on any day).
   await stack.database.db.query(`UPDATE latest_prices SET observed_at = $1 WHERE symbol = 'SPYon'`, [Date.now()]);
+  await stack.database.db.query(`UPDATE asset_pricing SET short_ttl_seconds = 5 WHERE symbol = 'SPYon'`);
   stack.api.app.services.forget('prices');
   const attestation = await stack.api.http
     .post('/v1/attestations')
