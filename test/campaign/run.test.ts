@@ -1,5 +1,5 @@
 /**
- * The campaign's machinery, kept from rotting: one seed for about a minute (`runSeed`, what `npm run campaign` runs
+ * The campaign's machinery, kept from rotting: one seed for half a minute (`runSeed`, what `npm run campaign` runs
  * per seed) — the product in its production shape as separate processes, the seeded workload, the seeded faults with
  * quick pauses so every kind is likely drawn, then settling and every invariant checked. The run must settle and
  * break nothing; the schedule, the journal and the report are written; operations and faults were made. Its own
@@ -16,10 +16,10 @@ jest.setTimeout(900_000);
 const data = ownDataDir('issuer-campaign-');
 afterAll(() => data.remove());
 
-test('one seed of about a minute: operations and faults of every part, settled, no invariant broken', async () => {
+test('one seed of half a minute: operations and faults of every part, settled, no invariant broken', async () => {
   const report = await runSeed({
     seed: 1,
-    minutes: 1,
+    minutes: 0.5,
     directory: path.join(data.path, 'seed-1'),
     logger: quietLogger(),
     settleTimeoutMs: 240_000,
